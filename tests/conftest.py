@@ -1,0 +1,68 @@
+"""Shared test helpers: open a page of the app in AppTest, read its charts back."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+# A cold torch import plus a first computation takes longer than AppTest's 3 s default.
+TIMEOUT = 60.0
+
+
+@pytest.fixture(autouse=True)
+def _fresh_caches():
+    """Each test starts with empty st.cache_data caches, so no test reads another's result."""
+    import streamlit as st
+
+    st.cache_data.clear()
+    yield
+    st.cache_data.clear()
+
+
+def open_page(path: str = "dashboard.py", lang: str = "en", **query: Any):
+    """Run dashboard.py, switch to `path` with the given query parameters, and return the AppTest."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "dashboard.py"), default_timeout=TIMEOUT)
+    at.query_params["lang"] = lang
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    if path != "dashboard.py":
+        at.switch_page(path)
+    for key, value in query.items():
+        at.query_params[key] = value
+    at.run()
+    return at
+
+
+def chart_specs(at) -> list[dict[str, Any]]:
+    """The Vega-Lite specs of every Altair chart on the page, datasets inlined under "datasets"."""
+    specs = []
+    for element in at.get("arrow_vega_lite_chart"):
+        spec = json.loads(element.proto.spec)
+        datasets = dict(spec.get("datasets", {}))
+        for dataset in element.proto.datasets:
+            datasets[dataset.name] = _arrow_rows(dataset.data.data)
+        spec["datasets"] = datasets
+        specs.append(spec)
+    return specs
+
+
+def _arrow_rows(data: bytes) -> list[dict[str, Any]]:
+    import pyarrow as pa
+
+    if not data:
+        return []
+    return pa.ipc.open_stream(data).read_all().to_pylist()
+
+
+def metric_values(at) -> dict[str, str]:
+    """Each st.metric's label and shown value."""
+    return {m.label: m.value for m in at.metric}

@@ -1,0 +1,1 @@
+"""Altair chart builders, one module per demo; each function takes a DataFrame and the translator."""

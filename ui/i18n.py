@@ -1,0 +1,57 @@
+"""Locale files and the translator: code holds keys, ui/locales/<lang>.toml holds the sentences."""
+from __future__ import annotations
+
+import functools
+import tomllib
+from pathlib import Path
+from typing import Any
+
+LANGS: tuple[str, ...] = ("ko", "en")
+DEFAULT_LANG = "en"
+LOCALES = Path(__file__).parent / "locales"
+
+
+def _flatten(table: dict[str, Any], prefix: str = "") -> dict[str, str]:
+    flat: dict[str, str] = {}
+    for key, value in table.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            flat.update(_flatten(value, f"{name}."))
+        else:
+            flat[name] = str(value)
+    return flat
+
+
+@functools.cache
+def strings(lang: str) -> dict[str, str]:
+    """Every string of one language, keyed "section.key"; read once per process."""
+    files = [LOCALES / f"{lang}.toml", *sorted((LOCALES / "parts").glob(f"*.{lang}.toml"))]
+    merged: dict[str, str] = {}
+    for path in files:
+        if path.exists():
+            merged.update(_flatten(tomllib.loads(path.read_text(encoding="utf-8"))))
+    return merged
+
+
+def resolve_lang(candidate: object) -> str | None:
+    """A supported language code from a query value or a browser locale ("ko-KR" -> "ko"), else None."""
+    if not isinstance(candidate, str):
+        return None
+    code = candidate.strip().lower().replace("_", "-").split("-")[0]
+    return code if code in LANGS else None
+
+
+class Translator:
+    """t("section.key", **values): the string in this language, formatted; English, then the key, as fallbacks."""
+
+    def __init__(self, lang: str) -> None:
+        self.lang = lang if lang in LANGS else DEFAULT_LANG
+
+    def __call__(self, key: str, **values: Any) -> str:
+        text = strings(self.lang).get(key)
+        if text is None:
+            text = strings(DEFAULT_LANG).get(key, key)
+        return text.format(**values) if values else text
+
+    def has(self, key: str) -> bool:
+        return key in strings(self.lang)

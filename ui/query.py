@@ -1,0 +1,43 @@
+"""Query parameters read by hand (the app-wide ones); page controls bind to the URL themselves."""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from urllib.parse import urlencode
+
+import streamlit as st
+
+FLAGS: dict[str, str] = {"1": "1", "true": "1", "on": "1", "0": "0", "false": "0", "off": "0"}
+
+
+def text(name: str) -> str | None:
+    """One query value as text, or None when absent or repeated oddly; never raises on a crafted link."""
+    try:
+        value = st.query_params.get(name)
+    except Exception:  # a malformed query string must not reach the student as a traceback
+        return None
+    return value if isinstance(value, str) and len(value) <= 64 else None
+
+
+def flag(name: str) -> bool | None:
+    """A 0/1 switch from the URL; anything else counts as absent."""
+    value = text(name)
+    return None if value is None else {"1": True, "0": False}.get(FLAGS.get(value.strip().lower(), ""))
+
+
+def set_value(name: str, value: str | None) -> None:
+    """Write (or drop, for None) an app-wide parameter so the address bar carries it into shared links."""
+    if value is None:
+        if name in st.query_params:
+            del st.query_params[name]
+    elif st.query_params.get(name) != value:
+        st.query_params[name] = value
+
+
+def view_url(base: str | None, params: Mapping[str, object]) -> str:
+    """The link that reproduces this view: the page's address plus every current query parameter."""
+    pairs: list[tuple[str, str]] = []
+    for key, value in params.items():
+        values = value if isinstance(value, list) else [value]
+        pairs.extend((key, str(v)) for v in values)
+    query = urlencode(pairs)
+    return f"{base or ''}?{query}" if query else (base or "")

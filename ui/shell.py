@@ -1,0 +1,138 @@
+"""One call at the top of every page: page config, the sidebar (language, menu, presenter options)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import streamlit as st
+import torch
+
+from ui import i18n, query
+
+# Torch's intra-op pool would spawn a thread per core for every student's session thread;
+# one thread each keeps a class on a 2-core server from fighting over the cores.
+torch.set_num_threads(1)
+
+PAGES: tuple[tuple[str, str, str], ...] = (
+    ("home", "dashboard.py", "🏠"),
+    ("split", "pages/1_parameter_split.py", "⚖️"),
+    ("position", "pages/2_position_wise.py", "🔀"),
+    ("collapse", "pages/3_linear_collapse.py", "📉"),
+    ("sweep", "pages/4_width_sweep.py", "📈"),
+    ("keyvalue", "pages/5_key_value.py", "🗝️"),
+    ("sparsity", "pages/6_activation_sparsity.py", "💡"),
+)
+_ROOT = Path(__file__).resolve().parents[1]
+LANG_NAMES = {"ko": "한국어", "en": "English"}
+
+# The scale is a root font size: Streamlit sizes its text in rem, so everything grows together.
+_PRESENTER_CSS = """
+<style>
+html { font-size: 21px; }
+[data-testid="stMetricValue"] { font-size: 2.4rem; }
+</style>
+"""
+
+
+@dataclass(frozen=True)
+class Page:
+    """What a page needs from the shell: the language, its translator and the presenter options."""
+
+    section: str
+    lang: str
+    t: i18n.Translator
+    presenter: bool
+    show_details: bool
+
+
+def _browser_lang() -> str:
+    try:
+        locale = st.context.locale
+    except Exception:  # no browser behind the session (a bare script run)
+        locale = None
+    return i18n.resolve_lang(locale) or i18n.DEFAULT_LANG
+
+
+def _choose_lang() -> str:
+    # A valid ?lang= wins (shared links), then the session's choice, then the browser's language.
+    lang = i18n.resolve_lang(query.text("lang")) or st.session_state.get("lang") or _browser_lang()
+    st.session_state["lang"] = lang
+    return lang
+
+
+def _choose_flag(name: str, default: bool) -> bool:
+    from_url = query.flag(name)
+    value = from_url if from_url is not None else st.session_state.get(name, default)
+    st.session_state[name] = value
+    return value
+
+
+def _url_values(lang: str, presenter: bool, show_details: bool) -> dict[str, str | None]:
+    # Defaults stay out of the address bar, so shared links carry only what differs.
+    return {"lang": lang, "present": "1" if presenter else None, "code": None if show_details else "0"}
+
+
+def _adopt(widget_key: str, state_key: str) -> None:
+    # Widgets are per page; the plain session key is what carries a choice to the next page,
+    # and the URL must follow at once, since a value in the URL wins on the next run.
+    st.session_state[state_key] = st.session_state[widget_key]
+    _sync_url()
+
+
+def _sync_url() -> None:
+    state = st.session_state
+    values = _url_values(state["lang"], state["present"], state["code"])
+    for name, value in values.items():
+        query.set_value(name, value)
+
+
+
+
+def _sidebar(page: Page) -> None:
+    t = page.t
+    with st.sidebar:
+        st.selectbox(
+            t("common.language"),
+            i18n.LANGS,
+            index=i18n.LANGS.index(page.lang),
+            format_func=LANG_NAMES.__getitem__,
+            key="_lang_widget",
+            on_change=_adopt,
+            args=("_lang_widget", "lang"),
+        )
+        st.markdown(f"### {t('common.menu')}")
+        values = _url_values(page.lang, page.presenter, page.show_details)
+        params = {name: value for name, value in values.items() if value is not None}
+        for section, path, icon in PAGES:
+            if not (_ROOT / path).exists():
+                continue
+            st.page_link(path, label=t(f"{section}.menu"), icon=icon, query_params=params)
+        st.markdown(f"### {t('common.presenter')}")
+        st.toggle(t("common.presenter_mode"), value=page.presenter, key="_present_widget",
+                  on_change=_adopt, args=("_present_widget", "present"), help=t("common.presenter_help"))
+        st.toggle(t("common.show_details"), value=page.show_details, key="_code_widget",
+                  on_change=_adopt, args=("_code_widget", "code"), help=t("common.show_details_help"))
+        with st.expander(t("common.copy_link")):
+            st.caption(t("common.copy_link_help"))
+            params_now = {key: st.query_params.get_all(key) for key in st.query_params}
+            st.code(query.view_url(st.context.url, params_now), language=None, wrap_lines=True)
+
+
+def setup(section: str) -> Page:
+    """Set the page config, draw the sidebar and return the page's language, translator and options."""
+    lang = _choose_lang()
+    t = i18n.Translator(lang)
+    st.set_page_config(
+        page_title=f"{t(f'{section}.title')} · FFN Lab",
+        page_icon="🧠",
+        layout="wide",
+        initial_sidebar_state="expanded",
+    )
+    presenter = _choose_flag("present", False)
+    show_details = _choose_flag("code", True)
+    page = Page(section=section, lang=lang, t=t, presenter=presenter, show_details=show_details)
+    _sync_url()
+    if presenter:
+        st.markdown(_PRESENTER_CSS, unsafe_allow_html=True)
+    _sidebar(page)
+    return page
