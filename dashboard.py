@@ -1,8 +1,76 @@
 """FFN Lab's home page: what the feed-forward network is, where it sits, and the map of demos."""
+from fractions import Fraction
+
 import streamlit as st
 
-from ui import shell
+from ffn_core import params
+from ui import shell, widgets
+from ui.charts import home as charts
 
 page = shell.setup("home")
 t = page.t
+
 st.title(t("home.title"))
+st.markdown(t("home.lesson"))
+st.latex(r"\mathrm{FFN}(x) = W_2\,\mathrm{act}(W_1 x + b_1) + b_2,\qquad W_1 \in \mathbb{R}^{m\times d},\; W_2 \in \mathbb{R}^{d\times m}")
+
+D_MODEL = 512  # the seed text's worked example
+
+
+@st.cache_data(max_entries=4, show_spinner=False)
+def block_split(d_model: int) -> params.Split:
+    return params.split(d_model, "4")
+
+
+split = block_split(D_MODEL)
+diagram, numbers = st.columns([3, 2], gap="large")
+with diagram:
+    st.subheader(t("home.block_heading"))
+    st.graphviz_chart(
+        f"""digraph {{
+  rankdir=LR; bgcolor="transparent";
+  node [shape=box, style="rounded,filled", fontname="sans-serif", fontsize=13, fillcolor="#f3f4f6"];
+  edge [color="#6b7280"];
+  x [label="{t('home.node_tokens')}"];
+  attn [label="{t('home.node_attention')}", fillcolor="#dbeafe"];
+  add1 [label="+", shape=circle, width=0.35];
+  ffn [label="{t('home.node_ffn')}", fillcolor="#ffedd5"];
+  add2 [label="+", shape=circle, width=0.35];
+  out [label="{t('home.node_next')}"];
+  x -> attn -> add1 -> ffn -> add2 -> out;
+  x -> add1 [style=dashed]; add1 -> add2 [style=dashed];
+}}""",
+        width="stretch",
+    )
+    st.caption(t("home.block_caption"))
+with numbers:
+    st.subheader(t("home.numbers_heading", d=D_MODEL))
+    left, right = st.columns(2)
+    left.metric(t("home.metric_attention"), f"{split.attention_params:,}", help=t("home.metric_attention_help"))
+    right.metric(t("home.metric_ffn"), f"{split.ffn_params:,}", help=t("home.metric_ffn_help"))
+    share = split.ffn_share_exact()
+    st.metric(t("home.metric_share"), f"{split.ffn_share:.4f}", help=t("home.metric_share_help"))
+
+parts = split.to_frame().groupby("part", as_index=False)["params"].sum()
+parts["share"] = parts["params"] / split.block_params
+widgets.chart(page, charts.block_bar(parts, t))
+widgets.claim(
+    page,
+    t("home.claim", ffn=f"{split.ffn_params:,}", block=f"{split.block_params:,}", share=f"{share.numerator}/{share.denominator}"),
+    ok=share == Fraction(2, 3),
+)
+ratio = split.ffn_params / split.attention_params
+widgets.takeaway(page, t("home.takeaway", ratio=f"{ratio:g}", share=f"{split.ffn_share:.1%}"))
+
+st.header(t("home.map_heading"))
+st.markdown(t("home.map_lesson"))
+columns = st.columns(3, gap="medium")
+for index, (section, path, icon) in enumerate(shell.available()[1:]):
+    with columns[index % 3].container(border=True):
+        st.page_link(path, label=f"**{index + 1}. {t(f'{section}.title')}**", icon=icon,
+                     query_params={"lang": page.lang})
+        st.markdown(t(f"{section}.summary"))
+
+st.header(t("home.class_heading"))
+st.markdown(t("home.class_lesson"))
+widgets.show_code(page, params.block, params.split)

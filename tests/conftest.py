@@ -45,7 +45,7 @@ def open_page(path: str = "dashboard.py", lang: str = "en", **query: Any):
 def chart_specs(at) -> list[dict[str, Any]]:
     """The Vega-Lite specs of every Altair chart on the page, datasets inlined under "datasets"."""
     specs = []
-    for element in at.get("arrow_vega_lite_chart"):
+    for element in at.get("vega_lite_chart"):
         spec = json.loads(element.proto.spec)
         datasets = dict(spec.get("datasets", {}))
         for dataset in element.proto.datasets:

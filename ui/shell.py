@@ -34,6 +34,11 @@ html { font-size: 21px; }
 """
 
 
+def available() -> list[tuple[str, str, str]]:
+    """The pages whose files are present, home first: what the menu and the home map link to."""
+    return [entry for entry in PAGES if (_ROOT / entry[1]).exists()]
+
+
 @dataclass(frozen=True)
 class Page:
     """What a page needs from the shell: the language, its translator and the presenter options."""
@@ -103,9 +108,7 @@ def _sidebar(page: Page) -> None:
         st.markdown(f"### {t('common.menu')}")
         values = _url_values(page.lang, page.presenter, page.show_details)
         params = {name: value for name, value in values.items() if value is not None}
-        for section, path, icon in PAGES:
-            if not (_ROOT / path).exists():
-                continue
+        for section, path, icon in available():
             st.page_link(path, label=t(f"{section}.menu"), icon=icon, query_params=params)
         st.markdown(f"### {t('common.presenter')}")
         st.toggle(t("common.presenter_mode"), value=page.presenter, key="_present_widget",

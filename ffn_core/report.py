@@ -1,0 +1,100 @@
+"""The lesson's figures, the seed texts' values beside ours: `python -m ffn_core.report [--json] [--seed N]`."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ffn_core import collapse, keyvalue, params, position, sparsity, sweep
+
+# The seed texts' own numbers (the blog post's measurements), shown beside what we measure.
+SEED_SWEEP = {2: (0.6221, 2), 4: (0.2251, 4), 8: (0.0989, 7), 16: (0.0388, 16), 32: (0.0250, 31)}
+SEED_RESIDUAL = 3.3e-16
+SEED_ACTIVE = 0.5030
+
+
+def _timed(run: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    start = time.perf_counter()
+    result = run()
+    return {**result, "seconds": round(time.perf_counter() - start, 4)}
+
+
+def collect(seed: int = 0) -> dict[str, Any]:
+    """Run every experiment at the seed texts' settings; the JSON contract of DESIGN.md."""
+    return {
+        "parameter_split": _timed(lambda: params.report(seed)),
+        "linear_collapse": _timed(lambda: collapse.report(seed)),
+        "position_wise": _timed(lambda: position.report(seed)),
+        "width_sweep": _timed(lambda: sweep.report(seed)),
+        "key_value": _timed(lambda: keyvalue.report(seed)),
+        "activation_sparsity": _timed(lambda: sparsity.report(seed)),
+        "model_presets": params.presets_report(),
+    }
+
+
+def _rows(r: dict[str, Any]) -> list[tuple[str, str, str]]:
+    split, lin, pos = r["parameter_split"], r["linear_collapse"], r["position_wise"]
+    kv, act, sw = r["key_value"], r["activation_sparsity"], r["width_sweep"]
+    d, m = lin["d_model"], lin["d_ff"]
+    rows = [
+        (f"attention params, d = {split['d_model']} (4d²)", "1,048,576", f"{split['attention_params']:,}"),
+        (f"FFN params, d = {split['d_model']} (8d²)", "2,097,152", f"{split['ffn_params']:,}"),
+        ("FFN share of the block", "2/3", f"{split['ffn_share']:.4f}"),
+        (f"rank of W₂W₁ ({d}×{d}, m = {m})", "64", f"{lin['rank']}"),
+        ("two layers vs one matrix (params)", "32,768 vs 4,096",
+         f"{lin['two_layer_params']:,} vs {lin['single_matrix_params']:,}"),
+        ("one-matrix replacement, max |residual|", f"{SEED_RESIDUAL:.1e}", f"{lin['max_abs_residual']:.1e}"),
+        (f"row by row vs whole matrix, max |diff| ({pos['n_tokens']} tokens)", "allclose", f"{pos['rowwise_max_abs_diff']:.1e}"),
+        ("permuted tokens, max |diff|", "allclose", f"{pos['permutation_max_abs_diff']:.1e}"),
+    ]
+    for row in sw["rows"]:
+        seed_rmse, seed_kinks = SEED_SWEEP.get(row["width"], (None, None))
+        rows.append((
+            f"{sw['target']} on [{sw['x_range'][0]:g}, {sw['x_range'][1]:g}], m = {row['width']}: RMSE (best found)",
+            "—" if seed_rmse is None else f"{seed_rmse:.4f}",
+            f"{row['rmse']:.4f} ({row['best_rmse']:.4f})",
+        ))
+        rows.append((
+            f"m = {row['width']}: kinks inside the range",
+            "—" if seed_kinks is None else str(seed_kinks),
+            str(row["kinks_inside"]),
+        ))
+    rows += [
+        ("key-value sum vs FFN(x), max |residual|", f"{SEED_RESIDUAL:.1e}", f"{kv['max_abs_residual']:.1e}"),
+        (f"active neurons per token at init ({act['n_tokens']} tokens)", f"{SEED_ACTIVE:.4f}",
+         f"{act['mean_active_fraction']:.4f}"),
+    ]
+    return rows
+
+
+def markdown(r: dict[str, Any]) -> str:
+    """The figures as a Markdown table, then the model presets."""
+    lines = ["| figure | seed text | measured |", "| --- | ---: | ---: |"]
+    lines += [f"| {a} | {b} | {c} |" for a, b, c in _rows(r)]
+    lines += ["", "| model | d_model | d_ff | GLU | heads (KV) | attention | FFN | FFN share |",
+              "| --- | ---: | ---: | :---: | ---: | ---: | ---: | ---: |"]
+    lines += [
+        f"| {p['name']} | {p['d_model']:,} | {p['d_ff']:,} | {'yes' if p['glu'] else 'no'} | "
+        f"{p['n_heads']} ({p['n_kv_heads']}) | {p['attention_params']:,} | {p['ffn_params']:,} | {p['ffn_share']:.1%} |"
+        for p in r["model_presets"]
+    ]
+    total = sum(section["seconds"] for section in r.values() if isinstance(section, dict))
+    lines += ["", f"Measured in {total:.2f} s."]
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m ffn_core.report", description=__doc__)
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
+    parser.add_argument("--seed", type=int, default=0, help="seed of every random experiment (default 0)")
+    args = parser.parse_args(argv)
+    result = collect(args.seed)
+    sys.stdout.write((json.dumps(result, indent=2) if args.json else markdown(result)) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,31 @@
+"""The core stays a library: importing it loads no UI package and runs no experiment."""
+import json
+import subprocess
+import sys
+
+from tests.conftest import ROOT
+
+CORE_MODULES = ["ffn", "params", "position", "collapse", "sweep", "keyvalue", "sparsity", "report"]
+
+
+def test_core_imports_without_streamlit_or_altair():
+    code = (
+        "import importlib, json, sys, time\n"
+        f"mods = {CORE_MODULES!r}\n"
+        "start = time.perf_counter()\n"
+        "for m in mods: importlib.import_module('ffn_core.' + m)\n"
+        "print(json.dumps({'ui': sorted(n for n in sys.modules if n.split('.')[0] in ('streamlit', 'altair')),"
+        " 'seconds': time.perf_counter() - start}))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    assert result["ui"] == []
+
+
+def test_core_never_seeds_globally():
+    offenders = [
+        path.name
+        for path in (ROOT / "ffn_core").rglob("*.py")
+        if "manual_seed(" in path.read_text(encoding="utf-8").replace("Generator().manual_seed(", "")
+    ]
+    assert offenders == []

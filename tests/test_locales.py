@@ -1,0 +1,63 @@
+"""Both languages are complete, the Korean is Korean, and every key the code asks for exists."""
+import re
+import tomllib
+
+from tests.conftest import ROOT
+from ui import i18n, shell
+
+KEY_CALL = re.compile(r"""\bt\(\s*f?["']([a-z_]+\.[a-z0-9_.]+)["']""")
+
+
+def _hangul_share(text: str) -> float:
+    letters = [c for c in text if c.isalpha()]
+    hangul = [c for c in letters if "\uac00" <= c <= "\ud7a3"]
+    return len(hangul) / max(1, len(letters))
+
+
+def test_locale_files_parse_and_share_keys():
+    ko, en = i18n.strings("ko"), i18n.strings("en")
+    assert set(ko) == set(en)
+    assert len(en) > 100
+    for lang in i18n.LANGS:
+        tomllib.loads((ROOT / "ui" / "locales" / f"{lang}.toml").read_text(encoding="utf-8"))
+
+
+def test_korean_text_is_korean_and_differs_from_english():
+    ko, en = i18n.strings("ko"), i18n.strings("en")
+    prose = [key for key, text in en.items() if len(re.sub(r"\$[^$]*\$|`[^`]*`|\{[^}]*\}", "", text)) > 40]
+    assert prose
+    for key in prose:
+        assert _hangul_share(ko[key]) > 0.3, key
+        assert ko[key] != en[key], key
+    assert _hangul_share(" ".join(en.values())) == 0.0
+
+
+def test_placeholders_match_between_languages():
+    field = re.compile(r"(?<!\{)\{([a-z_0-9]*)[^{}]*\}(?!\})")
+    ko, en = i18n.strings("ko"), i18n.strings("en")
+    for key, text in en.items():
+        assert set(field.findall(text)) == set(field.findall(ko[key])), key
+
+
+def test_every_page_has_menu_title_and_summary_in_both_languages():
+    for lang in i18n.LANGS:
+        table = i18n.strings(lang)
+        for section, _path, _icon in shell.PAGES:
+            for key in ("menu", "title"):
+                assert table.get(f"{section}.{key}"), (lang, section, key)
+            if section != "home":
+                assert table.get(f"{section}.summary"), (lang, section)
+        menus = [table[f"{section}.menu"] for section, _, _ in shell.PAGES]
+        assert len(set(menus)) == len(menus)
+
+
+def test_every_key_used_in_code_exists():
+    en = i18n.strings("en")
+    sources = [ROOT / "dashboard.py", *(ROOT / "pages").glob("*.py"), *(ROOT / "ui").rglob("*.py")]
+    missing = {
+        (path.name, key)
+        for path in sources
+        for key in KEY_CALL.findall(path.read_text(encoding="utf-8"))
+        if "{" not in key and key not in en
+    }
+    assert missing == set()
