@@ -53,7 +53,7 @@ with numbers:
 
 parts = split.to_frame().groupby("part", as_index=False)["params"].sum()
 parts["share"] = parts["params"] / split.block_params
-widgets.chart(page, charts.block_bar(parts, t))
+widgets.chart(page, charts.block_bar, parts, t)
 widgets.claim(
     page,
     t("home.claim", ffn=f"{split.ffn_params:,}", block=f"{split.block_params:,}", share=f"{share.numerator}/{share.denominator}"),
@@ -64,8 +64,10 @@ widgets.takeaway(page, t("home.takeaway", ratio=f"{ratio:g}", share=f"{split.ffn
 
 st.header(t("home.map_heading"))
 st.markdown(t("home.map_lesson"))
-columns = st.columns(3, gap="medium")
-for index, (section, path, icon) in enumerate(shell.available()[1:]):
+demos = shell.available()[1:]
+for index, (section, path, icon) in enumerate(demos):
+    if index % 3 == 0:  # a row at a time, so the cards read left to right in lesson order
+        columns = st.columns(3, gap="medium")
     with columns[index % 3].container(border=True):
         st.page_link(path, label=f"**{index + 1}. {t(f'{section}.title')}**", icon=icon,
                      query_params={"lang": page.lang})

@@ -10,16 +10,43 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+from ui.i18n import Translator
 from ui.shell import Page
 
 
-def chart(page: Page, spec: alt.TopLevelMixin) -> None:
-    """Draw an Altair chart across the column; bigger type on a projector."""
+# Larger type for the back row of a classroom.
+_PRESENTER_CONFIG: dict[str, dict[str, int]] = {
+    "axis": {"labelFontSize": 17, "titleFontSize": 19},
+    "legend": {"labelFontSize": 17, "titleFontSize": 18},
+    "title": {"fontSize": 22},
+    "header": {"labelFontSize": 18, "titleFontSize": 19},
+    "text": {"fontSize": 16},
+}
+
+
+@st.cache_data(max_entries=512, show_spinner=False, hash_funcs={Translator: lambda t: t.lang})
+def _spec(name: str, _builder: Callable[..., alt.TopLevelMixin], *args: Any, **kwargs: Any) -> dict[str, Any]:
+    # Building an Altair chart and validating it against the Vega-Lite schema costs tens of
+    # milliseconds per chart; the spec depends only on the builder's inputs, so a rerun with the
+    # same settings (any student's) reuses it. The builders are tested, so validation is skipped.
+    # The builder itself is keyed by its qualified name (a leading underscore keeps it out of the hash).
+    return _builder(*args, **kwargs).to_dict(validate=False)
+
+
+def chart(page: Page, builder: Callable[..., alt.TopLevelMixin] | alt.TopLevelMixin, *args: Any, **kwargs: Any) -> None:
+    """Draw builder(*args, **kwargs), an Altair chart, across the column; bigger type on a projector.
+
+    A chart passed already built is drawn without caching: the frames of a live animation
+    are each seen once.
+    """
+    if isinstance(builder, alt.TopLevelMixin):
+        spec = builder.to_dict(validate=False)
+    else:
+        spec = _spec(f"{builder.__module__}.{builder.__qualname__}", builder, *args, **kwargs)
     if page.presenter:
-        spec = spec.configure_axis(labelFontSize=17, titleFontSize=19).configure_legend(
-            labelFontSize=17, titleFontSize=18
-        ).configure_title(fontSize=22).configure_header(labelFontSize=18, titleFontSize=19)
-    st.altair_chart(spec, width="stretch")
+        config = spec.get("config", {})
+        spec = {**spec, "config": {**config, **{k: {**config.get(k, {}), **v} for k, v in _PRESENTER_CONFIG.items()}}}
+    st.vega_lite_chart(spec, width="stretch")
 
 
 def table(page: Page, frame: pd.DataFrame, filename: str) -> None:

@@ -9,27 +9,31 @@ from ui.i18n import Translator
 PART_COLOURS = {"attention": "#2563eb", "ffn": "#ea580c"}
 
 
-def block_bar(parts: pd.DataFrame, t: Translator) -> alt.Chart:
-    """One horizontal bar, attention then FFN, each labelled with its count and share."""
-    data = parts.assign(
-        label=parts["part"].map(lambda p: t(f"home.part_{p}")),
-        text=[f"{n:,} ({s:.1%})" for n, s in zip(parts["params"], parts["share"])],
-        order=parts["part"].map({"attention": 0, "ffn": 1}),
+def block_bar(parts: pd.DataFrame, t: Translator) -> alt.LayerChart:
+    """One horizontal bar, attention then FFN, each segment labelled with its count and share."""
+    order = parts.set_index("part").loc[list(PART_COLOURS)].reset_index()
+    end = order["params"].cumsum()
+    data = order.assign(
+        label=[t(f"home.part_{p}") for p in order["part"]],
+        start=end - order["params"],
+        end=end,
+        text=[f"{n:,} ({s:.1%})" for n, s in zip(order["params"], order["share"])],
     )
-    base = alt.Chart(data).encode(
-        x=alt.X("sum(params):Q", stack="zero", title=t("home.axis_params")),
-        order=alt.Order("order:Q"),
-    )
-    bars = base.mark_bar(height=46).encode(
+    # Channel classes rather than shorthand strings: Altair parses every shorthand against its schema.
+    x = alt.X(field="start", type="quantitative", title=t("home.axis_params"))
+    bars = alt.Chart(data).mark_bar(height=46).encode(
+        x=x,
+        x2=alt.X2(field="end"),
         color=alt.Color(
-            "label:N",
+            field="label",
+            type="nominal",
             title=None,
-            scale=alt.Scale(domain=[t("home.part_attention"), t("home.part_ffn")], range=list(PART_COLOURS.values())),
-            legend=alt.Legend(orient="bottom"),
+            scale=alt.Scale(domain=list(data["label"]), range=list(PART_COLOURS.values())),
+            legend=alt.Legend(orient="right"),
         ),
-        tooltip=[alt.Tooltip("label:N", title=""), alt.Tooltip("params:Q", format=","), alt.Tooltip("share:Q", format=".1%")],
+        tooltip=[alt.Tooltip(field="label", type="nominal", title=""), alt.Tooltip(field="params", type="quantitative", format=",")],
     )
-    text = base.mark_text(color="white", fontWeight="bold", dx=-8, align="right").encode(
-        x=alt.X("sum(params):Q", stack="zero"), text="text:N", detail="label:N"
+    text = alt.Chart(data).mark_text(color="white", fontWeight="bold", dx=-8, align="right").encode(
+        x=alt.X(field="end", type="quantitative"), text=alt.Text(field="text", type="nominal")
     )
-    return (bars + text).properties(height=90)
+    return (bars + text).properties(height=110)
