@@ -1,0 +1,99 @@
+"""Published configurations of real transformers, with the source of every number beside it."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Norm = Literal["layernorm", "rmsnorm"]
+
+
+@dataclass(frozen=True)
+class Preset:
+    """One model's shape as its config states it; d_ff is the published value, never recomputed."""
+
+    id: str
+    name: str
+    d_model: int
+    d_ff: int
+    n_layers: int
+    n_heads: int
+    n_kv_heads: int
+    vocab: int
+    n_positions: int  # learned position embeddings; 0 where positions are rotary (RoPE)
+    type_vocab: int  # BERT's segment (token-type) embeddings; 0 elsewhere
+    tied: bool  # no output matrix of its own: shared with the token embedding (GPT-2) or none (BertModel)
+    bias: bool  # biases on every attention and FFN projection
+    glu: bool  # gated FFN with three matrices (SwiGLU)
+    norm: Norm  # LayerNorm (weight and bias) or RMSNorm (weight only)
+    pooler: bool  # BERT's pooler, a d×d dense layer with bias on the [CLS] token
+    published_total: int
+    published_text: str
+    source: str  # where the shape numbers come from
+    total_source: str  # where the published total comes from
+
+
+_GPT2_SOURCE = (
+    "openai-community/gpt2* config.json (n_embd, n_layer, n_head, vocab_size 50257, n_positions 1024, "
+    "n_inner null → 4·n_embd); nanoGPT model.py from_pretrained"
+)
+_GPT2_TOTAL = "OpenAI's GPT-2 release, which names its checkpoints 124M, 355M, 774M, 1558M (openai/gpt-2 download_model)"
+_BERT_SOURCE = (
+    "google-bert/bert-*-uncased config.json (hidden_size, intermediate_size, num_hidden_layers, "
+    "num_attention_heads, vocab_size 30522, max_position_embeddings 512, type_vocab_size 2); BertModel"
+)
+_BERT_TOTAL = "Devlin et al. 2018 (BERT paper) §3; Google's BERT release collection on Hugging Face"
+_LLAMA2_SOURCE = (
+    "meta-llama/Llama-2-{size}-hf config.json (hidden_size, intermediate_size, num_hidden_layers, "
+    "num_attention_heads, num_key_value_heads, vocab_size 32000, tie_word_embeddings false)"
+)
+
+PRESETS: tuple[Preset, ...] = (
+    Preset("gpt2-small", "GPT-2 small", 768, 3072, 12, 12, 12, 50257, 1024, 0, True, True, False,
+           "layernorm", False, 124_000_000, "124M", _GPT2_SOURCE, _GPT2_TOTAL),
+    Preset("gpt2-medium", "GPT-2 medium", 1024, 4096, 24, 16, 16, 50257, 1024, 0, True, True, False,
+           "layernorm", False, 355_000_000, "355M", _GPT2_SOURCE, _GPT2_TOTAL),
+    Preset("gpt2-large", "GPT-2 large", 1280, 5120, 36, 20, 20, 50257, 1024, 0, True, True, False,
+           "layernorm", False, 774_000_000, "774M", _GPT2_SOURCE, _GPT2_TOTAL),
+    Preset("gpt2-xl", "GPT-2 XL", 1600, 6400, 48, 25, 25, 50257, 1024, 0, True, True, False,
+           "layernorm", False, 1_558_000_000, "1558M", _GPT2_SOURCE, _GPT2_TOTAL),
+    Preset("bert-base", "BERT-base", 768, 3072, 12, 12, 12, 30522, 512, 2, True, True, False,
+           "layernorm", True, 110_000_000, "110M", _BERT_SOURCE, _BERT_TOTAL),
+    Preset("bert-large", "BERT-large", 1024, 4096, 24, 16, 16, 30522, 512, 2, True, True, False,
+           "layernorm", True, 340_000_000, "340M", _BERT_SOURCE, _BERT_TOTAL),
+    # LLaMA-2 7B and 13B have LLaMA-1's shapes; its paper (Touvron et al. 2023a, Table 2) prints their
+    # sizes as 6.7B and 13.0B. The LLaMA-2 paper only names them 7B, 13B, 70B.
+    Preset("llama2-7b", "LLaMA-2 7B", 4096, 11008, 32, 32, 32, 32000, 0, 0, False, False, True,
+           "rmsnorm", False, 6_700_000_000, "6.7B", _LLAMA2_SOURCE.format(size="7b"),
+           "LLaMA paper (Touvron et al. 2023a) Table 2, same shape"),
+    Preset("llama2-13b", "LLaMA-2 13B", 5120, 13824, 40, 40, 40, 32000, 0, 0, False, False, True,
+           "rmsnorm", False, 13_000_000_000, "13.0B", _LLAMA2_SOURCE.format(size="13b"),
+           "LLaMA paper (Touvron et al. 2023a) Table 2, same shape"),
+    Preset("llama2-70b", "LLaMA-2 70B", 8192, 28672, 80, 64, 8, 32000, 0, 0, False, False, True,
+           "rmsnorm", False, 70_000_000_000, "70B", _LLAMA2_SOURCE.format(size="70b")
+           + "; params.json ffn_dim_multiplier 1.3, multiple_of 4096",
+           "Llama 2 paper (Touvron et al. 2023b), nominal size"),
+    Preset("mistral-7b", "Mistral 7B", 4096, 14336, 32, 32, 8, 32000, 0, 0, False, False, True,
+           "rmsnorm", False, 7_300_000_000, "7.3B",
+           "mistralai/Mistral-7B-v0.1 config.json; Mistral 7B paper (Jiang et al. 2023) Table 1 "
+           "(dim 4096, n_layers 32, head_dim 128, hidden_dim 14336, n_heads 32, n_kv_heads 8, vocab 32000)",
+           "Mistral AI's release announcement, 'a 7.3B parameter model'"),
+)
+
+IDS: tuple[str, ...] = tuple(p.id for p in PRESETS)
+
+
+def get(preset_id: str) -> Preset:
+    """The preset with this id; ValueError for an unknown id."""
+    for preset in PRESETS:
+        if preset.id == preset_id:
+            return preset
+    raise ValueError(f"unknown preset {preset_id!r}; expected one of {IDS}")
+
+
+def llama_d_ff(d_model: int, multiple_of: int = 256, ffn_dim_multiplier: float | None = None) -> int:
+    """Meta's rule for LLaMA's SwiGLU width: 2/3 of 4·d, times a multiplier, rounded up to a multiple."""
+    # Meta's llama model.py FeedForward, float arithmetic included, so the rule reproduces the configs.
+    hidden = int(2 * (4 * d_model) / 3)
+    if ffn_dim_multiplier is not None:
+        hidden = int(ffn_dim_multiplier * hidden)
+    return multiple_of * ((hidden + multiple_of - 1) // multiple_of)

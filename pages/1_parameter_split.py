@@ -1,0 +1,142 @@
+"""Parameter split: attention (4d²) against the FFN (8d²), counted from torch modules beside the formula."""
+from fractions import Fraction
+
+import pandas as pd
+import streamlit as st
+
+from ffn_core import params, presets
+from ui import shell, widgets
+from ui.charts import split as charts
+
+HEADS = (1, 2, 4, 8, 16, 32, 64)
+
+page = shell.setup("split")
+t = page.t
+
+st.title(t("split.title"))
+st.markdown(t("split.lesson"))
+st.latex(
+    r"P_{\mathrm{attn}} = \underbrace{2\,d\,(h\,d_h)}_{W_q,\ W_o} + \underbrace{2\,d\,(h_{kv}\,d_h)}_{W_k,\ W_v}"
+    r"\qquad P_{\mathrm{FFN}} = 2\,d\,d_{ff}\ \ (\mathrm{GLU}{:}\ 3\,d\,d_{ff})"
+)
+st.latex(r"h_{kv} = h,\ d_{ff} = 4d:\qquad \frac{P_{\mathrm{FFN}}}{P_{\mathrm{attn}} + P_{\mathrm{FFN}}} = \frac{8d^2}{4d^2 + 8d^2} = \frac{2}{3}")
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def count_block(d: int, expansion: str, n_heads: int, n_kv_heads: int, bias: bool, glu: bool) -> params.Split:
+    return params.split(d, expansion, n_heads, n_kv_heads, bias, glu)
+
+
+@st.cache_data(max_entries=1, show_spinner=False)
+def count_models() -> tuple[params.Catalogue, pd.DataFrame, pd.DataFrame]:
+    catalogue = params.catalogue()
+    return catalogue, catalogue.to_frame(), catalogue.parts_frame()
+
+
+def formula_text(s: params.Split) -> tuple[str, str]:
+    d_q, d_kv = s.n_heads * s.head_dim, s.n_kv_heads * s.head_dim
+    attention = f"2·{s.d_model}·{d_q} + 2·{s.d_model}·{d_kv}" + (f" + ({d_q} + 2·{d_kv} + {s.d_model})" if s.bias else "")
+    matrices = 3 if s.glu else 2
+    feed_forward = f"{matrices}·{s.d_model}·{s.d_ff}" + (f" + ({matrices - 1}·{s.d_ff} + {s.d_model})" if s.bias else "")
+    return attention, feed_forward
+
+
+def short(n: int) -> str:
+    return f"{n / 1e9:.2f}B" if n >= 1e9 else f"{n / 1e6:.1f}M"
+
+
+st.header(t("split.block_heading"))
+st.markdown(t("split.block_lesson"))
+left, right = st.columns(2, gap="large")
+with left:
+    d = st.slider(t("split.d"), 64, params.MAX_D_MODEL, 512, step=64, key="d", bind="query-params", help=t("split.d_help"))
+    expansion = st.select_slider(t("split.expansion"), options=params.EXPANSIONS, value="4", key="expansion",
+                                 bind="query-params", help=t("split.expansion_help"))
+    bias = st.toggle(t("split.bias"), value=False, key="bias", bind="query-params")
+    glu = st.toggle(t("split.glu"), value=False, key="glu", bind="query-params", help=t("split.glu_help"))
+with right:
+    n_heads = st.selectbox(t("split.heads"), HEADS, index=HEADS.index(8), key="heads", bind="query-params")
+    kv_options = [k for k in HEADS if n_heads % k == 0]  # only divisors of h, so no bad pair can be chosen
+    n_kv_heads = st.selectbox(t("split.kv_heads"), kv_options, index=len(kv_options) - 1, key="kv_heads",
+                              bind="query-params", help=t("split.kv_help"))
+
+if d % n_heads:  # a hand-typed link can carry a width off the slider's steps
+    st.warning(t("split.bad_d", d=d, heads=n_heads))
+    st.stop()
+
+s = count_block(d, expansion, n_heads, n_kv_heads, bias, glu)
+exact = Fraction(expansion) * d
+st.caption(t("split.d_ff_caption", expansion=expansion, d=d, d_ff=f"{s.d_ff:,}", head_dim=s.head_dim,
+             exact=f"{exact.numerator:,}" if exact.denominator == 1 else f"{float(exact):,.2f}"))
+c1, c2, c3 = st.columns(3)
+c1.metric(t("split.metric_attention"), f"{s.attention_params:,}", help=t("split.metric_attention_help"))
+c2.metric(t("split.metric_ffn"), f"{s.ffn_params:,}", help=t("split.metric_ffn_help"))
+c3.metric(t("split.metric_share"), f"{s.ffn_share:.2%}", help=t("split.metric_share_help"))
+widgets.chart(page, charts.block_bar, s.to_frame(), t)
+st.caption(t("split.norms_caption", norms=f"{s.norm_params:,}", norm_share=f"{s.norm_params / s.block_params:.2%}"))
+
+st.subheader(t("split.formula_heading"))
+attention_text, ffn_text = formula_text(s)
+formulas = pd.DataFrame({
+    t("split.col_part"): [t("split.part_attention"), t("split.part_ffn")],
+    t("split.col_modules"): [s.attention_params, s.ffn_params],
+    t("split.col_formula"): [attention_text, ffn_text],
+    t("split.col_value"): [s.attention_formula, s.ffn_formula],
+})
+widgets.table(page, formulas, "split_block.csv")
+widgets.claim(page, t("split.claim_formula", attention=f"{s.attention_params:,}", attention_formula=f"{s.attention_formula:,}",
+                      ffn=f"{s.ffn_params:,}", ffn_formula=f"{s.ffn_formula:,}"), ok=s.agree)
+lesson_block = count_block(d, "4", n_heads, n_heads, False, False)
+share = lesson_block.ffn_share_exact()
+widgets.claim(page, t("split.claim_two_thirds", d=d, heads=n_heads, ffn=f"{lesson_block.ffn_params:,}",
+                      block=f"{lesson_block.block_params:,}", share=f"{share.numerator}/{share.denominator}"),
+              ok=share == Fraction(2, 3))
+
+if s.ffn_params > s.attention_params:
+    text = t("split.takeaway_ffn", share=f"{s.ffn_share:.1%}", ratio=f"{s.ffn_params / s.attention_params:.2f}",
+             ffn=f"{s.ffn_params:,}", attention=f"{s.attention_params:,}")
+elif s.ffn_params < s.attention_params:
+    text = t("split.takeaway_attention", attention_share=f"{1 - s.ffn_share:.1%}",
+             ratio=f"{s.attention_params / s.ffn_params:.2f}")
+else:
+    text = t("split.takeaway_even", ffn=f"{s.ffn_params:,}")
+if n_kv_heads < n_heads:
+    full = count_block(d, expansion, n_heads, n_heads, bias, glu)
+    text += " " + t("split.takeaway_gqa", group=n_heads // n_kv_heads,
+                    attention_fraction=f"{s.attention_params / full.attention_params:.1%}")
+widgets.takeaway(page, text)
+
+st.header(t("split.models_heading"))
+st.markdown(t("split.models_lesson"))
+catalogue, table, parts = count_models()
+names = {m.id: m.name for m in catalogue.models}
+model_id = st.selectbox(t("split.model_pick"), presets.IDS, index=0, format_func=names.__getitem__, key="model",
+                        bind="query-params")
+m = catalogue.models[presets.IDS.index(model_id)]
+c1, c2, c3, c4 = st.columns(4)
+c1.metric(t("split.metric_model_block"), f"{m.block.ffn_share:.2%}")
+c2.metric(t("split.metric_model_ffn"), f"{m.ffn_share_of_model:.2%}")
+c3.metric(t("split.metric_model_total"), short(m.total), help=t("split.metric_model_total_help"))
+c4.metric(t("split.metric_model_published"), m.published_text)
+st.caption(t("split.model_caption", source=m.source, total_source=m.total_source, gap=f"{m.total_gap:+.2%}"))
+widgets.chart(page, charts.model_bars, parts, t, model_id)
+widgets.chart(page, charts.share_bars, table, t)
+shown = table.rename(columns={
+    "name": t("split.col_name"), "d_model": t("split.col_d_model"), "d_ff": t("split.col_d_ff"),
+    "n_layers": t("split.col_layers"), "n_heads": t("split.col_heads"), "n_kv_heads": t("split.col_kv_heads"),
+    "glu": t("split.col_glu"), "bias": t("split.col_bias"), "attention_params": t("split.col_attention"),
+    "ffn_params": t("split.col_ffn"), "ffn_share": t("split.col_share"), "total_params": t("split.col_total"),
+    "published_total": t("split.col_published"), "total_gap": t("split.col_gap"), "source": t("split.col_source"),
+})
+widgets.table(page, shown, "model_presets.csv")
+
+by_share = table.set_index("id")["ffn_share"]
+widgets.claim(page, t("split.claim_eighty", llama=f"{by_share['llama2-70b']:.1%}", mistral=f"{by_share['mistral-7b']:.1%}"),
+              ok=by_share["llama2-70b"] > 0.8 and by_share["mistral-7b"] > 0.8)
+low, high = table.loc[table["ffn_share"].idxmin()], table.loc[table["ffn_share"].idxmax()]
+full_mha = table[table["n_heads"] == table["n_kv_heads"]]
+spread = (full_mha["ffn_share"] - 2 / 3).abs().max()
+widgets.takeaway(page, t("split.takeaway_models", low=low["name"], low_share=f"{low['ffn_share']:.1%}", high=high["name"],
+                         high_share=f"{high['ffn_share']:.1%}", spread=t("split.points", value=f"{spread * 100:.2f}"),
+                         model=m.name, model_share=f"{m.ffn_share_of_model:.1%}"))
+widgets.show_code(page, params.block, params.attention_formula, params.ffn_formula, params.model)

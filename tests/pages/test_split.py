@@ -1,0 +1,121 @@
+"""The parameter-split page in both languages: controls move the counts, links reproduce them, bad links do no harm."""
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import chart_specs, open_page
+
+PAGE = "pages/1_parameter_split.py"
+
+
+def _metrics(at) -> list[str]:
+    # In page order: attention, FFN, share; then the preset's block share, model share, total, published.
+    return [m.value for m in at.metric]
+
+
+def _dataset(at, column: str) -> list[dict]:
+    for spec in chart_specs(at):
+        for rows in spec["datasets"].values():
+            if rows and column in rows[0]:
+                return rows
+    raise AssertionError(f"no chart data with a {column!r} column")
+
+
+def _block_rows(at) -> list[list[dict]]:
+    return [rows for spec in chart_specs(at) for rows in spec["datasets"].values() if rows and "matrix" in rows[0]]
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_defaults_show_the_seed_figures(lang):
+    at = open_page(PAGE, lang)
+    assert not at.exception
+    metrics = _metrics(at)
+    assert metrics[:3] == ["1,048,576", "2,097,152", "66.67%"]
+    assert metrics[3] == "66.66%" and metrics[6] == "124M"  # GPT-2 small, biases included
+    assert len(at.success) == 3 and not at.error  # formula = modules, 2/3, past 80%: all ✓
+    assert "2,097,152 / 3,145,728 = 2/3" in at.success[1].value
+    block = _block_rows(at)[0]
+    assert [r["matrix"] for r in block] == ["w_q", "w_k", "w_v", "w_o", "w_1", "w_2"]
+    assert sum(r["params"] for r in block) == 3_145_728
+    shares = {r["name"]: r["ffn_share"] for r in _dataset(at, "ffn_share")}
+    assert len(shares) == 10 and shares["LLaMA-2 70B"] > 0.8 and shares["Mistral 7B"] > 0.8
+    assert _dataset(at, "label") == [{"x": 2 / 3, "label": "2/3"}]  # the reference line
+    table = at.dataframe[1].value
+    assert list(table["id"]) == ["gpt2-small", "gpt2-medium", "gpt2-large", "gpt2-xl", "bert-base", "bert-large",
+                                 "llama2-7b", "llama2-13b", "llama2-70b", "mistral-7b"]
+    formulas = at.dataframe[0].value
+    assert list(formulas.iloc[:, 1]) == list(formulas.iloc[:, 3]) == [1_048_576, 2_097_152]
+
+
+def test_titles_differ_between_languages():
+    assert open_page(PAGE, "en").title[0].value != open_page(PAGE, "ko").title[0].value
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_controls_move_the_counts(lang):
+    at = open_page(PAGE, lang)
+    at.slider(key="d").set_value(768).run()
+    at.select_slider(key="expansion").set_value("8/3").run()
+    at.toggle(key="glu").set_value(True).run()
+    assert not at.exception
+    # d_ff = 8/3 · 768 = 2048 exactly, so SwiGLU keeps 8d² = 4,718,592.
+    assert _metrics(at)[:3] == ["2,359,296", "4,718,592", "66.67%"]
+    at.selectbox(key="kv_heads").select(2).run()
+    # W_q, W_o: 768·768 each; W_k, W_v: 768·(2·96) each.
+    assert _metrics(at)[:2] == ["1,474,560", "4,718,592"]
+    assert "4" in at.info[0].value  # the takeaway names the group of 4 query heads per KV head
+    at.toggle(key="bias").set_value(True).run()
+    attention = 1_474_560 + 768 + 2 * 192 + 768
+    ffn = 4_718_592 + 2 * 2048 + 768
+    assert _metrics(at)[:2] == [f"{attention:,}", f"{ffn:,}"]
+    assert sum(r["params"] for r in _block_rows(at)[0]) == attention + ffn
+    assert at.success[0].value.count("✓") == 1
+    at.selectbox(key="model").select("llama2-70b").run()
+    metrics = _metrics(at)
+    assert metrics[3] == "82.35%" and metrics[5] == "68.98B" and metrics[6] == "70B"
+    chosen = {r["name"] for r in _dataset(at, "alpha") if r["alpha"] == 1.0}
+    assert chosen == {"LLaMA-2 70B"}
+
+
+def test_attention_can_outweigh_the_ffn():
+    at = open_page(PAGE, "en", expansion="1")
+    assert _metrics(at)[:3] == ["1,048,576", "524,288", "33.33%"]
+    assert "attention holds more" in at.info[0].value
+
+
+def test_a_link_reproduces_the_view():
+    at = open_page(PAGE, "en", d="4096", expansion="8/3", heads="32", kv_heads="8", glu="true",
+                   model="Mistral 7B")
+    assert not at.exception
+    assert at.slider(key="d").value == 4096 and at.toggle(key="glu").value is True
+    # d_ff = round(10922.67) = 10923; attention 2·4096² + 2·4096·1024.
+    assert _metrics(at)[:2] == ["41,943,040", f"{3 * 4096 * 10923:,}"]
+    assert _metrics(at)[3] == "80.77%" and _metrics(at)[6] == "7.3B"
+
+
+BAD = [
+    ("d", "abc"), ("d", "99999"), ("d", "-64"), ("d", "<script>alert(1)</script>"), ("d", "512.5"),
+    ("expansion", "5/0"), ("expansion", "9"), ("expansion", "<img src=x>"),
+    ("heads", "3"), ("heads", "x"), ("kv_heads", "16"), ("kv_heads", "-1"),
+    ("bias", "maybe"), ("glu", "2"), ("model", "gpt5"), ("model", "<b>LLaMA</b>"),
+]
+
+
+@pytest.mark.parametrize("key, value", BAD)
+def test_bad_link_values_fall_back(key, value):
+    at = open_page(PAGE, "en", **{key: value})
+    assert not at.exception
+    assert len(at.metric) == 7  # the page ran to the end on defaults
+
+
+def test_width_off_the_slider_steps_gets_a_message_not_a_traceback():
+    at = open_page(PAGE, "ko", d="100", heads="8")
+    assert not at.exception
+    assert len(at.warning) == 1 and not at.metric
+
+
+def test_all_garbage_at_once_in_korean():
+    at = open_page(PAGE, "ko", d="<script>", expansion="", heads="[]", kv_heads="{}", bias="'", glu="%00",
+                   model="../../etc/passwd")
+    assert not at.exception
+    assert _metrics(at)[:3] == ["1,048,576", "2,097,152", "66.67%"]
