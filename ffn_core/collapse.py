@@ -1,0 +1,132 @@
+"""Linear collapse: without its activation the FFN is one d×d matrix, W = W2·W1, b = W2·b1 + b2."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import pandas as pd
+import torch
+
+from ffn_core import ffn
+
+MAX_D_MODEL = 256
+MAX_D_FF = 1024
+# Enough inputs that a least-squares fit of the (d+1)·d affine map is well posed at d = MAX_D_MODEL,
+# and a fresh set of the same size to judge it on (an in-sample error would flatter the fit).
+N_FIT = 2048
+N_TEST = 1024
+
+
+@dataclass(frozen=True)
+class Collapse:
+    d_model: int
+    d_ff: int
+    act: str
+    bias: bool
+    seed: int
+    rank: int
+    rank_bound: int
+    singular_values: tuple[float, ...]
+    effective_rank: float
+    two_layer_params: int
+    single_matrix_params: int
+    max_abs_residual: float
+    fit_relative_error: float
+    fit_max_abs_error: float
+    output_scale: float
+
+    def to_frame(self) -> pd.DataFrame:
+        """Singular values of W2·W1 in descending order, one row each, flagged if counted by the rank."""
+        return pd.DataFrame(
+            {
+                "index": range(1, len(self.singular_values) + 1),
+                "singular_value": self.singular_values,
+                "counted": [i < self.rank for i in range(len(self.singular_values))],
+            }
+        )
+
+
+def _check(d_model: int, d_ff: int, act: str) -> None:
+    if not 2 <= d_model <= MAX_D_MODEL:
+        raise ValueError(f"d_model must be in [2, {MAX_D_MODEL}]")
+    if not 1 <= d_ff <= MAX_D_FF:
+        raise ValueError(f"d_ff must be in [1, {MAX_D_FF}]")
+    if act not in ffn.ACTIVATIONS:
+        raise ValueError(f"act must be one of {ffn.ACTIVATIONS}")
+
+
+def collapsed(net: ffn.FFN) -> tuple[torch.Tensor, torch.Tensor]:
+    """The single affine map (W2·W1, W2·b1 + b2) that a linear FFN equals."""
+    w_1, w_2 = net.w_1.weight, net.w_2.weight  # (m, d), (d, m)
+    w = w_2 @ w_1  # (d, d)
+    b = torch.zeros(w.shape[0], dtype=w.dtype)
+    if net.w_1.bias is not None:
+        b = w_2 @ net.w_1.bias + net.w_2.bias
+    return w, b
+
+
+def effective_rank(s: torch.Tensor) -> float:
+    """exp of the entropy of the normalised singular values (Roy & Vetterli, 2007)."""
+    p = s / s.sum()
+    p = p[p > 0]
+    return float(torch.exp(-(p * p.log()).sum()))
+
+
+def best_affine_fit(x_fit: torch.Tensor, y_fit: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Least-squares A, c minimising ||x·Aᵀ + c − y||_F over the given samples."""
+    ones = torch.ones(x_fit.shape[0], 1, dtype=x_fit.dtype)
+    sol = torch.linalg.lstsq(torch.cat([x_fit, ones], dim=1), y_fit, driver="gelsd").solution  # (d+1, d)
+    return sol[:-1].T, sol[-1]
+
+
+@torch.no_grad()
+def measure(d_model: int = 64, d_ff: int = 256, act: str = "none", bias: bool = False, seed: int = 0) -> Collapse:
+    """Collapse an FFN's two layers into one matrix and measure what that costs and what it loses."""
+    _check(d_model, d_ff, act)
+    g = torch.Generator().manual_seed(seed)
+    net = ffn.FFN(d_model, d_ff, act=act, bias=bias, seed=seed, dtype=torch.float64)  # type: ignore[arg-type]
+    w, b = collapsed(net)
+    s = torch.linalg.svdvals(w)
+
+    x_fit = torch.randn(N_FIT, d_model, generator=g, dtype=torch.float64)
+    x_test = torch.randn(N_TEST, d_model, generator=g, dtype=torch.float64)
+    y_test = net(x_test)
+    # Only meaningful with act "none": it is the seed's "replace both layers by one matrix" check.
+    residual = (y_test - (x_test @ w.T + b)).abs().max()
+
+    a, c = best_affine_fit(x_fit, net(x_fit))
+    err = y_test - (x_test @ a.T + c)
+    spread = (y_test - y_test.mean(dim=0)).norm()
+
+    two_layer = 2 * d_model * d_ff + (d_ff + d_model if bias else 0)
+    single = d_model * d_model + (d_model if bias else 0)
+    return Collapse(
+        d_model=d_model,
+        d_ff=d_ff,
+        act=act,
+        bias=bias,
+        seed=seed,
+        rank=int(torch.linalg.matrix_rank(w)),
+        rank_bound=min(d_model, d_ff),
+        singular_values=tuple(s.tolist()),
+        effective_rank=effective_rank(s),
+        two_layer_params=two_layer,
+        single_matrix_params=single,
+        max_abs_residual=float(residual),
+        fit_relative_error=float(err.norm() / spread) if spread > 0 else math.nan,
+        fit_max_abs_error=float(err.abs().max()),
+        output_scale=float(y_test.abs().max()),
+    )
+
+
+def report(seed: int = 0) -> dict:
+    """The linear_collapse figures of the report contract at the seed's settings (d = 64, m = 256, no biases)."""
+    res = measure(64, 256, "none", bias=False, seed=seed)
+    return {
+        "d_model": res.d_model,
+        "d_ff": res.d_ff,
+        "rank": res.rank,
+        "two_layer_params": res.two_layer_params,
+        "single_matrix_params": res.single_matrix_params,
+        "max_abs_residual": res.max_abs_residual,
+    }

@@ -1,0 +1,133 @@
+"""Position-wise: the FFN treats every token alone; self-attention mixes them."""
+import pandas as pd
+import streamlit as st
+
+from ffn_core import attention, ffn, position
+from ui import shell, widgets
+from ui.charts import position as charts
+
+EXACT = 1e-12  # float64 rounding stays many orders below this; a real dependence would not
+
+page = shell.setup("position")
+t = page.t
+
+st.title(t("position.title"))
+st.markdown(t("position.lesson"))
+st.latex(
+    r"y_i = \mathrm{FFN}(x_i) \;\Rightarrow\; \frac{\partial y_i}{\partial x_j} = 0 \;(i \neq j)"
+    r"\qquad\text{vs.}\qquad y_i = \sum_j a_{ij}\, W_O W_V\, x_j"
+)
+
+left, middle, right = st.columns(3)
+n = left.slider(t("position.n_tokens"), 2, position.MAX_TOKENS, 8, key="n", bind="query-params",
+                help=t("position.n_tokens_help"))
+d = middle.select_slider(t("position.d"), [8, 16, 32, 64, 128], 64, key="d", bind="query-params",
+                         help=t("position.d_help"))
+act = right.selectbox(t("position.act"), ffn.ACTIVATIONS, index=1, key="act", bind="query-params",
+                      format_func=lambda a: t(f"position.act_{a}"))
+left, middle, right = st.columns(3)
+heads = left.selectbox(t("position.heads"), [1, 2, 4, 8], key="heads", bind="query-params",
+                       help=t("position.heads_help"))
+perm = middle.selectbox(t("position.perm"), position.PERMUTATIONS, key="perm", bind="query-params",
+                        format_func=lambda p: t(f"position.perm_{p}"), help=t("position.perm_help"))
+seed = right.number_input(t("position.seed"), 0, 9999, 0, step=1, key="seed", bind="query-params",
+                          help=t("position.seed_help"))
+causal = st.toggle(t("position.causal"), False, key="causal", bind="query-params", help=t("position.causal_help"))
+
+if n * d > position.MAX_TOKENS_X_D:
+    st.warning(t("position.too_big", n=n, d=d, size=f"{n * d:,}", limit=f"{position.MAX_TOKENS_X_D:,}"))
+    st.stop()
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def measure(n: int, d: int, act: str, heads: int, causal: bool, perm: str, seed: int) -> position.PositionWise:
+    return position.measure(n, d, 4 * d, act, heads, causal, perm, seed)
+
+
+with st.spinner(t("common.computing")):
+    res = measure(int(n), int(d), act, int(heads), bool(causal), perm, int(seed))
+
+
+def err(x: float) -> str:
+    # An exact 0 stays "0": that it is exactly zero is the point.
+    if x == 0:
+        return "0"
+    return f"{x:.1e}" if x < 1e-3 else f"{x:.3g}"
+
+
+def share(x: float) -> str:
+    return "0" if x == 0 else f"{x:.1%}"
+
+
+st.caption(t("position.sizes_caption", d=d, d_ff=res.d_ff, act=t(f"position.act_{act}"), heads=heads, d_h=d // heads))
+st.header(t("position.influence_heading"))
+frame = res.to_frame()
+attention_title = t("position.attention_chart_title_causal" if causal else "position.attention_chart_title")
+left, right = st.columns(2)
+with left:
+    widgets.chart(page, charts.influence_heatmap, frame[frame["model"] == "ffn"], t, t("position.ffn_chart_title"))
+    st.metric(t("position.metric_ffn_off"), share(res.ffn_off_diagonal_fraction), help=t("position.metric_off_help"))
+with right:
+    widgets.chart(page, charts.influence_heatmap, frame[frame["model"] == "attention"], t, attention_title)
+    st.metric(t("position.metric_attention_off"), share(res.attention_off_diagonal_fraction),
+              help=t("position.metric_off_help"))
+st.caption(t("position.influence_caption"))
+
+left, right = st.columns(2)
+left.metric(t("position.metric_rowwise"), err(res.rowwise_max_abs_diff), help=t("position.metric_rowwise_help"))
+right.metric(t("position.metric_perm"), err(res.permutation_max_abs_diff), help=t("position.metric_perm_help"))
+widgets.claim(page, t("position.claim_rowwise", diff=err(res.rowwise_max_abs_diff)), ok=res.rowwise_max_abs_diff <= EXACT)
+widgets.claim(page, t("position.claim_perm", diff=err(res.permutation_max_abs_diff)),
+              ok=res.permutation_max_abs_diff <= EXACT)
+widgets.claim(
+    page,
+    t("position.claim_diagonal", share=share(res.ffn_off_diagonal_fraction),
+      attention=share(res.attention_off_diagonal_fraction)),
+    ok=res.ffn_off_diagonal_fraction == 0,
+)
+
+st.subheader(t("position.checks_heading"))
+checks = pd.DataFrame(
+    {
+        t("position.col_check"): [t("position.row_rowwise"), t("position.row_perm"), t("position.row_off")],
+        t("position.col_ffn"): [err(res.rowwise_max_abs_diff), err(res.permutation_max_abs_diff),
+                                share(res.ffn_off_diagonal_fraction)],
+        t("position.col_attention"): [err(res.attention_rowwise_max_abs_diff),
+                                      err(res.attention_permutation_max_abs_diff),
+                                      share(res.attention_off_diagonal_fraction)],
+    }
+)
+widgets.table(page, checks, "position_checks.csv")
+st.caption(t("position.checks_caption"))
+
+ok = res.ffn_off_diagonal_fraction == 0 and res.rowwise_max_abs_diff <= EXACT
+lines = [
+    t("position.takeaway_ok" if ok else "position.takeaway_leak", n=n, ffn_share=share(res.ffn_off_diagonal_fraction),
+      rowwise=err(res.rowwise_max_abs_diff), attention_share=share(res.attention_off_diagonal_fraction)),
+    t("position.takeaway_equivariant" if res.attention_permutation_max_abs_diff <= EXACT else "position.takeaway_causal",
+      attention_perm=err(res.attention_permutation_max_abs_diff)),
+]
+widgets.takeaway(page, " ".join(lines))
+
+if page.show_details:
+    with st.expander(t("position.perm_heading")):
+        st.markdown(t("position.perm_lesson", perm=list(res.permutation)))
+        st.dataframe(
+            pd.DataFrame(
+                {
+                    t("position.col_position"): range(n),
+                    t("position.col_token"): res.permutation,
+                    t("position.col_diff"): [err(x) for x in res.permutation_row_diffs],
+                }
+            ),
+            hide_index=True,
+        )
+    with st.expander(t("position.influence_table_heading")):
+        widgets.table(
+            page,
+            frame.assign(model=frame["model"].map({"ffn": t("position.col_ffn"), "attention": t("position.col_attention")}))
+            .rename(columns={"model": t("position.col_layer"), "i": t("position.col_output"),
+                             "j": t("position.col_input"), "influence": t("position.col_influence")}),
+            "position_influence.csv",
+        )
+widgets.show_code(page, position.measure, position.influence, attention.SelfAttention)

@@ -1,0 +1,112 @@
+"""The position-wise page: exact checks, the two influence maps, controls and crafted links, in both languages."""
+import pytest
+
+from ffn_core import position
+from tests.conftest import chart_specs, metric_values, open_page
+from ui import i18n
+
+PAGE = "pages/2_position_wise.py"
+KEYS = ("n", "d", "act", "heads", "perm", "seed", "causal")
+BAD = ("abc", "-1", "99999", "1.5", "", "<script>alert(1)</script>")
+
+
+def _maps(at) -> dict[str, dict[tuple[int, int], float]]:
+    """Both heatmaps' data, keyed by model, as {(i, j): influence}."""
+    maps = {}
+    for spec in chart_specs(at):
+        rows = [row for rows in spec["datasets"].values() for row in rows]
+        [model] = {row["model"] for row in rows}
+        maps[model] = {(row["i"], row["j"]): row["influence"] for row in rows}
+    return maps
+
+
+@pytest.mark.parametrize("lang", i18n.LANGS)
+def test_defaults_measure_a_diagonal_ffn_and_a_dense_attention(lang):
+    at = open_page(PAGE, lang)
+    assert not at.exception, [e.value for e in at.exception]
+    t = i18n.Translator(lang)
+    assert at.title[0].value == t("position.title")
+    ref = position.measure(8, 64, 256, "relu", 1, False, "random", 0)
+    metrics = metric_values(at)
+    assert metrics[t("position.metric_ffn_off")] == "0"
+    assert metrics[t("position.metric_attention_off")] == f"{ref.attention_off_diagonal_fraction:.1%}"
+    assert float(metrics[t("position.metric_rowwise")]) <= 1e-12
+    assert float(metrics[t("position.metric_perm")]) <= 1e-12
+    maps = _maps(at)
+    assert set(maps) == {"ffn", "attention"}
+    assert len(maps["ffn"]) == len(maps["attention"]) == 64
+    assert all((v == 0) == (i != j) for (i, j), v in maps["ffn"].items())
+    assert all(v > 0 for v in maps["attention"].values())
+    assert maps["attention"][(2, 5)] == ref.attention_influence[2][5]
+    claims = [s.value for s in at.success]
+    assert len(claims) == 3 and all(c.endswith("✓") for c in claims)
+    assert not at.error
+    assert "84" in at.info[0].value  # the takeaway quotes attention's measured share (84.4% at seed 0)
+
+
+def test_titles_differ_between_languages():
+    assert open_page(PAGE, "en").title[0].value != open_page(PAGE, "ko").title[0].value
+
+
+@pytest.mark.parametrize("lang", i18n.LANGS)
+def test_moving_the_controls(lang):
+    at = open_page(PAGE, lang)
+    at.slider(key="n").set_value(5).run()
+    maps = _maps(at)
+    assert len(maps["ffn"]) == len(maps["attention"]) == 25
+
+    at.toggle(key="causal").set_value(True).run()
+    assert not at.exception
+    maps = _maps(at)
+    assert all(v == 0 for (i, j), v in maps["attention"].items() if j > i)
+    assert all(v > 0 for (i, j), v in maps["attention"].items() if j <= i)
+    t = i18n.Translator(lang)
+    assert t("position.takeaway_causal").split("{")[0] in at.info[0].value
+
+    at.selectbox(key="perm").set_value("reverse").run()
+    perm_table = at.dataframe[1].value
+    assert list(perm_table[t("position.col_token")]) == [4, 3, 2, 1, 0]
+
+    at.select_slider(key="d").set_value(16)
+    at.selectbox(key="heads").set_value(2)
+    at.selectbox(key="act").set_value("gelu")
+    at.number_input(key="seed").set_value(3)
+    at.run()
+    assert not at.exception
+    ref = position.measure(5, 16, 64, "gelu", 2, True, "reverse", 3)
+    assert _maps(at)["attention"][(4, 1)] == ref.attention_influence[4][1]
+    metrics = metric_values(at)
+    assert metrics[t("position.metric_attention_off")] == f"{ref.attention_off_diagonal_fraction:.1%}"
+    assert all(s.value.endswith("✓") for s in at.success)
+
+
+def test_a_link_reproduces_the_view():
+    at = open_page(PAGE, "ko", n="6", d="32", heads="4", causal="true", seed="7")
+    assert not at.exception
+    assert (at.slider(key="n").value, at.select_slider(key="d").value) == (6, 32)
+    assert (at.selectbox(key="heads").value, at.toggle(key="causal").value, at.number_input(key="seed").value) == (
+        4, True, 7)
+    ref = position.measure(6, 32, 128, "relu", 4, True, "random", 7)
+    assert _maps(at)["attention"][(5, 0)] == ref.attention_influence[5][0]
+
+
+def test_too_many_numbers_stop_with_a_warning():
+    at = open_page(PAGE, "en", n="32", d="64")
+    assert not at.exception
+    assert at.warning and "1,024" in at.warning[0].value
+    assert not chart_specs(at)
+
+
+@pytest.mark.parametrize("bad", BAD)
+def test_every_key_bad_at_once_falls_back_to_defaults(bad):
+    at = open_page(PAGE, "en", **{key: bad for key in KEYS})
+    assert not at.exception, [e.value for e in at.exception]
+    assert len(chart_specs(at)) == 2
+    assert at.slider(key="n").value == 8 and at.select_slider(key="d").value == 64
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_markup_in_one_key(key):
+    at = open_page(PAGE, "<b>x</b>", **{key: "<script>alert(1)</script>"})
+    assert not at.exception, [e.value for e in at.exception]
+    assert len(chart_specs(at)) == 2

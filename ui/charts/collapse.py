@@ -1,0 +1,39 @@
+"""The linear-collapse page's chart: the singular values of W₂W₁ on a log scale."""
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+
+from ui.i18n import Translator
+
+COUNTED = "#2563eb"
+ZERO = "#dc2626"
+
+
+def singular_values(frame: pd.DataFrame, t: Translator) -> alt.Chart:
+    """σₖ of W₂W₁ against k, log y; those the rank counts in blue, numerical zeros in red."""
+    # A log axis cannot place an exact 0; those (rare) values are left out rather than faked.
+    data = frame[frame["singular_value"] > 0].assign(
+        status=frame["counted"].map({True: t("collapse.counted_yes"), False: t("collapse.counted_no")})
+    )
+    return (
+        alt.Chart(data)
+        .mark_point(filled=True, size=36)
+        .encode(
+            x=alt.X("index:Q", title=t("collapse.axis_index"), scale=alt.Scale(domainMin=1, nice=False)),
+            y=alt.Y("singular_value:Q", title=t("collapse.axis_sv"), scale=alt.Scale(type="log"),
+                    axis=alt.Axis(format=".0e")),
+            color=alt.Color(
+                "status:N",
+                title=t("collapse.legend_counted"),
+                scale=alt.Scale(domain=[t("collapse.counted_yes"), t("collapse.counted_no")], range=[COUNTED, ZERO]),
+                legend=alt.Legend(orient="bottom"),
+            ),
+            tooltip=[
+                alt.Tooltip("index:Q", title=t("collapse.col_k")),
+                alt.Tooltip("singular_value:Q", title=t("collapse.col_sv"), format=".3e"),
+                alt.Tooltip("status:N", title=t("collapse.legend_counted")),
+            ],
+        )
+        .properties(height=320)
+    )
