@@ -1,0 +1,204 @@
+"""The memorisation task: an FFN trained to map N random keys to N random values (or random labels).
+
+Two tasks share one training loop:
+- "memorise": keys x_n ~ N(0, I_d), values y_n ~ N(0, I_d), mean squared error. Nothing links a key
+  to its value, so the only way to fit is to store each pair: the FFN as a key-value memory.
+- "random_labels": the same keys, each given one of N_CLASSES classes drawn uniformly at random;
+  the first N_CLASSES outputs are the logits, cross-entropy. The classic random-label experiment
+  (Zhang et al. 2017); Li et al. 2023 ("The Lazy Neuron Phenomenon", ICLR) report that activation
+  sparsity still emerges when large models are trained on random labels.
+
+The FFN is ffn_core.ffn.FFN without a residual; full-batch Adam; all randomness from `seed`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, NamedTuple
+
+import pandas as pd
+import torch
+from torch.nn import functional as F
+
+from ffn_core import ffn
+
+Task = Literal["memorise", "random_labels"]
+TASKS: tuple[Task, ...] = ("memorise", "random_labels")
+N_CLASSES = 10
+MAX_N = 512
+MAX_D = 128
+MAX_M = 512
+MAX_STEPS = 1000
+# n·d·m·steps bounds one training run (~1 s on one busy core); the default is 128·64·256·200 ≈ 4.2e8.
+MAX_WORK = 2**31
+# The data's generator must not share the weights' stream: same-seeded draws would correlate x with W1.
+DATA_SEED_OFFSET = 1_000_003
+PROBE_TOKENS = 256
+
+
+def check_sizes(n: int, d: int, m: int, steps: int) -> None:
+    """Raise ValueError when a size is out of bounds or the run would cost too much."""
+    if not 1 <= n <= MAX_N:
+        raise ValueError(f"n must be in 1..{MAX_N}")
+    if not N_CLASSES <= d <= MAX_D:
+        raise ValueError(f"d must be in {N_CLASSES}..{MAX_D}")
+    if not 1 <= m <= MAX_M:
+        raise ValueError(f"m must be in 1..{MAX_M}")
+    if not 0 <= steps <= MAX_STEPS:
+        raise ValueError(f"steps must be in 0..{MAX_STEPS}")
+    if n * d * m * steps > MAX_WORK:
+        raise ValueError(f"n·d·m·steps must be at most {MAX_WORK}")
+
+
+def make_data(n: int, d: int, task: Task, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Keys (n, d) and targets: values (n, d) for "memorise", class ids (n,) for "random_labels"."""
+    if task not in TASKS:
+        raise ValueError(f"unknown task {task!r}; expected one of {TASKS}")
+    g = torch.Generator().manual_seed(seed + DATA_SEED_OFFSET)
+    x = torch.randn(n, d, generator=g)
+    if task == "memorise":
+        return x, torch.randn(n, d, generator=g)
+    return x, torch.randint(0, N_CLASSES, (n,), generator=g)
+
+
+def probe_tokens(d: int, seed: int, n: int = PROBE_TOKENS) -> torch.Tensor:
+    """Fresh Gaussian tokens (never trained on), to measure the active fraction off the training set."""
+    g = torch.Generator().manual_seed(seed + 2 * DATA_SEED_OFFSET)
+    return torch.randn(n, d, generator=g)
+
+
+def loss_of(out: torch.Tensor, target: torch.Tensor, task: Task) -> torch.Tensor:
+    """Mean squared error for values; cross-entropy on the first N_CLASSES outputs for labels."""
+    if task == "memorise":
+        return F.mse_loss(out, target)
+    return F.cross_entropy(out[:, :N_CLASSES], target)
+
+
+def recall(out: torch.Tensor, target: torch.Tensor, task: Task) -> float:
+    """Share of keys answered right: the nearest stored value is its own (memorise), or argmax = label."""
+    if task == "memorise":
+        nearest = torch.cdist(out, target).argmin(dim=1)
+        return (nearest == torch.arange(len(target))).float().mean().item()
+    return (out[:, :N_CLASSES].argmax(dim=1) == target).float().mean().item()
+
+
+def adam_step(
+    params: list[torch.Tensor],
+    grads: tuple[torch.Tensor, ...],
+    moments: list[tuple[torch.Tensor, torch.Tensor]],
+    t: int,
+    lr: float,
+    beta_1: float = 0.9,
+    beta_2: float = 0.999,
+    eps: float = 1e-8,
+) -> None:
+    """One Adam update in place (Kingma & Ba 2015, torch.optim.Adam's defaults)."""
+    # Written out because torch.optim's first step imports torch._dynamo: seconds on a busy server.
+    with torch.no_grad():
+        for p, g, (m_1, m_2) in zip(params, grads, moments):
+            m_1.mul_(beta_1).add_(g, alpha=1 - beta_1)
+            m_2.mul_(beta_2).addcmul_(g, g, value=1 - beta_2)
+            step_size = lr / (1 - beta_1**t)
+            denom = (m_2 / (1 - beta_2**t)).sqrt_().add_(eps)
+            p.addcdiv_(m_1, denom, value=-step_size)
+
+
+class Run(NamedTuple):
+    """A trained module with its data and the curves recorded on the way (tensors: for core use only)."""
+
+    model: ffn.FFN
+    x: torch.Tensor
+    target: torch.Tensor
+    steps: list[int]
+    loss: list[float]
+    active_train: list[float]
+    active_probe: list[float]
+
+
+def train_module(
+    n: int = 128,
+    d: int = 64,
+    m: int = 256,
+    steps: int = 200,
+    task: Task = "memorise",
+    act: ffn.Activation = "relu",
+    init: ffn.Init = "default",
+    bias: bool = True,
+    lr: float = 3e-3,
+    seed: int = 0,
+) -> Run:
+    """Train an FFN on the task with full-batch Adam; record loss and active fractions about 100 times."""
+    check_sizes(n, d, m, steps)
+    if act == "none":
+        raise ValueError("the memorisation task needs an activation")
+    x, target = make_data(n, d, task, seed)
+    probe = probe_tokens(d, seed)
+    model = ffn.FFN(d, m, act=act, bias=bias, init=init, seed=seed)
+    params = list(model.parameters())
+    moments = [(torch.zeros_like(p), torch.zeros_like(p)) for p in params]
+    every = max(1, steps // 100)
+    run = Run(model, x, target, [], [], [], [])
+    for step in range(steps + 1):
+        pre = model.pre_activation(x)  # (n, m)
+        out = model.w_2(model.act(pre))
+        loss = loss_of(out, target, task)
+        if step % every == 0 or step == steps:
+            with torch.no_grad():
+                # "active" means pre-activation > 0: for relu that is h > 0, for gelu/silu the same rule.
+                run.steps.append(step)
+                run.loss.append(loss.item())
+                run.active_train.append((pre > 0).float().mean().item())
+                run.active_probe.append((model.pre_activation(probe) > 0).float().mean().item())
+        if step == steps:
+            break
+        grads = torch.autograd.grad(loss, params)
+        adam_step(params, grads, moments, step + 1, lr)
+    model.eval()
+    return run
+
+
+@dataclass(frozen=True)
+class Memorisation:
+    """The training curve and how well the N pairs were stored."""
+
+    task: str
+    n: int
+    d_model: int
+    d_ff: int
+    steps: tuple[int, ...]
+    loss: tuple[float, ...]
+    initial_loss: float
+    final_loss: float
+    initial_recall: float
+    final_recall: float
+
+    def to_frame(self) -> pd.DataFrame:
+        return pd.DataFrame({"step": self.steps, "loss": self.loss})
+
+
+def train(
+    n: int = 128,
+    d: int = 64,
+    m: int = 256,
+    steps: int = 200,
+    task: Task = "memorise",
+    act: ffn.Activation = "relu",
+    seed: int = 0,
+) -> Memorisation:
+    """Train on the memorisation task and return its loss curve and recall before and after."""
+    run = train_module(n, d, m, steps, task, act, seed=seed)
+    untrained = ffn.FFN(d, m, act=act, seed=seed)
+    with torch.no_grad():
+        recall_0 = recall(untrained(run.x), run.target, task)
+        recall_1 = recall(run.model(run.x), run.target, task)
+    return Memorisation(
+        task=task,
+        n=n,
+        d_model=d,
+        d_ff=m,
+        steps=tuple(run.steps),
+        loss=tuple(run.loss),
+        initial_loss=run.loss[0],
+        final_loss=run.loss[-1],
+        initial_recall=recall_0,
+        final_recall=recall_1,
+    )

@@ -1,0 +1,114 @@
+import pandas as pd
+import streamlit as st
+
+from ffn_core import keyvalue, memorise
+from ui import shell, widgets
+from ui.charts import keyvalue as charts
+
+page = shell.setup("keyvalue")
+t = page.t
+
+st.title(t("keyvalue.title"))
+st.markdown(t("keyvalue.lesson"))
+st.latex(r"\mathrm{FFN}(x) = \sum_{i=1}^{m} \underbrace{\mathrm{relu}(k_i \cdot x + b_i)}_{a_i}\; v_i \;+\; b_2")
+st.markdown(t("keyvalue.concentration_lesson"))
+
+c1, c2, c3 = st.columns(3)
+d = c1.slider(t("keyvalue.d"), 16, 128, 64, step=16, key="d", bind="query-params")
+m = c2.select_slider(t("keyvalue.m"), [32, 64, 128, 256, 512], 256, key="m", bind="query-params")
+n = c3.select_slider(t("keyvalue.n"), [16, 32, 64, 128, 256], 128, key="n", bind="query-params",
+                     help=t("keyvalue.n_help"))
+c4, c5, c6, c7 = st.columns(4)
+token = c4.number_input(t("keyvalue.token"), 0, 255, 0, key="token", bind="query-params", help=t("keyvalue.token_help"))
+steps = c5.select_slider(t("keyvalue.steps"), [0, 50, 100, 200, 400], 200, key="steps", bind="query-params")
+top_k = c6.slider(t("keyvalue.top_k"), 5, 50, 20, key="top", bind="query-params")
+seed = c7.number_input(t("keyvalue.seed"), 0, 9999, 0, key="seed", bind="query-params")
+
+if token >= n:
+    st.warning(t("keyvalue.token_out_of_range", token=token, n=n))
+    st.stop()
+if n * d * m * steps > memorise.MAX_WORK:
+    st.warning(t("keyvalue.too_costly"))
+    st.stop()
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def measure(d: int, m: int, n: int, steps: int, token: int, seed: int) -> keyvalue.KeyValue:
+    return keyvalue.measure(d=d, m=m, n=n, steps=steps, token=token, seed=seed)
+
+
+with st.spinner(t("common.computing")):
+    res = measure(int(d), int(m), int(n), int(steps), int(token), int(seed))
+before, after = res.untrained, res.trained
+
+
+def count(value: int | None) -> str:
+    return "—" if value is None else str(value)
+
+
+c1, c2, c3, c4 = st.columns(4)
+c1.metric(t("keyvalue.metric_residual"), f"{res.max_abs_residual:.1e}", help=t("keyvalue.metric_residual_help"))
+c2.metric(t("keyvalue.metric_50"), f"{count(before.n_for_50)} → {count(after.n_for_50)}",
+          help=t("keyvalue.metric_count_help"))
+c3.metric(t("keyvalue.metric_90"), f"{count(before.n_for_90)} → {count(after.n_for_90)}",
+          help=t("keyvalue.metric_count_help"))
+c4.metric(t("keyvalue.metric_recall"), f"{before.recall:.0%} → {after.recall:.0%}", help=t("keyvalue.metric_recall_help"))
+st.caption(t("keyvalue.active_caption", m=m, before=before.active, after=after.active,
+             norm_before=f"{before.output_norm:.2f}", norm_after=f"{after.output_norm:.2f}"))
+
+frame = res.to_frame()
+st.subheader(t("keyvalue.bars_heading", k=top_k, token=token))
+top = charts.top_contributions(frame, t, top_k)
+left, right = st.columns(2)
+with left:
+    widgets.chart(page, charts.contributions, top, t, "untrained")
+with right:
+    widgets.chart(page, charts.contributions, top, t, "trained")
+
+st.subheader(t("keyvalue.curve_heading"))
+marks = pd.DataFrame(
+    [{"state": name, "share": share, "neurons": value}
+     for name, s in (("untrained", before), ("trained", after))
+     for share, value in ((0.5, s.n_for_50), (0.9, s.n_for_90)) if value is not None]
+)
+widgets.chart(page, charts.cumulative, frame, marks, t)
+st.caption(t("keyvalue.curve_caption"))
+
+summary = pd.DataFrame(
+    {
+        t("keyvalue.col_state"): [t("keyvalue.state_untrained"), t("keyvalue.state_trained")],
+        t("keyvalue.col_loss"): [f"{before.loss:.3g}", f"{after.loss:.3g}"],
+        t("keyvalue.col_active"): [before.active, after.active],
+        t("keyvalue.col_n50"): [before.n_for_50, after.n_for_50],
+        t("keyvalue.col_n90"): [before.n_for_90, after.n_for_90],
+        t("keyvalue.col_mean50"): [round(before.mean_n_for_50, 1), round(after.mean_n_for_50, 1)],
+        t("keyvalue.col_mean90"): [round(before.mean_n_for_90, 1), round(after.mean_n_for_90, 1)],
+        t("keyvalue.col_residual"): [f"{before.max_abs_residual:.1e}", f"{after.max_abs_residual:.1e}"],
+    }
+)
+widgets.table(page, summary, "key_value_summary.csv")
+if page.show_details:
+    with st.expander(t("keyvalue.neurons_table")):
+        widgets.table(page, frame, "key_value_neurons.csv")
+
+widgets.claim(
+    page,
+    t("keyvalue.claim_sum", before=f"{before.max_abs_residual:.1e}", after=f"{after.max_abs_residual:.1e}"),
+    ok=res.max_abs_residual <= 1e-12,
+)
+widgets.claim(
+    page,
+    t("keyvalue.claim_concentration", before=f"{before.mean_n_for_90:.1f}", after=f"{after.mean_n_for_90:.1f}", m=m, n=n),
+    ok=after.mean_n_for_90 < before.mean_n_for_90,
+)
+
+values = dict(m=m, n=n, steps=steps, before=f"{before.mean_n_for_90:.0f}", after=f"{after.mean_n_for_90:.0f}",
+              active=after.active, share=f"{after.mean_n_for_90 / m:.0%}")
+if steps == 0:
+    widgets.takeaway(page, t("keyvalue.takeaway_untrained", **values))
+elif after.mean_n_for_90 < before.mean_n_for_90:
+    widgets.takeaway(page, t("keyvalue.takeaway_concentrated", **values))
+else:
+    widgets.takeaway(page, t("keyvalue.takeaway_spread", **values))
+
+widgets.show_code(page, keyvalue.explicit_sum, keyvalue.decompose, keyvalue.neurons_for)

@@ -1,0 +1,107 @@
+import streamlit as st
+
+from ffn_core import ffn, memorise, sparsity
+from ui import shell, widgets
+from ui.charts import sparsity as charts
+
+page = shell.setup("sparsity")
+t = page.t
+
+N_TOKENS = 1024  # the seed's measurement: Gaussian tokens at random init
+N_KEYS = 128  # pairs (or labelled keys) in the training run
+
+st.title(t("sparsity.title"))
+st.markdown(t("sparsity.lesson"))
+st.latex(r"\text{active fraction}(x) = \frac{1}{m} \sum_{i=1}^{m} \mathbf{1}\left[k_i \cdot x + b_i > 0\right]")
+
+c1, c2, c3, c4 = st.columns(4)
+act = c1.selectbox(t("sparsity.act"), ["relu", "gelu", "silu"], key="act", bind="query-params",
+                   format_func=lambda a: t(f"sparsity.act_{a}"), help=t("sparsity.act_help"))
+init = c2.selectbox(t("sparsity.init"), list(ffn.INITS), key="init", bind="query-params",
+                    format_func=lambda i: t(f"sparsity.init_{i}"), help=t("sparsity.init_help"))
+bias = c3.toggle(t("sparsity.bias"), True, key="bias", bind="query-params", help=t("sparsity.bias_help"))
+seed = c4.number_input(t("sparsity.seed"), 0, 9999, 0, key="seed", bind="query-params")
+c1, c2, c3, c4 = st.columns(4)
+d = c1.slider(t("sparsity.d"), 16, 128, 64, step=16, key="d", bind="query-params")
+m = c2.select_slider(t("sparsity.m"), [32, 64, 128, 256, 512], 256, key="m", bind="query-params")
+task = c3.radio(t("sparsity.task"), list(memorise.TASKS), key="task", bind="query-params",
+                format_func=lambda k: t(f"sparsity.task_{k}"), help=t("sparsity.task_help"))
+steps = c4.select_slider(t("sparsity.steps"), [0, 50, 100, 200, 400, 600, 1000], 200, key="steps",
+                         bind="query-params")
+
+if N_KEYS * d * m * steps > memorise.MAX_WORK:
+    st.warning(t("sparsity.too_costly"))
+    st.stop()
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def at_init(d: int, m: int, act: str, init: str, bias: bool, seed: int) -> sparsity.AtInit:
+    return sparsity.at_init(d=d, m=m, n_tokens=N_TOKENS, act=act, init=init, bias=bias, seed=seed)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def train(d: int, m: int, steps: int, task: str, act: str, init: str, bias: bool, seed: int) -> sparsity.Training:
+    return sparsity.train(n=N_KEYS, d=d, m=m, steps=steps, task=task, act=act, init=init, bias=bias, seed=seed)
+
+
+with st.spinner(t("common.computing")):
+    start = at_init(int(d), int(m), act, init, bool(bias), int(seed))
+    run = train(int(d), int(m), int(steps), task, act, init, bool(bias), int(seed))
+
+st.subheader(t("sparsity.init_heading"))
+c1, c2, c3, c4 = st.columns(4)
+c1.metric(t("sparsity.metric_mean"), f"{start.mean_active_fraction:.4f}", help=t("sparsity.metric_mean_help", n=N_TOKENS))
+c2.metric(t("sparsity.metric_token_range"), f"{min(start.per_token):.2f} – {max(start.per_token):.2f}")
+c3.metric(t("sparsity.metric_dead"), str(start.dead), help=t("sparsity.metric_dead_help"))
+c4.metric(t("sparsity.metric_always_on"), str(start.always_on), help=t("sparsity.metric_always_on_help"))
+left, right = st.columns(2)
+with left:
+    st.markdown(f"**{t('sparsity.hist_heading')}**")
+    widgets.chart(page, charts.per_token, start.token_frame(), t)
+with right:
+    st.markdown(f"**{t('sparsity.neuron_heading')}**")
+    widgets.chart(page, charts.per_neuron, start.neuron_frame(), t)
+st.markdown(t("sparsity.why_half"))
+
+st.markdown(f"**{t('sparsity.table_heading')}**")
+table = start.init_frame()
+table["init"] = table["init"].map(lambda i: t(f"sparsity.init_{i}"))
+table = table.rename(columns={
+    "init": t("sparsity.col_init"), "bias": t("sparsity.col_bias"),
+    "mean_active_fraction": t("sparsity.col_mean"), "dead": t("sparsity.col_dead"),
+    "always_on": t("sparsity.col_always_on"),
+})
+widgets.table(page, table, "sparsity_by_init.csv")
+st.caption(t("sparsity.table_caption"))
+
+widgets.claim(page, t("sparsity.claim_half", value=f"{start.mean_active_fraction:.3f}"),
+              ok=0.45 <= start.mean_active_fraction <= 0.55)
+
+st.subheader(t("sparsity.train_heading"))
+st.markdown(t(f"sparsity.task_lesson_{task}", n=N_KEYS, classes=memorise.N_CLASSES))
+before, after = run.active_train[0], run.active_train[-1]
+c1, c2, c3, c4 = st.columns(4)
+c1.metric(t("sparsity.metric_train"), f"{before:.3f} → {after:.3f}", f"{100 * run.change:+.1f} pt",
+          delta_color="off", help=t("sparsity.metric_train_help"))
+c2.metric(t("sparsity.metric_fresh"), f"{run.active_fresh[0]:.3f} → {run.active_fresh[-1]:.3f}",
+          help=t("sparsity.metric_fresh_help"))
+c3.metric(t("sparsity.metric_recall"), f"{run.final_recall:.0%}", help=t(f"sparsity.metric_recall_help_{task}"))
+c4.metric(t("sparsity.metric_dead_after"), f"{run.dead_after} / {run.always_on_after}",
+          help=t("sparsity.metric_dead_after_help"))
+widgets.chart(page, charts.training, run.to_frame(), sparsity.PUBLISHED, t)
+st.caption(t("sparsity.reference_caption"))
+if page.show_details and steps > 0:
+    widgets.chart(page, charts.loss, run.loss_frame(), t)
+
+values = dict(steps=steps, before=f"{before:.3f}", after=f"{after:.3f}", points=f"{abs(100 * run.change):.1f}",
+              fresh=f"{run.active_fresh[-1]:.3f}")
+if steps == 0:
+    widgets.takeaway(page, t("sparsity.takeaway_untrained", value=f"{start.mean_active_fraction:.3f}"))
+elif run.change <= -0.01:
+    widgets.takeaway(page, t("sparsity.takeaway_fell", **values))
+elif run.change >= 0.01:
+    widgets.takeaway(page, t("sparsity.takeaway_rose", **values))
+else:
+    widgets.takeaway(page, t("sparsity.takeaway_flat", **values))
+
+widgets.show_code(page, sparsity.at_init, memorise.train_module)

@@ -1,0 +1,96 @@
+"""The key-value page: the measured residual and concentration, read back, in both languages."""
+import pytest
+
+from ffn_core import keyvalue
+from tests.conftest import chart_specs, metric_values, open_page
+from ui import i18n
+
+PAGE = "pages/5_key_value.py"
+
+
+def _rows(spec):
+    return [row for rows in spec["datasets"].values() for row in rows]
+
+
+def _before_after(text: str) -> tuple[int, int]:
+    before, after = text.split(" → ")
+    return int(before), int(after)
+
+
+@pytest.mark.parametrize("lang", i18n.LANGS)
+def test_page_shows_the_measured_decomposition(lang):
+    at = open_page(PAGE, lang)
+    assert not at.exception
+    t = i18n.Translator(lang)
+    assert at.title[0].value == t("keyvalue.title")
+    res = keyvalue.measure(d=64, m=256, n=128, steps=200, token=0, seed=0)
+    metrics = metric_values(at)
+    assert metrics[t("keyvalue.metric_residual")] == f"{res.max_abs_residual:.1e}"
+    assert float(metrics[t("keyvalue.metric_residual")]) <= 1e-12
+    assert _before_after(metrics[t("keyvalue.metric_50")]) == (res.untrained.n_for_50, res.trained.n_for_50)
+    assert _before_after(metrics[t("keyvalue.metric_90")]) == (res.untrained.n_for_90, res.trained.n_for_90)
+    bars_before, bars_after, curve = chart_specs(at)
+    assert len(_rows(bars_before)) == len(_rows(bars_after)) == 20
+    top = max(_rows(bars_after), key=lambda r: abs(r["projection"]))
+    assert top["projection"] == pytest.approx(max(res.trained.projection, key=abs))
+    assert len([r for r in _rows(curve) if "cumulative_share" in r]) == 2 * 256
+    assert len(at.success) == 2 and all(s.value.endswith("✓") for s in at.success)
+    assert at.info[0].value.startswith(f"**{t('common.takeaway')}**")
+
+
+def test_titles_differ_between_languages():
+    titles = {lang: open_page(PAGE, lang).title[0].value for lang in i18n.LANGS}
+    assert titles["ko"] != titles["en"]
+
+
+def test_moving_controls_changes_what_is_measured():
+    at = open_page(PAGE, "en", d="32", m="64", n="32", steps="100")
+    assert not at.exception
+    at.slider(key="top").set_value(7).run()
+    at.number_input(key="token").set_value(3).run()
+    assert not at.exception
+    res = keyvalue.measure(d=32, m=64, n=32, steps=100, token=3, seed=0)
+    t = i18n.Translator("en")
+    metrics = metric_values(at)
+    assert _before_after(metrics[t("keyvalue.metric_90")]) == (res.untrained.n_for_90, res.trained.n_for_90)
+    bars_before, bars_after, curve = chart_specs(at)
+    assert len(_rows(bars_before)) == 7
+    assert len([r for r in _rows(curve) if "cumulative_share" in r]) == 2 * 64
+
+
+def test_no_training_keeps_both_sides_equal_and_says_so():
+    at = open_page(PAGE, "en", steps="0")
+    assert not at.exception
+    t = i18n.Translator("en")
+    before, after = _before_after(metric_values(at)[t("keyvalue.metric_90")])
+    assert before == after
+    # No training cannot concentrate anything: the claim is shown as ✗, honestly.
+    assert len(at.error) == 1 and at.error[0].value.endswith("✗")
+    assert "Without training" in at.info[0].value
+
+
+def test_token_beyond_the_stored_keys_is_a_warning():
+    at = open_page(PAGE, "ko", n="16", token="20")
+    assert not at.exception
+    assert at.warning[0].value == i18n.Translator("ko")("keyvalue.token_out_of_range", token=20, n=16)
+    assert not at.metric
+
+
+DEFAULTS = {"d": 64, "m": 256, "n": 128, "token": 0, "steps": 200, "top": 20, "seed": 0}
+
+
+@pytest.mark.parametrize("bad", ["abc", "-5", "99999999", "1.5", "<script>alert(1)</script>", ""])
+def test_bad_query_values_fall_back_to_defaults(bad):
+    at = open_page(PAGE, "en", **{key: bad for key in DEFAULTS})
+    assert not at.exception
+    assert at.title[0].value == i18n.Translator("en")("keyvalue.title")
+    controls = {
+        "d": at.slider(key="d"), "m": at.select_slider(key="m"), "n": at.select_slider(key="n"),
+        "token": at.number_input(key="token"), "steps": at.select_slider(key="steps"),
+        "top": at.slider(key="top"), "seed": at.number_input(key="seed"),
+    }
+    values = {key: control.value for key, control in controls.items()}
+    expected = dict(DEFAULTS, token=1, seed=1) if bad == "1.5" else DEFAULTS  # number_input truncates 1.5 to 1
+    assert values == expected
+    assert not at.warning
+    assert metric_values(at)  # the page measured, on defaults

@@ -1,0 +1,112 @@
+"""The activation-sparsity page: fractions at init and over training, read back, in both languages."""
+import pytest
+
+from ffn_core import sparsity
+from tests.conftest import chart_specs, metric_values, open_page
+from ui import i18n
+
+PAGE = "pages/6_activation_sparsity.py"
+
+
+def _rows(spec):
+    return [row for rows in spec["datasets"].values() for row in rows]
+
+
+def _before_after(text: str) -> tuple[float, float]:
+    before, after = text.split(" → ")
+    return float(before), float(after)
+
+
+@pytest.mark.parametrize("lang", i18n.LANGS)
+def test_page_shows_about_half_at_init_and_the_training_curve(lang):
+    at = open_page(PAGE, lang)
+    assert not at.exception
+    t = i18n.Translator(lang)
+    assert at.title[0].value == t("sparsity.title")
+    start = sparsity.at_init(d=64, m=256, n_tokens=1024, seed=0)
+    run = sparsity.train(n=128, d=64, m=256, steps=200, seed=0)
+    metrics = metric_values(at)
+    assert metrics[t("sparsity.metric_mean")] == f"{start.mean_active_fraction:.4f}"
+    assert 0.49 <= float(metrics[t("sparsity.metric_mean")]) <= 0.51
+    assert _before_after(metrics[t("sparsity.metric_train")]) == pytest.approx(
+        (run.active_train[0], run.active_train[-1]), abs=5e-4)
+    hist, neurons, curve, loss = chart_specs(at)
+    assert len([r for r in _rows(hist) if "token" in r]) == 1024
+    rates = [r["firing_rate"] for r in _rows(neurons) if "firing_rate" in r]
+    assert len(rates) == 256 and rates == sorted(rates, reverse=True)
+    curve_rows = _rows(curve)
+    assert {r["value"] for r in curve_rows if "value" in r} == {0.030, 0.063}
+    fractions = [r["active_fraction"] for r in curve_rows if "active_fraction" in r]
+    assert len(fractions) == 2 * len(run.steps)
+    assert fractions[0] == pytest.approx(run.active_train[0])
+    assert len(_rows(loss)) == len(run.steps)
+    assert at.success[0].value.endswith("✓")
+    assert at.info[0].value.startswith(f"**{t('common.takeaway')}**")
+    # The takeaway follows the measured change: here a fall of more than one point on the training keys.
+    assert run.change <= -0.01 and t("sparsity.takeaway_fell", steps=200, before=f"{run.active_train[0]:.3f}",
+                                     after=f"{run.active_train[-1]:.3f}", points=f"{abs(100 * run.change):.1f}",
+                                     fresh=f"{run.active_fresh[-1]:.3f}") in at.info[0].value
+
+
+def test_titles_differ_between_languages():
+    titles = {lang: open_page(PAGE, lang, steps="0").title[0].value for lang in i18n.LANGS}
+    assert titles["ko"] != titles["en"]
+
+
+def test_moving_controls_changes_what_is_measured():
+    at = open_page(PAGE, "en", d="32", m="64", steps="100")
+    assert not at.exception
+    at.selectbox(key="init").set_value("normal").run()
+    at.radio(key="task").set_value("random_labels").run()
+    at.selectbox(key="act").set_value("gelu").run()
+    assert not at.exception
+    t = i18n.Translator("en")
+    start = sparsity.at_init(d=32, m=64, n_tokens=1024, act="gelu", init="normal", seed=0)
+    run = sparsity.train(n=128, d=32, m=64, steps=100, task="random_labels", act="gelu", init="normal", seed=0)
+    metrics = metric_values(at)
+    assert metrics[t("sparsity.metric_mean")] == f"{start.mean_active_fraction:.4f}"
+    assert _before_after(metrics[t("sparsity.metric_train")]) == pytest.approx(
+        (run.active_train[0], run.active_train[-1]), abs=5e-4)
+    _, neurons, curve, _ = chart_specs(at)
+    assert len([r for r in _rows(neurons) if "firing_rate" in r]) == 64
+    table = at.dataframe[0].value
+    assert len(table) == 8
+    # Random labels raise the fraction in this run: the takeaway must not claim a fall.
+    assert run.change > 0
+    assert "did not make this FFN sparser" in at.info[0].value or "barely moved" in at.info[0].value
+
+
+def test_without_training_the_curve_is_one_point_and_the_takeaway_says_so():
+    at = open_page(PAGE, "ko", steps="0")
+    assert not at.exception
+    hist, neurons, curve = chart_specs(at)  # no loss chart without steps
+    assert len([r for r in _rows(curve) if "active_fraction" in r]) == 2
+    t = i18n.Translator("ko")
+    assert at.info[0].value.endswith(t("sparsity.takeaway_untrained", value=metric_values(at)[t("sparsity.metric_mean")][:5]))
+
+
+def test_too_costly_training_is_a_warning():
+    at = open_page(PAGE, "en", d="128", m="512", steps="1000")
+    assert not at.exception
+    assert at.warning[0].value == i18n.Translator("en")("sparsity.too_costly")
+    assert not at.metric
+
+
+DEFAULTS = {"act": "relu", "init": "default", "bias": True, "seed": 0, "d": 64, "m": 256,
+            "task": "memorise", "steps": 200}
+
+
+@pytest.mark.parametrize("bad", ["abc", "-5", "99999999", "1.5", "<script>alert(1)</script>", ""])
+def test_bad_query_values_fall_back_to_defaults(bad):
+    at = open_page(PAGE, "en", **{key: bad for key in DEFAULTS})
+    assert not at.exception
+    assert at.title[0].value == i18n.Translator("en")("sparsity.title")
+    controls = {
+        "act": at.selectbox(key="act"), "init": at.selectbox(key="init"), "bias": at.toggle(key="bias"),
+        "seed": at.number_input(key="seed"), "d": at.slider(key="d"), "m": at.select_slider(key="m"),
+        "task": at.radio(key="task"), "steps": at.select_slider(key="steps"),
+    }
+    values = {key: control.value for key, control in controls.items()}
+    expected = dict(DEFAULTS, seed=1) if bad == "1.5" else DEFAULTS  # number_input truncates 1.5 to 1
+    assert values == expected
+    assert metric_values(at)

@@ -1,0 +1,85 @@
+"""The key-value page's charts: the biggest neuron contributions, and the cumulative share of ‖y‖."""
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+
+from ui.i18n import Translator
+
+STATE_COLOURS = {"untrained": "#9ca3af", "trained": "#ea580c"}
+SIGN_COLOURS = {"positive": "#2563eb", "negative": "#dc2626"}
+
+
+def top_contributions(frame: pd.DataFrame, t: Translator, top_k: int) -> pd.DataFrame:
+    """The top_k neurons of each state by |projection|, labelled for the chart."""
+    rows = []
+    for state, group in frame.groupby("state", sort=False):
+        top = group.reindex(group["projection"].abs().sort_values(ascending=False).index).head(top_k)
+        rows.append(top.assign(state_label=t(f"keyvalue.state_{state}")))
+    data = pd.concat(rows, ignore_index=True)
+    return data.assign(
+        neuron_label="#" + data["neuron"].astype(str),
+        sign_label=[t("keyvalue.sign_positive") if p >= 0 else t("keyvalue.sign_negative") for p in data["projection"]],
+    )
+
+
+def contributions(data: pd.DataFrame, t: Translator, state: str) -> alt.Chart:
+    """One state's top neurons as bars: (a_i v_i)·ŷ, largest first, blue adds to y, red takes away."""
+    rows = data[data["state"] == state]
+    return (
+        alt.Chart(rows)
+        .mark_bar()
+        .encode(
+            x=alt.X("neuron_label:N", sort=alt.EncodingSortField("projection", order="descending"),
+                    title=t("keyvalue.axis_neuron")),
+            y=alt.Y("projection:Q", title=t("keyvalue.axis_projection")),
+            color=alt.Color(
+                "sign_label:N",
+                title=t("keyvalue.legend_sign"),
+                scale=alt.Scale(domain=[t("keyvalue.sign_positive"), t("keyvalue.sign_negative")],
+                                range=list(SIGN_COLOURS.values())),
+                legend=alt.Legend(orient="bottom"),
+            ),
+            tooltip=[
+                alt.Tooltip("neuron:Q", title=t("keyvalue.axis_neuron")),
+                alt.Tooltip("coefficient:Q", title="a_i", format=".4f"),
+                alt.Tooltip("norm:Q", title="‖a_i v_i‖", format=".4f"),
+                alt.Tooltip("projection:Q", title="(a_i v_i)·ŷ", format=".4f"),
+            ],
+        )
+        .properties(title=t(f"keyvalue.state_{state}"), height=260)
+    )
+
+
+def cumulative(frame: pd.DataFrame, marks: pd.DataFrame, t: Translator) -> alt.LayerChart:
+    """Cumulative share of ‖y‖ against the number of neurons (largest first), with the 50% / 90% counts."""
+    data = frame.assign(state_label=frame["state"].map(lambda s: t(f"keyvalue.state_{s}")))
+    states = [s for s in STATE_COLOURS if s in set(frame["state"])]
+    scale = alt.Scale(domain=[t(f"keyvalue.state_{s}") for s in states], range=[STATE_COLOURS[s] for s in states])
+    colour = alt.Color("state_label:N", title=t("keyvalue.legend_state"), scale=scale, legend=alt.Legend(orient="bottom"))
+    curve = alt.Chart(data).mark_line(interpolate="step-after").encode(
+        x=alt.X("rank:Q", title=t("keyvalue.axis_rank"),
+                scale=alt.Scale(type="log", domain=[1, int(frame["rank"].max())])),
+        y=alt.Y("cumulative_share:Q", title=t("keyvalue.axis_cumulative"), axis=alt.Axis(format="%")),
+        color=colour,
+        tooltip=[
+            alt.Tooltip("state_label:N", title=t("keyvalue.legend_state")),
+            alt.Tooltip("rank:Q", title=t("keyvalue.axis_rank")),
+            alt.Tooltip("cumulative_share:Q", title=t("keyvalue.axis_cumulative"), format=".1%"),
+        ],
+    )
+    levels = pd.DataFrame({"share": [0.5, 0.9], "label": ["50%", "90%"]})
+    rules = alt.Chart(levels).mark_rule(strokeDash=[6, 4], color="#111827").encode(y="share:Q")
+    rule_text = alt.Chart(levels).mark_text(align="left", dx=4, dy=-6, fontWeight="bold").encode(
+        y="share:Q", x=alt.value(0), text="label:N"
+    )
+    points_data = marks.assign(state_label=marks["state"].map(lambda s: t(f"keyvalue.state_{s}")))
+    points = alt.Chart(points_data).mark_point(size=90, filled=True).encode(
+        x="neurons:Q",
+        y="share:Q",
+        color=colour,
+        tooltip=[alt.Tooltip("state_label:N", title=t("keyvalue.legend_state")),
+                 alt.Tooltip("share:Q", format=".0%"),
+                 alt.Tooltip("neurons:Q", title=t("keyvalue.axis_rank"))],
+    )
+    return (curve + rules + rule_text + points).properties(height=300)

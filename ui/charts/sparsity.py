@@ -1,0 +1,80 @@
+"""The activation-sparsity page's charts: active fraction per token, firing rate per neuron, over training."""
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+
+from ui.i18n import Translator
+
+TOKEN_COLOURS = {"train": "#ea580c", "fresh": "#2563eb"}
+
+
+def per_token(frame: pd.DataFrame, t: Translator) -> alt.LayerChart:
+    """Histogram of the share of neurons each token activates, with one half marked."""
+    bars = alt.Chart(frame).mark_bar(color="#2563eb").encode(
+        x=alt.X("active_fraction:Q", bin=alt.Bin(maxbins=40), title=t("sparsity.axis_token_fraction"),
+                axis=alt.Axis(format="%")),
+        y=alt.Y("count():Q", title=t("sparsity.axis_tokens")),
+    )
+    half = alt.Chart(pd.DataFrame({"x": [0.5]})).mark_rule(strokeDash=[6, 4], color="#111827").encode(x="x:Q")
+    return (bars + half).properties(height=260)
+
+
+def per_neuron(frame: pd.DataFrame, t: Translator) -> alt.LayerChart:
+    """Each neuron's firing rate over the tokens, sorted from most to least often active."""
+    area = alt.Chart(frame).mark_area(color="#ea580c", opacity=0.7, interpolate="step-after").encode(
+        x=alt.X("rank:Q", title=t("sparsity.axis_neuron_rank")),
+        y=alt.Y("firing_rate:Q", title=t("sparsity.axis_firing_rate"), axis=alt.Axis(format="%"),
+                scale=alt.Scale(domain=[0, 1])),
+        tooltip=[alt.Tooltip("rank:Q", title=t("sparsity.axis_neuron_rank")),
+                 alt.Tooltip("firing_rate:Q", title=t("sparsity.axis_firing_rate"), format=".1%")],
+    )
+    half = alt.Chart(pd.DataFrame({"y": [0.5]})).mark_rule(strokeDash=[6, 4], color="#111827").encode(y="y:Q")
+    return (area + half).properties(height=260)
+
+
+def training(frame: pd.DataFrame, published: dict[str, float], t: Translator) -> alt.LayerChart:
+    """Active fraction over training steps, with published trained values as labelled reference lines."""
+    data = frame.assign(tokens_label=frame["tokens"].map(lambda k: t(f"sparsity.tokens_{k}")))
+    kinds = list(TOKEN_COLOURS)
+    lines = alt.Chart(data).mark_line().encode(
+        x=alt.X("step:Q", title=t("sparsity.axis_step")),
+        y=alt.Y("active_fraction:Q", title=t("sparsity.axis_active_fraction"), axis=alt.Axis(format="%"),
+                scale=alt.Scale(domain=[0, 1])),
+        color=alt.Color(
+            "tokens_label:N",
+            title=t("sparsity.legend_tokens"),
+            scale=alt.Scale(domain=[t(f"sparsity.tokens_{k}") for k in kinds], range=list(TOKEN_COLOURS.values())),
+            legend=alt.Legend(orient="bottom"),
+        ),
+        tooltip=[alt.Tooltip("step:Q", title=t("sparsity.axis_step")),
+                 alt.Tooltip("tokens_label:N", title=t("sparsity.legend_tokens")),
+                 alt.Tooltip("active_fraction:Q", title=t("sparsity.axis_active_fraction"), format=".2%")],
+    )
+    reference = pd.DataFrame(
+        {"value": list(published.values()),
+         "label": [t("sparsity.reference_label", model=name, value=f"{v:.1%}") for name, v in published.items()]}
+    )
+    rules = alt.Chart(reference).mark_rule(strokeDash=[6, 4], color="#6b7280").encode(y="value:Q")
+    # The two lines are only a few pixels apart: the lower label goes under its line, the upper one over it.
+    labels = [
+        alt.Chart(reference.iloc[[i]]).mark_text(align="left", dx=4, dy=dy, color="#374151").encode(
+            y="value:Q", x=alt.value(0), text="label:N"
+        )
+        for i, dy in zip(reference["value"].argsort(), (8, -7))
+    ]
+    return alt.layer(lines, rules, *labels).properties(height=320)
+
+
+def loss(frame: pd.DataFrame, t: Translator) -> alt.Chart:
+    """The training loss over steps (log scale), to show the run did learn its task."""
+    return (
+        alt.Chart(frame)
+        .mark_line(color="#111827")
+        .encode(
+            x=alt.X("step:Q", title=t("sparsity.axis_step")),
+            y=alt.Y("loss:Q", title=t("sparsity.axis_loss"), scale=alt.Scale(type="log")),
+            tooltip=[alt.Tooltip("step:Q"), alt.Tooltip("loss:Q", format=".3g")],
+        )
+        .properties(height=200)
+    )
