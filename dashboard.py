@@ -70,7 +70,7 @@ for index, (section, path, icon) in enumerate(demos):
         columns = st.columns(3, gap="medium")
     with columns[index % 3].container(border=True):
         st.page_link(path, label=f"**{index + 1}. {t(f'{section}.title')}**", icon=icon,
-                     query_params={"lang": page.lang})
+                     query_params=shell.link_params(page))
         st.markdown(t(f"{section}.summary"))
 
 st.header(t("home.class_heading"))

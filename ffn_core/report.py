@@ -46,9 +46,9 @@ def _rows(r: dict[str, Any]) -> list[tuple[str, str, str]]:
         (f"rank of W₂W₁ ({d}×{d}, m = {m})", "64", f"{lin['rank']}"),
         ("two layers vs one matrix (params)", "32,768 vs 4,096",
          f"{lin['two_layer_params']:,} vs {lin['single_matrix_params']:,}"),
-        ("one-matrix replacement, max |residual|", f"{SEED_RESIDUAL:.1e}", f"{lin['max_abs_residual']:.1e}"),
-        (f"row by row vs whole matrix, max |diff| ({pos['n_tokens']} tokens)", "allclose", f"{pos['rowwise_max_abs_diff']:.1e}"),
-        ("permuted tokens, max |diff|", "allclose", f"{pos['permutation_max_abs_diff']:.1e}"),
+        ("one-matrix replacement, max abs residual", f"{SEED_RESIDUAL:.1e}", f"{lin['max_abs_residual']:.1e}"),
+        (f"row by row vs whole matrix, max abs diff ({pos['n_tokens']} tokens)", "allclose", f"{pos['rowwise_max_abs_diff']:.1e}"),
+        ("permuted tokens, max abs diff", "allclose", f"{pos['permutation_max_abs_diff']:.1e}"),
     ]
     for row in sw["rows"]:
         seed_rmse, seed_kinks = SEED_SWEEP.get(row["width"], (None, None))
@@ -63,7 +63,7 @@ def _rows(r: dict[str, Any]) -> list[tuple[str, str, str]]:
             str(row["kinks_inside"]),
         ))
     rows += [
-        ("key-value sum vs FFN(x), max |residual|", f"{SEED_RESIDUAL:.1e}", f"{kv['max_abs_residual']:.1e}"),
+        ("key-value sum vs FFN(x), max abs residual", f"{SEED_RESIDUAL:.1e}", f"{kv['max_abs_residual']:.1e}"),
         (f"active neurons per token at init ({act['n_tokens']} tokens)", f"{SEED_ACTIVE:.4f}",
          f"{act['mean_active_fraction']:.4f}"),
     ]

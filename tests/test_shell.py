@@ -53,7 +53,7 @@ def test_menu_labels_follow_the_language():
     labels = {}
     for lang in i18n.LANGS:
         at = open_page("dashboard.py", lang)
-        labels[lang] = [link.proto.label for link in at.get("page_link")]
+        labels[lang] = [link.proto.label for link in at.sidebar.get("page_link")]
     assert len(labels["en"]) == 7
     assert labels["ko"] != labels["en"]
     assert all(a != b for a, b in zip(labels["ko"], labels["en"]))

@@ -77,6 +77,12 @@ def _url_values(lang: str, presenter: bool, show_details: bool) -> dict[str, str
     return {"lang": lang, "present": "1" if presenter else None, "code": None if show_details else "0"}
 
 
+def link_params(page: Page) -> dict[str, str]:
+    """The app-wide choices a link to another page carries (language, presenter options)."""
+    values = _url_values(page.lang, page.presenter, page.show_details)
+    return {name: value for name, value in values.items() if value is not None}
+
+
 def _adopt(widget_key: str, state_key: str) -> None:
     # Widgets are per page; the plain session key is what carries a choice to the next page,
     # and the URL must follow at once, since a value in the URL wins on the next run.
@@ -106,8 +112,7 @@ def _sidebar(page: Page) -> None:
             args=("_lang_widget", "lang"),
         )
         st.markdown(f"### {t('common.menu')}")
-        values = _url_values(page.lang, page.presenter, page.show_details)
-        params = {name: value for name, value in values.items() if value is not None}
+        params = link_params(page)
         for section, path, icon in available():
             st.page_link(path, label=t(f"{section}.menu"), icon=icon, query_params=params)
         st.markdown(f"### {t('common.presenter')}")
