@@ -23,11 +23,9 @@ def block_split(d_model: int) -> params.Split:
 
 
 split = block_split(D_MODEL)
-diagram, numbers = st.columns([3, 2], gap="large")
-with diagram:
-    st.subheader(t("home.block_heading"))
-    st.graphviz_chart(
-        f"""digraph {{
+st.subheader(t("home.block_heading"))
+st.graphviz_chart(
+    f"""digraph {{
   rankdir=LR; bgcolor="transparent";
   node [shape=box, style="rounded,filled", fontname="sans-serif", fontsize=13, fillcolor="#f3f4f6"];
   edge [color="#6b7280"];
@@ -40,17 +38,16 @@ with diagram:
   x -> attn -> add1 -> ffn -> add2 -> out;
   x -> add1 [style=dashed]; add1 -> add2 [style=dashed];
 }}""",
-        width="stretch",
-    )
-    st.caption(t("home.block_caption"))
-with numbers:
-    st.subheader(t("home.numbers_heading", d=D_MODEL))
-    left, right = st.columns(2)
-    left.metric(t("home.metric_attention"), f"{split.attention_params:,}", help=t("home.metric_attention_help"))
-    right.metric(t("home.metric_ffn"), f"{split.ffn_params:,}", help=t("home.metric_ffn_help"))
-    share = split.ffn_share_exact()
-    st.metric(t("home.metric_share"), f"{split.ffn_share:.4f}", help=t("home.metric_share_help"))
+    width="stretch",
+)
+st.caption(t("home.block_caption"))
 
+st.subheader(t("home.numbers_heading", d=D_MODEL))
+share = split.ffn_share_exact()
+attention_metric, ffn_metric, share_metric = st.columns(3)
+attention_metric.metric(t("home.metric_attention"), f"{split.attention_params:,}", help=t("home.metric_attention_help"))
+ffn_metric.metric(t("home.metric_ffn"), f"{split.ffn_params:,}", help=t("home.metric_ffn_help"))
+share_metric.metric(t("home.metric_share"), f"{split.ffn_share:.4f}", help=t("home.metric_share_help"))
 parts = split.to_frame().groupby("part", as_index=False)["params"].sum()
 parts["share"] = parts["params"] / split.block_params
 widgets.chart(page, charts.block_bar, parts, t)

@@ -14,13 +14,13 @@ from ui import i18n, query
 torch.set_num_threads(1)
 
 PAGES: tuple[tuple[str, str, str], ...] = (
-    ("home", "dashboard.py", "🏠"),
-    ("split", "pages/1_parameter_split.py", "⚖️"),
-    ("position", "pages/2_position_wise.py", "🔀"),
-    ("collapse", "pages/3_linear_collapse.py", "📉"),
-    ("sweep", "pages/4_width_sweep.py", "📈"),
-    ("keyvalue", "pages/5_key_value.py", "🗝️"),
-    ("sparsity", "pages/6_activation_sparsity.py", "💡"),
+    ("home", "dashboard.py", ":material/home:"),
+    ("split", "pages/1_parameter_split.py", ":material/balance:"),
+    ("position", "pages/2_position_wise.py", ":material/swap_horiz:"),
+    ("collapse", "pages/3_linear_collapse.py", ":material/compress:"),
+    ("sweep", "pages/4_width_sweep.py", ":material/show_chart:"),
+    ("keyvalue", "pages/5_key_value.py", ":material/key:"),
+    ("sparsity", "pages/6_activation_sparsity.py", ":material/bolt:"),
 )
 _ROOT = Path(__file__).resolve().parents[1]
 LANG_NAMES = {"ko": "한국어", "en": "English"}
@@ -132,7 +132,7 @@ def setup(section: str) -> Page:
     t = i18n.Translator(lang)
     st.set_page_config(
         page_title=f"{t(f'{section}.title')} · FFN Lab",
-        page_icon="🧠",
+        page_icon=":material/neurology:",
         layout="wide",
         initial_sidebar_state="expanded",
     )

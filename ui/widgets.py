@@ -73,7 +73,7 @@ def claim(page: Page, text: str, ok: bool) -> None:
 
 def takeaway(page: Page, text: str) -> None:
     """The takeaway, worded by the page from what it measured."""
-    st.info(f"**{page.t('common.takeaway')}** — {text}", icon="💡")
+    st.info(f"**{page.t('common.takeaway')}** — {text}", icon=":material/lightbulb:")
 
 
 @functools.cache

@@ -21,7 +21,7 @@ def block_bar(parts: pd.DataFrame, t: Translator) -> alt.LayerChart:
     )
     # Channel classes rather than shorthand strings: Altair parses every shorthand against its schema.
     x = alt.X(field="start", type="quantitative", title=t("home.axis_params"))
-    bars = alt.Chart(data).mark_bar(height=46).encode(
+    bars = alt.Chart(data).mark_bar(height=40).encode(
         x=x,
         x2=alt.X2(field="end"),
         color=alt.Color(
