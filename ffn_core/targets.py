@@ -1,0 +1,56 @@
+"""The 1-D functions the width sweep fits: five built-ins by id, or a safe custom expression in x."""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+
+from ffn_core import expr
+
+MAX_POINTS = 1024
+MIN_POINTS = 8
+MAX_ABS_X = 100.0
+
+
+def _sawtooth(x: torch.Tensor) -> torch.Tensor:
+    # Period 2, rising from -1 to 1, jumping at the odd integers (two jumps inside [-2, 2]).
+    return x - 2.0 * torch.floor((x + 1.0) / 2.0)
+
+
+BUILTIN: dict[str, tuple[str, Callable[[torch.Tensor], torch.Tensor]]] = {
+    "sin3x": ("sin(3x)", lambda x: torch.sin(3.0 * x)),
+    "abs": ("|x|", torch.abs),
+    "step": ("step(x)", lambda x: (x >= 0).to(x.dtype)),
+    "square": ("x²", lambda x: x * x),
+    "sawtooth": ("sawtooth(x)", _sawtooth),
+}
+DEFAULT = "sin3x"
+
+
+def label(target: str) -> str:
+    """A short display name: 'sin(3x)' for a built-in id, the canonical text for an expression."""
+    if target in BUILTIN:
+        return BUILTIN[target][0]
+    return expr.canonical(target)
+
+
+def key(target: str) -> str:
+    """A built-in id as is, an expression in canonical spelling (raises ExprError when refused)."""
+    return target if target in BUILTIN else expr.canonical(target)
+
+
+def grid(x_range: tuple[float, float], points: int) -> torch.Tensor:
+    """`points` evenly spaced x in float64 over the closed range, after checking the bounds."""
+    lo, hi = float(x_range[0]), float(x_range[1])
+    if not (-MAX_ABS_X <= lo < hi <= MAX_ABS_X):
+        raise ValueError(f"x_range must satisfy -{MAX_ABS_X:g} <= lo < hi <= {MAX_ABS_X:g}")
+    if not (MIN_POINTS <= int(points) <= MAX_POINTS):
+        raise ValueError(f"points must be in [{MIN_POINTS}, {MAX_POINTS}]")
+    return torch.linspace(lo, hi, int(points), dtype=torch.float64)
+
+
+def values(target: str, x: torch.Tensor) -> torch.Tensor:
+    """The target's values at x in float64: a built-in id, or a whitelisted expression (ExprError if refused)."""
+    if target in BUILTIN:
+        return BUILTIN[target][1](x.to(torch.float64))
+    return expr.evaluate(target, x)
