@@ -23,13 +23,13 @@ n = left.slider(t("position.n_tokens"), 2, position.MAX_TOKENS, 8, key="n", bind
                 help=t("position.n_tokens_help"))
 d = middle.select_slider(t("position.d"), [8, 16, 32, 64, 128], 64, key="d", bind="query-params",
                          help=t("position.d_help"))
-act = right.selectbox(t("position.act"), ffn.ACTIVATIONS, index=1, key="act", bind="query-params",
-                      format_func=lambda a: t(f"position.act_{a}"))
+act = widgets.choice(page, right.selectbox, t("position.act"), ffn.ACTIVATIONS, index=1, key="act",
+                     option_label=lambda tr, a: tr(f"position.act_{a}"))
 left, middle, right = st.columns(3)
 heads = left.selectbox(t("position.heads"), [1, 2, 4, 8], key="heads", bind="query-params",
                        help=t("position.heads_help"))
-perm = middle.selectbox(t("position.perm"), position.PERMUTATIONS, key="perm", bind="query-params",
-                        format_func=lambda p: t(f"position.perm_{p}"), help=t("position.perm_help"))
+perm = widgets.choice(page, middle.selectbox, t("position.perm"), position.PERMUTATIONS, key="perm",
+                      option_label=lambda tr, p: tr(f"position.perm_{p}"), help=t("position.perm_help"))
 seed = right.number_input(t("position.seed"), 0, 9999, 0, step=1, key="seed", bind="query-params",
                           help=t("position.seed_help"))
 causal = st.toggle(t("position.causal"), False, key="causal", bind="query-params", help=t("position.causal_help"))

@@ -20,8 +20,8 @@ left, middle, right = st.columns(3)
 d = left.slider(t("collapse.d"), 8, 128, 64, step=8, key="d", bind="query-params", help=t("collapse.d_help"))
 m = middle.select_slider(t("collapse.m"), [4, 8, 16, 32, 64, 128, 256, 512, 1024], 256, key="m",
                          bind="query-params", help=t("collapse.m_help"))
-act = right.selectbox(t("collapse.act"), ffn.ACTIVATIONS, key="act", bind="query-params",
-                      format_func=lambda a: t(f"collapse.act_{a}"))
+act = widgets.choice(page, right.selectbox, t("collapse.act"), ffn.ACTIVATIONS, key="act",
+                     option_label=lambda tr, a: tr(f"collapse.act_{a}"))
 left, right = st.columns([1, 2])
 bias = left.toggle(t("collapse.bias"), False, key="bias", bind="query-params", help=t("collapse.bias_help"))
 seed = right.number_input(t("collapse.seed"), 0, 9999, 0, step=1, key="seed", bind="query-params",
@@ -71,9 +71,12 @@ values = dict(d=d, m=m, rank=res.rank, residual=err(res.max_abs_residual), act=a
                two=f"{res.two_layer_params:,}", one=f"{res.single_matrix_params:,}",
                extra=f"{res.two_layer_params - res.single_matrix_params:,}", lost=d - res.rank,
                error=f"{res.fit_relative_error:.0%}" if res.fit_relative_error >= 0.005 else err(res.fit_relative_error))
-if act != "none":
-    lines = [t("collapse.takeaway_nonlinear" if res.fit_relative_error > NONLINEAR else "collapse.takeaway_nearly_linear",
-               **values)]
+if act != "none" and res.fit_relative_error <= NONLINEAR:
+    lines = [t("collapse.takeaway_nearly_linear", **values)]
+elif act != "none":
+    # With m ≤ d/2 the two layers hold no more weights than one d × d matrix: nothing "extra" to pay for.
+    wide = res.two_layer_params > res.single_matrix_params
+    lines = [t("collapse.takeaway_nonlinear" if wide else "collapse.takeaway_nonlinear_narrow", **values)]
 elif res.max_abs_residual > EXACT:
     lines = [t("collapse.takeaway_broken", **values)]
 else:

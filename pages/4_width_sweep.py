@@ -20,19 +20,19 @@ st.latex(t("sweep.formula"))
 
 left, middle, right = st.columns([2, 3, 2])
 # The URL carries the shown label: math names keep a link valid in either language.
-target = left.selectbox(t("sweep.target"), TARGETS, key="target", bind="query-params",
-                        format_func=lambda k: targets.label(k) if k in targets.BUILTIN else t("sweep.target_custom"))
+target = widgets.choice(page, left.selectbox, t("sweep.target"), TARGETS, key="target",
+                        option_label=lambda tr, k: targets.label(k) if k in targets.BUILTIN else tr("sweep.target_custom"))
 text = CUSTOM_DEFAULT
 if target == "custom":
     text = left.text_input(t("sweep.expr"), CUSTOM_DEFAULT, max_chars=expr.MAX_LENGTH, key="expr",
                            bind="query-params", help=t("sweep.expr_help"))
 widths = middle.multiselect(t("sweep.widths"), WIDTH_OPTIONS, default=list(sweep.WIDTHS), key="widths",
                             bind="query-params", max_selections=sweep.MAX_WIDTHS, help=t("sweep.widths_help"))
-act = right.selectbox(t("sweep.act"), net1d.ACTS, key="act", bind="query-params",
-                      format_func=lambda a: t(f"sweep.act_{a}"))
+act = widgets.choice(page, right.selectbox, t("sweep.act"), net1d.ACTS, key="act",
+                     option_label=lambda tr, a: tr(f"sweep.act_{a}"))
 left, right = st.columns([3, 2])
-method = left.radio(t("sweep.method"), METHODS, key="method", bind="query-params", horizontal=True,
-                    format_func=lambda m: t(f"sweep.method_{m}"), help=t("sweep.method_help"))
+method = widgets.choice(page, left.radio, t("sweep.method"), METHODS, key="method", horizontal=True,
+                        option_label=lambda tr, m: tr(f"sweep.method_{m}"), help=t("sweep.method_help"))
 seed = right.number_input(t("sweep.seed"), 0, 9999, 0, step=1, key="seed", bind="query-params",
                           help=t("sweep.seed_help"))
 

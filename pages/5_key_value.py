@@ -98,7 +98,9 @@ widgets.claim(
 )
 widgets.claim(
     page,
-    t("keyvalue.claim_concentration", before=f"{before.mean_n_for_90:.1f}", after=f"{after.mean_n_for_90:.1f}", m=m, n=n),
+    # With no training the claim cannot hold; it stays ✗, but says why instead of looking like a failure.
+    t("keyvalue.claim_concentration" if steps else "keyvalue.claim_concentration_untrained",
+      before=f"{before.mean_n_for_90:.1f}", after=f"{after.mean_n_for_90:.1f}", m=m, n=n),
     ok=after.mean_n_for_90 < before.mean_n_for_90,
 )
 

@@ -12,20 +12,20 @@ N_KEYS = 128  # pairs (or labelled keys) in the training run
 
 st.title(t("sparsity.title"))
 st.markdown(t("sparsity.lesson"))
-st.latex(r"\text{active fraction}(x) = \frac{1}{m} \sum_{i=1}^{m} \mathbf{1}\left[k_i \cdot x + b_i > 0\right]")
+st.latex(r"\text{" + t("sparsity.formula_lhs") + r"}(x) = \frac{1}{m} \sum_{i=1}^{m} \mathbf{1}\left[k_i \cdot x + b_i > 0\right]")
 
-c1, c2, c3, c4 = st.columns(4)
-act = c1.selectbox(t("sparsity.act"), ["relu", "gelu", "silu"], key="act", bind="query-params",
-                   format_func=lambda a: t(f"sparsity.act_{a}"), help=t("sparsity.act_help"))
-init = c2.selectbox(t("sparsity.init"), list(ffn.INITS), key="init", bind="query-params",
-                    format_func=lambda i: t(f"sparsity.init_{i}"), help=t("sparsity.init_help"))
+c1, c2, c3, c4 = st.columns([1, 2, 1, 1])  # the initialisation names are long; they are also the URL values
+act = widgets.choice(page, c1.selectbox, t("sparsity.act"), ["relu", "gelu", "silu"], key="act",
+                     option_label=lambda tr, a: tr(f"sparsity.act_{a}"), help=t("sparsity.act_help"))
+init = widgets.choice(page, c2.selectbox, t("sparsity.init"), ffn.INITS, key="init",
+                      option_label=lambda tr, i: tr(f"sparsity.init_{i}"), help=t("sparsity.init_help"))
 bias = c3.toggle(t("sparsity.bias"), True, key="bias", bind="query-params", help=t("sparsity.bias_help"))
-seed = c4.number_input(t("sparsity.seed"), 0, 9999, 0, key="seed", bind="query-params")
+seed = c4.number_input(t("sparsity.seed"), 0, 9999, 0, key="seed", bind="query-params", help=t("sparsity.seed_help"))
 c1, c2, c3, c4 = st.columns(4)
 d = c1.slider(t("sparsity.d"), 16, 128, 64, step=16, key="d", bind="query-params")
 m = c2.select_slider(t("sparsity.m"), [32, 64, 128, 256, 512], 256, key="m", bind="query-params")
-task = c3.radio(t("sparsity.task"), list(memorise.TASKS), key="task", bind="query-params",
-                format_func=lambda k: t(f"sparsity.task_{k}"), help=t("sparsity.task_help"))
+task = widgets.choice(page, c3.radio, t("sparsity.task"), memorise.TASKS, key="task",
+                      option_label=lambda tr, k: tr(f"sparsity.task_{k}"), help=t("sparsity.task_help"))
 steps = c4.select_slider(t("sparsity.steps"), [0, 50, 100, 200, 400, 600, 1000], 200, key="steps",
                          bind="query-params")
 
@@ -81,7 +81,7 @@ st.subheader(t("sparsity.train_heading"))
 st.markdown(t(f"sparsity.task_lesson_{task}", n=N_KEYS, classes=memorise.N_CLASSES))
 before, after = run.active_train[0], run.active_train[-1]
 c1, c2, c3, c4 = st.columns(4)
-c1.metric(t("sparsity.metric_train"), f"{before:.3f} → {after:.3f}", f"{100 * run.change:+.1f} pt",
+c1.metric(t("sparsity.metric_train"), f"{before:.3f} → {after:.3f}", t("sparsity.delta_points", value=f"{100 * run.change:+.1f}"),
           delta_color="off", help=t("sparsity.metric_train_help"))
 c2.metric(t("sparsity.metric_fresh"), f"{run.active_fresh[0]:.3f} → {run.active_fresh[-1]:.3f}",
           help=t("sparsity.metric_fresh_help"))

@@ -3,13 +3,14 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import altair as alt
 import pandas as pd
 import streamlit as st
 
+from ui import i18n, query
 from ui.i18n import Translator
 from ui.shell import Page
 
@@ -89,3 +90,33 @@ def show_code(page: Page, *funcs: Callable[..., Any]) -> None:
         for func in funcs:
             st.caption(f"`{func.__module__}.{func.__qualname__}`")
             st.code(_source(func), language="python")
+
+
+def _adopt_url_choice(page: Page, options: list[Any], key: str, option_label: Callable[[Translator, Any], str]) -> None:
+    # A bound choice keeps its shown label in the URL; a link written in the other language,
+    # or by hand with the option's id, would otherwise fall back to the default.
+    raw = query.text(key)
+    if raw is None or raw in {option_label(page.t, option) for option in options}:
+        return
+    for lang in i18n.LANGS:
+        translator = Translator(lang)
+        for option in options:
+            if raw in (str(option), option_label(translator, option)):
+                st.session_state[key] = option
+                return
+
+
+def choice(
+    page: Page,
+    widget: Callable[..., Any],
+    label: str,
+    options: Sequence[Any],
+    *,
+    key: str,
+    option_label: Callable[[Translator, Any], str],
+    **kwargs: Any,
+) -> Any:
+    """A selectbox or radio bound to the URL whose link works in either language and by option id."""
+    options = list(options)
+    _adopt_url_choice(page, options, key, option_label)
+    return widget(label, options, key=key, bind="query-params", format_func=lambda o: option_label(page.t, o), **kwargs)
