@@ -110,3 +110,25 @@ def test_markup_in_one_key(key):
     at = open_page(PAGE, "<b>x</b>", **{key: "<script>alert(1)</script>"})
     assert not at.exception, [e.value for e in at.exception]
     assert len(chart_specs(at)) == 2
+
+
+def _colour_scales(node):
+    if isinstance(node, dict):
+        if isinstance(node.get("color"), dict) and "field" in node["color"]:
+            yield node["color"]
+        for value in node.values():
+            yield from _colour_scales(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _colour_scales(value)
+
+
+def test_heatmaps_use_no_identity_colour_scale():
+    # A nominal colour with scale: null renders as an empty, zero-height chart in Streamlit 1.67's
+    # frontend (seen in Chromium; AppTest cannot see it), so the cell ink needs an explicit scale.
+    at = open_page(PAGE, "en")
+    specs = chart_specs(at)
+    assert len(specs) == 2
+    for spec in specs:
+        colours = list(_colour_scales(spec["layer"]))
+        assert colours and all(c.get("scale", {}) is not None for c in colours), colours

@@ -1,6 +1,8 @@
 """The linear-collapse page's chart: the singular values of W₂W₁ on a log scale."""
 from __future__ import annotations
 
+import math
+
 import altair as alt
 import pandas as pd
 
@@ -16,18 +18,27 @@ def singular_values(frame: pd.DataFrame, t: Translator) -> alt.Chart:
     data = frame[frame["singular_value"] > 0].assign(
         status=frame["counted"].map({True: t("collapse.counted_yes"), False: t("collapse.counted_no")})
     )
+    # Ticks only at powers of ten (every other one over a long range): Vega's own log ticks mix
+    # 3e-1, 1e-1, 2e-2 … which reads as noise on a projector.
+    values = data["singular_value"]
+    low = math.floor(math.log10(values.min())) if len(values) else -1
+    high = math.ceil(math.log10(values.max())) if len(values) else 1
+    high = max(high, low + 1)
+    step = 1 if high - low <= 8 else 2
+    ticks = [10.0**k for k in range(high, low - 1, -step)]
     return (
         alt.Chart(data)
         .mark_point(filled=True, size=36)
         .encode(
             x=alt.X("index:Q", title=t("collapse.axis_index"), scale=alt.Scale(domainMin=1, nice=False)),
-            y=alt.Y("singular_value:Q", title=t("collapse.axis_sv"), scale=alt.Scale(type="log"),
-                    axis=alt.Axis(format=".0e")),
+            y=alt.Y("singular_value:Q", title=t("collapse.axis_sv"),
+                    scale=alt.Scale(type="log", domain=[10.0**low, 10.0**high], nice=False),
+                    axis=alt.Axis(format=".0e", values=ticks, labelExpr="datum.value == 1 ? '1' : datum.label")),
             color=alt.Color(
                 "status:N",
                 title=t("collapse.legend_counted"),
                 scale=alt.Scale(domain=[t("collapse.counted_yes"), t("collapse.counted_no")], range=[COUNTED, ZERO]),
-                legend=alt.Legend(orient="bottom"),
+                legend=alt.Legend(orient="top"),
             ),
             tooltip=[
                 alt.Tooltip("index:Q", title=t("collapse.col_k")),
@@ -35,5 +46,5 @@ def singular_values(frame: pd.DataFrame, t: Translator) -> alt.Chart:
                 alt.Tooltip("status:N", title=t("collapse.legend_counted")),
             ],
         )
-        .properties(height=320)
+        .properties(height=380)
     )

@@ -38,16 +38,17 @@ def contributions(data: pd.DataFrame, t: Translator, state: str) -> alt.Chart:
                 title=t("keyvalue.legend_sign"),
                 scale=alt.Scale(domain=[t("keyvalue.sign_positive"), t("keyvalue.sign_negative")],
                                 range=list(SIGN_COLOURS.values())),
-                legend=alt.Legend(orient="bottom"),
+                legend=alt.Legend(orient="top"),
             ),
             tooltip=[
                 alt.Tooltip("neuron:Q", title=t("keyvalue.axis_neuron")),
-                alt.Tooltip("coefficient:Q", title="a_i", format=".4f"),
-                alt.Tooltip("norm:Q", title="‖a_i v_i‖", format=".4f"),
-                alt.Tooltip("projection:Q", title="(a_i v_i)·ŷ", format=".4f"),
+                alt.Tooltip("coefficient:Q", title="aᵢ", format=".4f"),
+                alt.Tooltip("norm:Q", title="‖aᵢvᵢ‖", format=".4f"),
+                alt.Tooltip("projection:Q", title="(aᵢvᵢ)·ŷ", format=".4f"),
             ],
         )
-        .properties(title=t(f"keyvalue.state_{state}"), height=260)
+        # Streamlit's height is the whole chart: legend and the rotated neuron labels come out of it.
+        .properties(title=t(f"keyvalue.state_{state}"), height=380)
     )
 
 
@@ -56,10 +57,10 @@ def cumulative(frame: pd.DataFrame, marks: pd.DataFrame, t: Translator) -> alt.L
     data = frame.assign(state_label=frame["state"].map(lambda s: t(f"keyvalue.state_{s}")))
     states = [s for s in STATE_COLOURS if s in set(frame["state"])]
     scale = alt.Scale(domain=[t(f"keyvalue.state_{s}") for s in states], range=[STATE_COLOURS[s] for s in states])
-    colour = alt.Color("state_label:N", title=t("keyvalue.legend_state"), scale=scale, legend=alt.Legend(orient="bottom"))
+    colour = alt.Color("state_label:N", title=t("keyvalue.legend_state"), scale=scale, legend=alt.Legend(orient="top"))
     curve = alt.Chart(data).mark_line(interpolate="step-after").encode(
         x=alt.X("rank:Q", title=t("keyvalue.axis_rank"),
-                scale=alt.Scale(type="log", domain=[1, int(frame["rank"].max())])),
+                scale=alt.Scale(type="log", domain=[1, int(frame["rank"].max())], nice=False)),
         y=alt.Y("cumulative_share:Q", title=t("keyvalue.axis_cumulative"), axis=alt.Axis(format="%")),
         color=colour,
         tooltip=[
@@ -82,4 +83,4 @@ def cumulative(frame: pd.DataFrame, marks: pd.DataFrame, t: Translator) -> alt.L
                  alt.Tooltip("share:Q", format=".0%"),
                  alt.Tooltip("neurons:Q", title=t("keyvalue.axis_rank"))],
     )
-    return (curve + rules + rule_text + points).properties(height=300)
+    return (curve + rules + rule_text + points).properties(height=380)

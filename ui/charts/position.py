@@ -10,6 +10,7 @@ from ui.i18n import Translator
 MAX_LABELLED_TOKENS = 10
 # From white, so an exact 0 reads as an empty square, to a dark blue for the strongest influence.
 COLOURS = ["#ffffff", "#08519c"]
+INK = ["#ffffff", "#374151"]  # cell text on the dark and on the light half of the scale
 
 
 def influence_heatmap(frame: pd.DataFrame, t: Translator, title: str) -> alt.LayerChart:
@@ -21,11 +22,14 @@ def influence_heatmap(frame: pd.DataFrame, t: Translator, title: str) -> alt.Lay
         label=["0" if v == 0 else f"{v:.2f}" for v in frame["influence"]],
         # White text on the dark half of the scale. A column rather than alt.condition, which costs
         # Altair a slow schema round trip on every rerun.
-        ink=["#ffffff" if v > half else "#374151" for v in frame["influence"]],
+        ink=[INK[0] if v > half else INK[1] for v in frame["influence"]],
     )
+    # Every token number stays on the axes while they fit; Vega would otherwise drop every other
+    # one as soon as the projector's larger labels come close to touching.
+    overlap = n > MAX_LABELLED_TOKENS
     base = alt.Chart(data).encode(
-        x=alt.X("j:O", title=t("position.axis_input"), sort=tokens, axis=alt.Axis(labelAngle=0)),
-        y=alt.Y("i:O", title=t("position.axis_output"), sort=tokens),
+        x=alt.X("j:O", title=t("position.axis_input"), sort=tokens, axis=alt.Axis(labelAngle=0, labelOverlap=overlap)),
+        y=alt.Y("i:O", title=t("position.axis_output"), sort=tokens, axis=alt.Axis(labelOverlap=overlap)),
     )
     cells = base.mark_rect(stroke="#d1d5db", strokeWidth=0.5).encode(
         color=alt.Color(
@@ -42,5 +46,9 @@ def influence_heatmap(frame: pd.DataFrame, t: Translator, title: str) -> alt.Lay
     )
     if n > MAX_LABELLED_TOKENS:
         return alt.layer(cells).properties(title=title, height=360)
-    labels = base.mark_text(fontSize=10).encode(text="label:N", color=alt.Color("ink:N", scale=None))
+    # An identity scale (scale=None) on a nominal colour leaves Streamlit's chart blank (1.67):
+    # the two inks go through an explicit scale mapping each to itself instead.
+    ink = alt.Color("ink:N", scale=alt.Scale(domain=INK, range=INK), legend=None)
+    # No fixed font size: the presenter's larger "text" config then reaches the cell values too.
+    labels = base.mark_text().encode(text=alt.Text("label:N"), color=ink)
     return alt.layer(cells, labels).properties(title=title, height=360)

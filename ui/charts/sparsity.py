@@ -13,11 +13,11 @@ def per_token(frame: pd.DataFrame, t: Translator) -> alt.LayerChart:
     """Histogram of the share of neurons each token activates, with one half marked."""
     bars = alt.Chart(frame).mark_bar(color="#2563eb").encode(
         x=alt.X("active_fraction:Q", bin=alt.Bin(maxbins=40), title=t("sparsity.axis_token_fraction"),
-                axis=alt.Axis(format="%")),
+                axis=alt.Axis(format=".0%")),
         y=alt.Y("count():Q", title=t("sparsity.axis_tokens")),
     )
     half = alt.Chart(pd.DataFrame({"x": [0.5]})).mark_rule(strokeDash=[6, 4], color="#111827").encode(x="x:Q")
-    return (bars + half).properties(height=260)
+    return (bars + half).properties(height=300)
 
 
 def per_neuron(frame: pd.DataFrame, t: Translator) -> alt.LayerChart:
@@ -30,7 +30,7 @@ def per_neuron(frame: pd.DataFrame, t: Translator) -> alt.LayerChart:
                  alt.Tooltip("firing_rate:Q", title=t("sparsity.axis_firing_rate"), format=".1%")],
     )
     half = alt.Chart(pd.DataFrame({"y": [0.5]})).mark_rule(strokeDash=[6, 4], color="#111827").encode(y="y:Q")
-    return (area + half).properties(height=260)
+    return (area + half).properties(height=300)
 
 
 def training(frame: pd.DataFrame, published: dict[str, float], t: Translator) -> alt.LayerChart:
@@ -45,7 +45,7 @@ def training(frame: pd.DataFrame, published: dict[str, float], t: Translator) ->
             "tokens_label:N",
             title=t("sparsity.legend_tokens"),
             scale=alt.Scale(domain=[t(f"sparsity.tokens_{k}") for k in kinds], range=list(TOKEN_COLOURS.values())),
-            legend=alt.Legend(orient="bottom"),
+            legend=alt.Legend(orient="top"),
         ),
         tooltip=[alt.Tooltip("step:Q", title=t("sparsity.axis_step")),
                  alt.Tooltip("tokens_label:N", title=t("sparsity.legend_tokens")),
@@ -63,7 +63,7 @@ def training(frame: pd.DataFrame, published: dict[str, float], t: Translator) ->
         )
         for i, dy in zip(reference["value"].argsort(), (8, -7))
     ]
-    return alt.layer(lines, rules, *labels).properties(height=320)
+    return alt.layer(lines, rules, *labels).properties(height=380)
 
 
 def loss(frame: pd.DataFrame, t: Translator) -> alt.Chart:
@@ -73,8 +73,9 @@ def loss(frame: pd.DataFrame, t: Translator) -> alt.Chart:
         .mark_line(color="#111827")
         .encode(
             x=alt.X("step:Q", title=t("sparsity.axis_step")),
-            y=alt.Y("loss:Q", title=t("sparsity.axis_loss"), scale=alt.Scale(type="log")),
+            y=alt.Y("loss:Q", title=t("sparsity.axis_loss"), scale=alt.Scale(type="log"),
+                    axis=alt.Axis(format=".0e")),
             tooltip=[alt.Tooltip("step:Q"), alt.Tooltip("loss:Q", format=".3g")],
         )
-        .properties(height=200)
+        .properties(height=260)
     )

@@ -42,7 +42,9 @@ def block_bar(frame: pd.DataFrame, t: Translator) -> alt.LayerChart:
     parts = [p for p in PART_COLOURS if p in set(data["part"])]
     base = alt.Chart(data)
     bars = base.mark_bar(height=40, stroke="white", strokeWidth=2).encode(
-        x=alt.X("start:Q", title=t("split.axis_params"), axis=alt.Axis(format="~s", tickCount=6)),
+        # "~s" would print the origin as "0M"
+        x=alt.X("start:Q", title=t("split.axis_params"),
+                axis=alt.Axis(format="~s", tickCount=6, labelExpr="datum.value == 0 ? '0' : datum.label")),
         x2=alt.X2("end:Q"),
         color=alt.Color("part_label:N", title=t("split.legend_part"), scale=_part_scale(t, parts)),
         tooltip=[
