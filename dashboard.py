@@ -61,7 +61,7 @@ widgets.takeaway(page, t("home.takeaway", ratio=f"{ratio:g}", share=f"{split.ffn
 
 st.header(t("home.map_heading"))
 st.markdown(t("home.map_lesson"))
-demos = shell.available()[1:]
+demos = shell.PAGES[1:]
 for index, (section, path, icon) in enumerate(demos):
     if index % 3 == 0:  # a row at a time, so the cards read left to right in lesson order
         columns = st.columns(3, gap="medium")

@@ -25,12 +25,7 @@ def _flatten(table: dict[str, Any], prefix: str = "") -> dict[str, str]:
 @functools.cache
 def strings(lang: str) -> dict[str, str]:
     """Every string of one language, keyed "section.key"; read once per process."""
-    files = [LOCALES / f"{lang}.toml", *sorted((LOCALES / "parts").glob(f"*.{lang}.toml"))]
-    merged: dict[str, str] = {}
-    for path in files:
-        if path.exists():
-            merged.update(_flatten(tomllib.loads(path.read_text(encoding="utf-8"))))
-    return merged
+    return _flatten(tomllib.loads((LOCALES / f"{lang}.toml").read_text(encoding="utf-8")))
 
 
 def resolve_lang(candidate: object) -> str | None:

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 import streamlit as st
 import torch
@@ -22,21 +21,15 @@ PAGES: tuple[tuple[str, str, str], ...] = (
     ("keyvalue", "pages/5_key_value.py", ":material/key:"),
     ("sparsity", "pages/6_activation_sparsity.py", ":material/bolt:"),
 )
-_ROOT = Path(__file__).resolve().parents[1]
 LANG_NAMES = {"ko": "한국어", "en": "English"}
 
 # The scale is a root font size: Streamlit sizes its text in rem, so everything grows together.
 _PRESENTER_CSS = """
 <style>
-html { font-size: 21px; }
+html { font-size: 21px !important; }
 [data-testid="stMetricValue"] { font-size: 2.4rem; }
 </style>
 """
-
-
-def available() -> list[tuple[str, str, str]]:
-    """The pages whose files are present, home first: what the menu and the home map link to."""
-    return [entry for entry in PAGES if (_ROOT / entry[1]).exists()]
 
 
 @dataclass(frozen=True)
@@ -113,7 +106,7 @@ def _sidebar(page: Page) -> None:
         )
         st.markdown(f"### {t('common.menu')}")
         params = link_params(page)
-        for section, path, icon in available():
+        for section, path, icon in PAGES:
             st.page_link(path, label=t(f"{section}.menu"), icon=icon, query_params=params)
         st.markdown(f"### {t('common.presenter')}")
         st.toggle(t("common.presenter_mode"), value=page.presenter, key="_present_widget",

@@ -52,7 +52,10 @@ def chart(page: Page, builder: Callable[..., alt.TopLevelMixin] | alt.TopLevelMi
 
 def table(page: Page, frame: pd.DataFrame, filename: str) -> None:
     """The numbers behind a chart, with a CSV download."""
-    st.dataframe(frame, hide_index=True, width="stretch")
+    # Counts read with thousands separators (1,048,576), as they do everywhere else on the page.
+    counts = {name: st.column_config.NumberColumn(format="localized")
+              for name, dtype in frame.dtypes.items() if pd.api.types.is_integer_dtype(dtype)}
+    st.dataframe(frame, hide_index=True, width="stretch", column_config=counts)
     st.download_button(
         page.t("common.download_csv"),
         frame.to_csv(index=False).encode("utf-8"),
