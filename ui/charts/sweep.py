@@ -39,10 +39,10 @@ def fits(curves: pd.DataFrame, kinks: pd.DataFrame, t: Translator) -> alt.FacetC
         color=KINK, shape="triangle-up", filled=True, size=45).encode(
         x=x, y=y, tooltip=[alt.Tooltip("series:N", title=t("sweep.legend_method")),
                            alt.Tooltip("x:Q", title=t("sweep.col_kink"), format=".3f")])
-    columns = min(4, data["width"].nunique())
+    columns = min(3, data["width"].nunique())  # three panels fit a laptop-wide main column
     return (
         alt.layer(target_line, fit_line, kink_marks)
-        .properties(width=190, height=150)
+        .properties(width=220, height=150)
         .facet(facet=alt.Facet("width:O", title=t("sweep.axis_width_panel")), columns=columns)
     )
 
