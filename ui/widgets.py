@@ -9,6 +9,7 @@ from typing import Any
 import altair as alt
 import pandas as pd
 import streamlit as st
+from streamlit import dataframe_util
 
 from ui import i18n, query
 from ui.i18n import Translator
@@ -31,7 +32,13 @@ def _spec(name: str, _builder: Callable[..., alt.TopLevelMixin], *args: Any, **k
     # milliseconds per chart; the spec depends only on the builder's inputs, so a rerun with the
     # same settings (any student's) reuses it. The builders are tested, so validation is skipped.
     # The builder itself is keyed by its qualified name (a leading underscore keeps it out of the hash).
-    return _builder(*args, **kwargs).to_dict(validate=False)
+    spec = _builder(*args, **kwargs).to_dict(validate=False)
+    # Streamlit turns inline datasets into Arrow on every draw unless they already are Arrow bytes.
+    spec["datasets"] = {
+        name: dataframe_util.convert_anything_to_arrow_bytes(pd.DataFrame(rows))
+        for name, rows in spec.get("datasets", {}).items()
+    }
+    return spec
 
 
 def chart(page: Page, builder: Callable[..., alt.TopLevelMixin] | alt.TopLevelMixin, *args: Any, **kwargs: Any) -> None:
