@@ -1,0 +1,373 @@
+"""A class of students on one server: N concurrent Streamlit sessions opening pages and moving controls.
+
+    python bench/load.py                      # starts its own server per N, N = 1, 10, 30
+    python bench/load.py --url http://127.0.0.1:8501 --students 30
+
+Each student is a real Streamlit session over its websocket protocol (bench/stclient.py), not a
+browser: 30 Chromium tabs would need several GB and both cores for themselves, and would measure
+the browser more than the server. The server cannot tell the difference: it gets the same BackMsg
+(rerun with query string, page and widget states) and sends the same ForwardMsgs.
+
+A student opens every page (half the class in Korean, half in English), then on each demo page
+moves a control or two (a step or two along a slider, another option, a flip), pausing to read
+between moves. A rerun is "cached" when another session already finished a run with the same page
+and settings, "first" otherwise. Printed per N: rerun latency p50/p95/max (all, cached, first),
+errors (exception elements, failed runs, client errors), the server's peak RSS.
+
+Two checks run beside it (--checks): a second student on the same settings must not recompute
+(`check_cache`), and two students on different settings must each see only their own result
+(`check_isolation`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import threading
+import time
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import psutil  # noqa: E402
+
+import stclient  # noqa: E402
+from stclient import AppPage, Run, Server, Session, discover_pages, neighbour, rss_mb  # noqa: E402
+
+
+@dataclass
+class Record:
+    student: int
+    page: str
+    action: str  # "open" or "move"
+    seconds: float
+    cached: bool
+    ok: bool
+    errors: list[str] = field(default_factory=list)
+
+
+class Class:
+    """Shared bookkeeping of one load run: which settings some session has finished computing."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.done: set[str] = set()
+        self.records: list[Record] = []
+        self.client_errors: list[str] = []
+
+    def record(self, student: int, page: AppPage, action: str, run: Run, seen_before: bool) -> None:
+        with self.lock:
+            self.done.add(run.settings)
+            self.records.append(Record(student, page.name, action, run.seconds, seen_before, run.ok, run.exceptions))
+
+    def seen(self, settings: str) -> bool:
+        with self.lock:
+            return settings in self.done
+
+
+def student(i: int, url: str, pages: list[AppPage], moves: int, think: tuple[float, float],
+            deadline: float, klass: Class, start: threading.Barrier) -> None:
+    rng = random.Random(i)
+    # Half the class does what the instructor says ("set d to 128"): the same moves in the same
+    # order, drawn from one shared generator per page; the other half explores on its own.
+    follows = i % 2 == 0
+    lang = "ko" if i % 4 < 2 else "en"
+    session = None
+    try:
+        start.wait(timeout=120)
+        time.sleep(rng.uniform(0, 1.0))  # a class arrives within a second or so of the link
+        session = Session(url)
+        for page in pages:
+            if time.monotonic() > deadline:
+                return
+            link = f"lang={lang}"
+            run = _timed(klass, i, page, "open", lambda: session.open(page, link),
+                         stclient.settings_key(page, link, {}))
+            plan = random.Random(page.name)
+            for _ in range(moves if page.url_path else 0):
+                if time.monotonic() > deadline or not run.widgets:
+                    break
+                time.sleep(rng.uniform(*think))
+                chooser = plan if follows else rng
+                # Same kind and key in both languages; only labels differ.
+                widgets = sorted(run.widgets, key=lambda w: (w.key, w.kind))
+                widget = chooser.choice(widgets)
+                value = neighbour(widget, chooser, session.values.get(widget.key or widget.id))
+                session.stage(widget, value)
+                run = _timed(klass, i, page, "move", session.rerun, session.settings())
+            time.sleep(rng.uniform(*think))
+    except Exception as e:  # a dropped socket or a timeout is an error of the run, not of the script
+        where = traceback.extract_tb(e.__traceback__)[-1]
+        with klass.lock:
+            klass.client_errors.append(f"student {i}: {type(e).__name__}: {e} ({Path(where.filename).name}:{where.lineno})")
+    finally:
+        if session is not None:
+            session.close()
+
+
+def _timed(klass: Class, i: int, page: AppPage, action: str, call, settings: str) -> Run:
+    # Cached means: some session had finished these settings before this request was sent.
+    seen_before = klass.seen(settings)
+    run = call()
+    klass.record(i, page, action, run, seen_before)
+    return run
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
+
+
+class PeakRSS:
+    """Samples the server's RSS (with children) every 0.2 s until stopped."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid, self.peak, self._stop = pid, rss_mb(pid), threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+        self._thread.start()
+
+    def _loop(self) -> None:
+        while not self._stop.wait(0.2):
+            self.peak = max(self.peak, rss_mb(self.pid))
+
+    def stop(self) -> float:
+        self._stop.set()
+        self._thread.join()
+        self.peak = max(self.peak, rss_mb(self.pid))
+        return self.peak
+
+
+def server_pid(url: str) -> int | None:
+    """The pid listening on the URL's port (to read the memory of a server we did not start)."""
+    port = int(url.rsplit(":", 1)[1].split("/")[0])
+    for conn in psutil.net_connections(kind="tcp"):
+        if conn.status == psutil.CONN_LISTEN and conn.laddr and conn.laddr.port == port and conn.pid:
+            return conn.pid
+    return None
+
+
+THINK_S = (1.0, 4.0)  # seconds a student reads between two actions (uniform)
+
+
+def run_load(url: str, n: int, pid: int | None, moves: int = 2, think: tuple[float, float] = THINK_S,
+             max_seconds: float = 120.0, pages: list[AppPage] | None = None) -> dict:
+    """N students at once against a running server; the latency, error and memory summary."""
+    pages = pages or discover_pages()
+    klass = Class()
+    start = threading.Barrier(n)
+    deadline = time.monotonic() + max_seconds
+    peak = PeakRSS(pid) if pid else None
+    cpu0 = stclient.cpu_s(pid) if pid else float("nan")
+    began = time.perf_counter()
+    threads = [threading.Thread(target=student, args=(i, url, pages, moves, think, deadline, klass, start))
+               for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    wall = time.perf_counter() - began
+    cpu = (stclient.cpu_s(pid) - cpu0) if pid else float("nan")
+    rss_end = rss_mb(pid) if pid else float("nan")
+    peak_mb = peak.stop() if peak else float("nan")
+    recs = klass.records
+    script_errors = [f"{r.page}: {e}" for r in recs for e in (r.errors or ([] if r.ok else ["run not finished"]))]
+    every = [r.seconds for r in recs]
+    cached = [r.seconds for r in recs if r.cached]
+    first = [r.seconds for r in recs if not r.cached]
+    return {
+        "students": n, "runs": len(recs), "wall_s": wall,
+        "p50": percentile(every, 0.5), "p95": percentile(every, 0.95), "max": max(every, default=float("nan")),
+        "cached_runs": len(cached), "cached_p50": percentile(cached, 0.5), "cached_p95": percentile(cached, 0.95),
+        "cached_max": max(cached, default=float("nan")),
+        "first_runs": len(first), "first_p95": percentile(first, 0.95),
+        "errors": len(script_errors) + len(klass.client_errors),
+        "error_samples": (script_errors + klass.client_errors)[:5],
+        "peak_rss_mb": peak_mb, "rss_end_mb": rss_end,
+        # Server CPU per rerun: how many reruns a second one core can serve, whatever the load.
+        "cpu_s": cpu, "cpu_per_run_s": cpu / max(len(recs), 1),
+        "per_page_p95": {p.name: percentile([r.seconds for r in recs if r.page == p.name], 0.95) for p in pages},
+    }
+
+
+# --- the two checks -------------------------------------------------------------------------
+
+
+def _first_movable(run: Run) -> list:
+    # Sliders first: they change what is computed; then options, then flips.
+    order = {"slider": 0, "number_input": 1, "selectbox": 2, "radio": 2, "checkbox": 3}
+    return sorted(run.widgets, key=lambda w: order[w.kind])
+
+
+def check_cache(url: str, pid: int | None = None, pages: list[AppPage] | None = None) -> list[dict]:
+    """Per page: the first run of new settings, then two more students on the same settings.
+
+    Seen from outside, a cache hit is a second student whose run costs the server about what a
+    warm rerun costs, not what the first student's did. Costs are the server's CPU seconds when
+    its pid is known (steadier on a shared machine), else wall seconds. A page whose computation
+    costs under 0.15 s cannot be told apart from noise: `recomputed` is None there.
+    """
+    def cost(call) -> tuple[Run, float, float]:
+        c0 = stclient.cpu_s(pid) if pid else 0.0
+        run = call()
+        return run, run.seconds, (stclient.cpu_s(pid) - c0) if pid else run.seconds
+
+    rows = []
+    for page in pages or discover_pages()[1:]:
+        a, b, c = Session(url), Session(url), Session(url)
+        try:
+            opened = a.open(page, "lang=en")  # imports and default settings warm
+            widgets = _first_movable(opened)
+            if not widgets:
+                continue
+            widget = widgets[0]
+            value = neighbour(widget, random.Random(7), None)
+            first, first_wall, first_cost = cost(lambda: a.set(widget, value))
+            warm = [cost(a.rerun) for _ in range(3)]
+            warm_wall, warm_cost = min(w[1] for w in warm), min(w[2] for w in warm)
+            seconds = []
+            for other in (b, c):
+                other.open(page, "lang=en")
+                seconds.append(cost(lambda: other.set(widget, value)))  # the same settings, another session
+            second = min(seconds, key=lambda r: r[2])  # the better of two students: the machine is shared
+            compute = first_cost - warm_cost
+            rows.append({
+                "page": page.name, "control": widget.key or widget.kind, "unit": "CPU" if pid else "wall",
+                "first_s": first_wall, "second_student_s": second[1], "warm_rerun_s": warm_wall,
+                "first_cost": first_cost, "second_cost": second[2], "warm_cost": warm_cost,
+                "same_result": first.fingerprint() == second[0].fingerprint(),
+                "recomputed": None if compute < 0.15 else second[2] - warm_cost > 0.5 * compute,
+                "errors": len(first.exceptions) + len(second[0].exceptions),
+            })
+        finally:
+            for s in (a, b, c):
+                s.close()
+    return rows
+
+
+def print_cache(rows: list[dict]) -> None:
+    for row in rows:
+        verdict = {None: "compute too small to tell", True: "RECOMPUTED", False: "cached"}[row["recomputed"]]
+        print(f"cache   {row['page']:<22} {row['control']:<10} server {row['unit']}: first {fmt_s(row['first_cost'])}, "
+              f"second student {fmt_s(row['second_cost'])}, warm rerun {fmt_s(row['warm_cost'])} -> {verdict}"
+              f"{'' if row['same_result'] else ', DIFFERENT RESULT'}")
+
+
+def check_isolation(url: str, rounds: int = 5, pages: list[AppPage] | None = None) -> dict:
+    """Two students on one page with different settings, rerunning at the same moment, each
+    must read back exactly what that setting gives when run alone (metrics and texts)."""
+    for page in pages or discover_pages()[1:]:
+        ref = Session(url)
+        try:
+            opened = ref.open(page, "lang=en")
+            for widget in _first_movable(opened):
+                value_a = stclient.current_value(widget)
+                value_b = neighbour(widget, random.Random(3), None)
+                alone_b = ref.set(widget, value_b).fingerprint()
+                alone_a = ref.set(widget, value_a).fingerprint()
+                if alone_a != alone_b and (opened.metrics or opened.texts):
+                    break
+            else:
+                continue
+        finally:
+            ref.close()
+        a, b = Session(url), Session(url)
+        try:
+            a.open(page, "lang=en")
+            b.open(page, "lang=en")
+            leaks, runs = 0, 0
+            barrier = threading.Barrier(2)
+            seen: dict[str, list[str]] = {"a": [], "b": []}
+
+            def go(name: str, session: Session, value) -> None:
+                for _ in range(rounds):
+                    barrier.wait(timeout=60)
+                    seen[name].append(session.set(widget, value).fingerprint())
+
+            ta = threading.Thread(target=go, args=("a", a, value_a))
+            tb = threading.Thread(target=go, args=("b", b, value_b))
+            ta.start(), tb.start()
+            ta.join(), tb.join()
+            for got in seen["a"]:
+                leaks += got != alone_a
+            for got in seen["b"]:
+                leaks += got != alone_b
+            runs = len(seen["a"]) + len(seen["b"])
+            return {"page": page.name, "control": widget.key or widget.kind,
+                    "values": (str(value_a), str(value_b)), "runs": runs, "leaks": leaks}
+        finally:
+            a.close()
+            b.close()
+    return {"page": None, "runs": 0, "leaks": 0, "note": "no page with a control that changes a metric or text"}
+
+
+# --- the command ----------------------------------------------------------------------------
+
+
+def fmt_s(x: float) -> str:
+    return "—" if x != x else f"{x * 1000:.0f} ms"
+
+
+def print_load(r: dict) -> None:
+    print(f"N={r['students']:>3}  runs {r['runs']:>4}  errors {r['errors']}  "
+          f"all p50 {fmt_s(r['p50'])} p95 {fmt_s(r['p95'])} max {fmt_s(r['max'])}  |  "
+          f"cached ({r['cached_runs']}) p50 {fmt_s(r['cached_p50'])} p95 {fmt_s(r['cached_p95'])} "
+          f"max {fmt_s(r['cached_max'])}  |  first ({r['first_runs']}) p95 {fmt_s(r['first_p95'])}  |  "
+          f"peak RSS {r['peak_rss_mb']:.0f} MB  wall {r['wall_s']:.0f} s  "
+          f"server CPU {fmt_s(r['cpu_per_run_s'])}/rerun")
+    for sample in r["error_samples"]:
+        print(f"    error: {sample}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--url", help="a running server (default: start one per N on a free port)")
+    ap.add_argument("--students", type=int, nargs="+", default=[1, 10, 30])
+    ap.add_argument("--moves", type=int, default=2, help="control moves per demo page and student")
+    ap.add_argument("--think", type=float, nargs=2, default=THINK_S, metavar=("MIN", "MAX"),
+                    help="seconds a student pauses between actions")
+    ap.add_argument("--max-seconds", type=float, default=120.0, help="bound on each N's run")
+    ap.add_argument("--no-checks", action="store_true", help="skip the cache and isolation checks")
+    args = ap.parse_args(argv)
+
+    print(f"pages: {', '.join(p.name for p in discover_pages())}")
+    print("latencies: BackMsg rerun sent -> script_finished received, per rerun (noisy: shared 2-core machine)")
+    failed = False
+    for n in args.students:
+        server = None if args.url else Server()
+        try:
+            url = args.url or server.url
+            if server:
+                server.wait_healthy()
+            r = run_load(url, n, server.proc.pid if server else server_pid(url), args.moves,
+                         tuple(args.think), args.max_seconds)
+            print_load(r)
+            print(f"    ({stclient.load_average()})")
+            failed |= r["errors"] > 0
+        finally:
+            if server:
+                server.stop()
+    if not args.no_checks:
+        server = None if args.url else Server()
+        try:
+            url = args.url or server.url
+            if server:
+                server.wait_healthy()
+            rows = check_cache(url, server.proc.pid if server else server_pid(url))
+            print_cache(rows)
+            failed |= any(bool(r["recomputed"]) or not r["same_result"] or r["errors"] > 0 for r in rows)
+            iso = check_isolation(url)
+            print(f"isolation  page {iso['page']}  control {iso.get('control')}  runs {iso['runs']}  leaks {iso['leaks']}")
+            failed |= iso["leaks"] > 0
+        finally:
+            if server:
+                server.stop()
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,370 @@
+"""A Streamlit server in a subprocess, and sessions that talk to it the way the browser does.
+
+A session is one websocket to /_stcore/stream. It sends BackMsg protos (`rerun_script` with a
+ClientState: query string, page, widget states) and reads ForwardMsg protos until
+`script_finished`, collecting what the run drew: widgets (ids, ranges, options), metrics,
+markdown, exceptions. Shared by bench/load.py and bench/startup_memory.py.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import psutil
+import websocket
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+# FFNLAB_APP_ROOT points the benchmarks at another checkout (as tests/e2e does).
+ROOT = Path(os.environ.get("FFNLAB_APP_ROOT", Path(__file__).resolve().parents[1]))
+# The widget kinds a student moves; buttons (Train, Step) and text boxes are left alone.
+MOVABLE = ("slider", "selectbox", "checkbox", "radio", "number_input")
+# Query keys that choose how a page looks, not what it computes (ui/shell.py's reserved names).
+VIEW_KEYS = {"lang", "present", "code"}
+
+
+@dataclass(frozen=True)
+class AppPage:
+    file: str
+    url_path: str  # "" for home; Streamlit's pages/ router names a page by its file minus "N_"
+
+    @property
+    def name(self) -> str:
+        return self.url_path or "home"
+
+
+def discover_pages(root: Path = ROOT) -> list[AppPage]:
+    """Home, then pages/*.py in menu order (whatever exists now)."""
+    def order(p: Path) -> tuple[int, str]:
+        m = re.match(r"^(\d+)_", p.name)
+        return (int(m.group(1)) if m else 10**6, p.name)
+
+    pages = [AppPage("dashboard.py", "")]
+    for p in sorted((root / "pages").glob("*.py"), key=order):
+        pages.append(AppPage(f"pages/{p.name}", re.sub(r"^\d+_", "", p.stem)))
+    return pages
+
+
+# --- the server ---------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Server:
+    """`streamlit run dashboard.py` on a free port of 127.0.0.1; `started` is the spawn time."""
+
+    def __init__(self, root: Path = ROOT, port: int | None = None) -> None:
+        self.port = port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self._log = tempfile.NamedTemporaryFile("w+", prefix="ffnlab-bench-", suffix=".log", delete=False)
+        self.started = time.perf_counter()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "dashboard.py",
+             "--server.port", str(self.port), "--server.address", "127.0.0.1",
+             "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+            cwd=root, stdout=self._log, stderr=subprocess.STDOUT,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+
+    def log(self) -> str:
+        if not self._log.closed:
+            self._log.flush()
+        return Path(self._log.name).read_text(encoding="utf-8", errors="replace")
+
+    def wait_healthy(self, timeout_s: float = 90.0) -> float:
+        """Seconds from spawn until /_stcore/health answers ok."""
+        deadline = time.perf_counter() + timeout_s
+        while time.perf_counter() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"streamlit exited with {self.proc.returncode}:\n{self.log()}")
+            try:
+                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=1) as r:
+                    if r.read() == b"ok":
+                        return time.perf_counter() - self.started
+            except OSError:
+                pass
+            time.sleep(0.05)
+        raise RuntimeError(f"streamlit not healthy after {timeout_s:.0f} s:\n{self.log()}")
+
+    def rss_mb(self) -> float:
+        return rss_mb(self.proc.pid)
+
+    def cpu_s(self) -> float:
+        return cpu_s(self.proc.pid)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+        self._log.close()
+
+
+def cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) a process and its children have used so far.
+
+    On a shared machine this is the steadier measure of what a run costs: wall time also
+    counts the time the server waited for a core that another program held.
+    """
+    try:
+        proc = psutil.Process(pid)
+        procs = [proc, *proc.children(recursive=True)]
+    except psutil.NoSuchProcess:
+        return 0.0
+    total = 0.0
+    for p in procs:
+        try:
+            t = p.cpu_times()
+            total += t.user + t.system
+        except psutil.NoSuchProcess:
+            pass
+    return total
+
+
+def load_average() -> str:
+    """The machine's 1-minute load average and core count, printed beside every timing."""
+    return f"load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+
+
+def rss_mb(pid: int) -> float:
+    """Resident memory of a process and all its children, in MB."""
+    try:
+        proc = psutil.Process(pid)
+        procs = [proc, *proc.children(recursive=True)]
+    except psutil.NoSuchProcess:
+        return 0.0
+    total = 0
+    for p in procs:
+        try:
+            total += p.memory_info().rss
+        except psutil.NoSuchProcess:
+            pass
+    return total / 2**20
+
+
+# --- a session ----------------------------------------------------------------------------
+
+
+@dataclass
+class Widget:
+    id: str
+    kind: str
+    key: str  # the URL name when bound (query_param_key), else ""
+    proto: object
+
+
+@dataclass
+class Run:
+    """What one script run sent back."""
+
+    seconds: float
+    status: str
+    query_string: str
+    widgets: list[Widget] = field(default_factory=list)
+    metrics: list[tuple[str, str]] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
+    exceptions: list[str] = field(default_factory=list)
+    charts: int = 0
+    settings: str = ""  # the page and the values this session set: what its cached call is keyed on
+
+    @property
+    def ok(self) -> bool:
+        return not self.exceptions and self.status in ("FINISHED_SUCCESSFULLY", "FINISHED_FRAGMENT_RUN_SUCCESSFULLY")
+
+    def fingerprint(self) -> str:
+        """A digest of what the run showed: its metrics and its text (claims, takeaways)."""
+        return hashlib.sha256(repr((self.metrics, self.texts)).encode()).hexdigest()[:16]
+
+
+
+class Session:
+    """One browser tab's worth of protocol: a websocket, the current page and query string."""
+
+    def __init__(self, base_url: str, timeout_s: float = 120.0) -> None:
+        ws_url = base_url.replace("http://", "ws://").rstrip("/") + "/_stcore/stream"
+        self.ws = websocket.create_connection(ws_url, subprotocols=["streamlit"], timeout=timeout_s)
+        self.timeout_s = timeout_s
+        self.query_string = ""
+        self.widget_states: dict[str, WidgetState] = {}
+        self.values: dict[str, object] = {}  # what this session set, by widget id
+
+    def close(self) -> None:
+        try:
+            self.ws.close()
+        except Exception:
+            pass
+
+    def open(self, page: AppPage, query_string: str = "") -> Run:
+        """Open a page as a fresh page load does: the link's query string, no widget states."""
+        self.page = page
+        self.query_string = query_string
+        self.widget_states = {}
+        self.values = {}
+        return self.rerun()
+
+    def set(self, widget: Widget, value) -> Run:
+        """Move a widget to a value (as the browser reports it) and rerun."""
+        self.stage(widget, value)
+        return self.rerun()
+
+    def stage(self, widget: Widget, value) -> None:
+        """Set a widget's value for the next rerun, as a browser does when a control is let go."""
+        state = WidgetState(id=widget.id)
+        if widget.kind == "slider" and widget.proto.options:
+            state.string_array_value.data[:] = list(value)
+        elif widget.kind == "slider":
+            state.double_array_value.data[:] = list(value)
+        elif widget.kind in ("selectbox", "radio"):
+            state.string_value = value
+        elif widget.kind == "checkbox":
+            state.bool_value = bool(value)
+        elif widget.kind == "number_input":
+            state.double_value = float(value)
+        else:
+            raise ValueError(f"cannot move a {widget.kind}")
+        self.widget_states[widget.id] = state
+        self.values[widget.key or widget.id] = value
+
+    def settings(self) -> str:
+        """The page, the link's computing parameters and the values moved since: a cache key's worth."""
+        return settings_key(self.page, self.query_string, self.values)
+
+    def rerun(self) -> Run:
+        msg = BackMsg()
+        cs = msg.rerun_script
+        cs.query_string = self.query_string
+        cs.page_script_hash = ""
+        cs.page_name = self.page.url_path
+        cs.widget_states.widgets.extend(self.widget_states.values())
+        start = time.perf_counter()
+        self.ws.send_binary(msg.SerializeToString())
+        run = Run(seconds=0.0, status="", query_string=self.query_string, settings=self.settings())
+        deadline = start + self.timeout_s
+        while True:
+            if time.perf_counter() > deadline:
+                raise TimeoutError(f"no script_finished within {self.timeout_s:.0f} s on {self.page.name}")
+            data = self.ws.recv()
+            if isinstance(data, str):
+                continue
+            fwd = ForwardMsg()
+            fwd.ParseFromString(data)
+            kind = fwd.WhichOneof("type")
+            if kind == "delta":
+                self._read_delta(fwd, run)
+            elif kind == "page_info_changed":
+                self.query_string = fwd.page_info_changed.query_string
+                run.query_string = self.query_string
+            elif kind == "page_not_found":
+                run.exceptions.append(f"page not found: {fwd.page_not_found.page_name}")
+            elif kind == "ref_hash":
+                # Only sent for hashes the client says it has cached; we never say so.
+                run.exceptions.append("unexpected cached-message reference")
+            elif kind == "script_finished":
+                status = ForwardMsg.ScriptFinishedStatus.Name(fwd.script_finished)
+                if status == "FINISHED_EARLY_FOR_RERUN":
+                    continue
+                run.status = status
+                run.seconds = time.perf_counter() - start
+                if status == "FINISHED_WITH_COMPILE_ERROR":
+                    run.exceptions.append("compile error")
+                return run
+
+    @staticmethod
+    def _read_delta(fwd: ForwardMsg, run: Run) -> None:
+        delta = fwd.delta
+        if delta.WhichOneof("type") != "new_element":
+            return
+        el = delta.new_element
+        kind = el.WhichOneof("type")
+        in_main = len(fwd.metadata.delta_path) > 0 and fwd.metadata.delta_path[0] == 0
+        if kind == "exception":
+            run.exceptions.append(f"{el.exception.type}: {el.exception.message}")
+        elif kind == "metric" and in_main:
+            run.metrics.append((el.metric.label, el.metric.body))
+        elif kind == "markdown" and in_main:
+            run.texts.append(el.markdown.body)
+        elif kind == "vega_lite_chart":
+            run.charts += 1
+        elif kind in MOVABLE and in_main:
+            proto = getattr(el, kind)
+            # A keyed widget's id ends in "-<key>"; the bound URL name is query_param_key.
+            key = proto.query_param_key or (proto.id.rsplit("-", 1)[-1] if proto.id.startswith("$$ID-") else "")
+            run.widgets.append(Widget(proto.id, kind, key, proto))
+
+
+def settings_key(page: AppPage, query_string: str, values: dict[str, object]) -> str:
+    pairs = urllib.parse.parse_qsl(query_string, keep_blank_values=True)
+    link = sorted((k, v) for k, v in pairs if k not in VIEW_KEYS)
+    return f"{page.name}?{urllib.parse.urlencode(link)}#{sorted(map(str, values.items()))}"
+
+
+def current_value(widget: Widget) -> object:
+    """The value a widget shows, as its proto carries it (what the run rendered)."""
+    p = widget.proto
+    if widget.kind == "slider":
+        if p.options:  # select_slider: the value is option labels (raw_value when the server set it)
+            if p.set_value and p.raw_value:
+                return list(p.raw_value)
+            return [p.options[int(i)] for i in (p.value if p.set_value and p.value else p.default)]
+        return list(p.value if p.set_value and p.value else p.default)
+    if widget.kind in ("selectbox", "radio"):
+        if p.HasField("raw_value"):
+            return p.raw_value
+        return p.options[p.default] if p.HasField("default") and p.options else None
+    if widget.kind == "checkbox":
+        return p.value if p.set_value else p.default
+    if widget.kind == "number_input":
+        return p.value if p.HasField("value") else p.default
+    raise ValueError(widget.kind)
+
+
+def neighbour(widget: Widget, rng, current: object = None) -> object:
+    """A value a student would pick next: a step or two along a slider, another option, a flip."""
+    p = widget.proto
+    current = current_value(widget) if current in (None, []) else current
+    if widget.kind == "slider" and p.options:
+        options = list(p.options)
+        i = options.index(current[0]) if current[0] in options else 0
+        j = i + rng.choice((-1, 1))
+        if not 0 <= j < len(options):
+            j = i - (j - i)
+        return [options[max(0, min(len(options) - 1, j))]] + list(current[1:])
+    if widget.kind == "slider":
+        step = p.step or 1
+        moved = min(p.max, max(p.min, current[0] + rng.choice((-2, -1, 1, 2)) * step))
+        if moved == current[0]:
+            moved = current[0] - step if current[0] - step >= p.min else current[0] + step
+        return [moved] + list(current[1:])
+    if widget.kind in ("selectbox", "radio"):
+        others = [o for o in p.options if o != current]
+        return rng.choice(others) if others else current
+    if widget.kind == "checkbox":
+        return not current
+    if widget.kind == "number_input":
+        step = p.step or 1
+        low = p.min if p.has_min else float("-inf")
+        high = p.max if p.has_max else float("inf")
+        moved = current + rng.choice((-1, 1)) * step
+        if not low <= moved <= high:
+            moved = current - (moved - current)
+        return moved if low <= moved <= high else current
+    raise ValueError(widget.kind)

@@ -1,0 +1,81 @@
+"""Fixtures of the browser tests: one `streamlit run dashboard.py` server and one Chromium per
+session, a fresh browser context per page opened. Helpers live in e2e_support.py."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import pytest
+
+from e2e_support import (
+    APP_ROOT,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    RUN_TIMEOUT_MS,
+    SKIP_REASON,
+    VIEWPORT_HEIGHT,
+    VIEWPORT_WIDTH,
+    Server,
+    free_port,
+)
+
+
+@pytest.fixture(scope="session")
+def server() -> Iterator[Server]:
+    if not (APP_ROOT / "dashboard.py").exists():
+        pytest.fail(f"no dashboard.py in {APP_ROOT}")
+    srv = Server(APP_ROOT, free_port())
+    try:
+        srv.wait_healthy()
+    except RuntimeError as e:
+        srv.stop()
+        pytest.fail(str(e), pytrace=False)
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture(autouse=True)
+def _server_stays_up(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Fail a test, with the server's log, if the server died under it."""
+    yield
+    if "server" in request.fixturenames:
+        srv: Server = request.getfixturevalue("server")
+        if not srv.alive():
+            pytest.fail(f"streamlit died (exit {srv.proc.returncode}); its log:\n{srv.log()}", pytrace=False)
+
+
+# --- browser ----------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not CHROMIUM.exists():
+        pytest.skip(SKIP_REASON)
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def new_page(browser):
+    """Open pages in fresh browser contexts (no shared storage); all are closed after the test."""
+    contexts = []
+
+    def open_context():
+        ctx = browser.new_context(viewport={"width": VIEWPORT_WIDTH, "height": VIEWPORT_HEIGHT}, locale="en-US")
+        ctx.set_default_timeout(RUN_TIMEOUT_MS)
+        contexts.append(ctx)
+        page = ctx.new_page()
+        page.dialogs = []  # a markup link must never run script: any alert() lands here
+        page.errors = []  # uncaught JavaScript errors, quoted when a chart fails to draw
+        page.on("dialog", lambda d: (page.dialogs.append(d.message), d.dismiss()))
+        page.on("pageerror", lambda e: page.errors.append(str(e)))
+        return page
+
+    yield open_context
+    for ctx in contexts:
+        ctx.close()
+
+

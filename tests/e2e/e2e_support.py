@@ -1,0 +1,346 @@
+"""Browser tests: the real `streamlit run dashboard.py` server, driven by Debian's Chromium.
+
+One server and one browser for the whole session, a fresh browser context per test.
+Waiting follows Streamlit's own e2e suite (e2e_playwright/conftest.py): the root element
+`[data-testid="stApp"]` carries `data-test-connection-state` and `data-test-script-state`,
+and a run is over when the script state reads `notRunning`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+SKIP_REASON = "Chromium not installed at /usr/bin/chromium: e2e tests skipped"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-quic",
+    "--disable-sync",
+]
+# FFNLAB_APP_ROOT points the suite at another checkout (used while developing the suite itself).
+APP_ROOT = Path(os.environ.get("FFNLAB_APP_ROOT", Path(__file__).resolve().parents[2]))
+SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
+
+RUN_TIMEOUT_MS = 60_000  # a cold torch import on a busy 2-core machine takes several seconds
+VIEWPORT_WIDTH, VIEWPORT_HEIGHT = 1280, 1000
+MAX_VIEWPORT_HEIGHT = 12_000
+CHART = '[data-testid="stVegaLiteChart"]'
+EXCEPTION = '[data-testid="stException"]'
+MAIN = '[data-testid="stMain"]'
+HANGUL = re.compile(r"[\uac00-\ud7a3]")
+
+
+@dataclass(frozen=True)
+class AppPage:
+    """One entry of the app's menu: `dashboard.py` (home) or a file of `pages/`."""
+
+    file: str
+    url_path: str  # "" for home, else the file name without its "N_" prefix (Streamlit's router)
+
+    @property
+    def name(self) -> str:
+        return self.url_path or "home"
+
+
+def discover_pages(root: Path = APP_ROOT) -> list[AppPage]:
+    """Home plus every pages/*.py that exists now, in menu order."""
+    found = [AppPage("dashboard.py", "")]
+    for path in sorted((root / "pages").glob("*.py"), key=lambda p: _order(p.name)):
+        found.append(AppPage(f"pages/{path.name}", re.sub(r"^\d+_", "", path.stem)))
+    return found
+
+
+def _order(name: str) -> tuple[int, str]:
+    number = re.match(r"^(\d+)_", name)
+    return (int(number.group(1)) if number else 10**6, name)
+
+
+def demo_pages() -> list[AppPage]:
+    return discover_pages()[1:]
+
+
+def page_ids(pages: list[AppPage]) -> list[str]:
+    return [p.name for p in pages]
+
+
+# --- server -----------------------------------------------------------------------------
+
+
+class Server:
+    """A `streamlit run` subprocess with its log in a temporary file."""
+
+    def __init__(self, root: Path, port: int) -> None:
+        self.root = root
+        self.port = port
+        self.url = f"http://127.0.0.1:{port}"
+        self._log = tempfile.NamedTemporaryFile("w+", prefix="ffnlab-e2e-", suffix=".log", delete=False)
+        self.log_path = Path(self._log.name)
+        self.proc = subprocess.Popen(
+            [
+                sys.executable, "-m", "streamlit", "run", "dashboard.py",
+                "--server.port", str(port),
+                "--server.address", "127.0.0.1",
+                "--server.headless", "true",
+                "--browser.gatherUsageStats", "false",
+            ],
+            cwd=root,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+
+    def log(self) -> str:
+        self._log.flush()
+        return self.log_path.read_text(encoding="utf-8", errors="replace")
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def wait_healthy(self, timeout_s: float = 90.0) -> None:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if not self.alive():
+                raise RuntimeError(f"streamlit exited with {self.proc.returncode}:\n{self.log()}")
+            try:
+                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as r:
+                    if r.read().decode() == "ok":
+                        return
+            except OSError:
+                pass
+            time.sleep(0.25)
+        raise RuntimeError(f"streamlit not healthy after {timeout_s:.0f} s:\n{self.log()}")
+
+    def stop(self) -> None:
+        if self.alive():
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+        self._log.close()
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+# --- waiting and reading ----------------------------------------------------------------
+
+
+def wait_for_app_run(page, initial_wait_ms: int = 250) -> None:
+    """Wait until Streamlit reports the script finished, as its own e2e suite does.
+
+    Its three conditions (connected, script state `notRunning`, no loading skeletons) are
+    polled inside the page in one call: on a loaded machine each round trip to the browser
+    costs a good fraction of a second.
+    """
+    page.wait_for_timeout(initial_wait_ms)  # a rerun triggered just now has not started yet
+    page.wait_for_function(
+        """() => {
+            const app = document.querySelector('[data-testid="stApp"]');
+            return app !== null
+                && app.getAttribute('data-test-connection-state') === 'CONNECTED'
+                && app.getAttribute('data-test-script-state') === 'notRunning'
+                && document.querySelectorAll('[data-testid="stSkeleton"]').length === 0;
+        }""",
+        timeout=RUN_TIMEOUT_MS,
+        polling=100,
+    )
+
+
+def open_app(page, server: Server, app_page: AppPage, query: str = "") -> None:
+    """Go to a page of the app (query without the leading '?') and wait for its run to end."""
+    open_link(page, f"{server.url}/{app_page.url_path}" + (f"?{query}" if query else ""))
+
+
+def open_link(page, url: str) -> None:
+    """Open a link as a student would (a fresh page load) and wait for the run to end."""
+    response = page.goto(url, wait_until="domcontentloaded")
+    assert response is not None and response.status == 200, f"GET {url} -> {response and response.status}"
+    wait_for_app_run(page)
+
+
+def fit_viewport(page, width: int = VIEWPORT_WIDTH) -> None:
+    """Make the window as tall as the page, so every element is in view.
+
+    Streamlit scrolls inside `stMain`, not the document, and mounts a chart only once it is
+    scrolled into view: with the whole page in view every chart draws, and a full-page
+    screenshot holds the whole page.
+    """
+    for _ in range(3):  # charts that mount can make the page taller
+        height = page.evaluate(
+            "() => Math.ceil(document.querySelector('[data-testid=\"stMain\"]')?.scrollHeight ?? 0)"
+        )
+        height = min(max(height, VIEWPORT_HEIGHT), MAX_VIEWPORT_HEIGHT)
+        if height <= page.viewport_size["height"]:
+            return
+        page.set_viewport_size({"width": width, "height": height})
+        page.wait_for_timeout(200)
+
+
+def chart_states(page) -> list[bool]:
+    """For each chart in the main area: has vega-embed drawn it (a canvas or an svg)?"""
+    return page.evaluate(
+        """([chart, drawn]) => [...document.querySelectorAll(chart)].map(c => c.querySelector(drawn) !== null)""",
+        [f"{MAIN} {CHART}", "canvas, svg.marks"],
+    )
+
+
+def wait_for_charts(page, timeout_ms: int = 30_000) -> int:
+    """Fit the window to the page, wait until every chart has drawn; return how many there are.
+
+    Gives up early when the browser has reported a JavaScript error and a chart is still blank
+    after a few seconds: vega-embed does not retry a spec it failed on.
+    """
+    fit_viewport(page)
+    deadline = time.monotonic() + timeout_ms / 1000
+    blank_since_error = None
+    while True:
+        states = chart_states(page)
+        if states and all(states):
+            return len(states)
+        errors = getattr(page, "errors", [])
+        now = time.monotonic()
+        if errors and blank_since_error is None:
+            blank_since_error = now
+        if now > deadline or (blank_since_error is not None and now - blank_since_error > 5):
+            break
+        page.wait_for_timeout(250)
+    pytest.fail(
+        f"{page.url}: {states.count(False)} of {len(states)} charts never drew (drawn: {states}); "
+        f"browser errors: {errors[:3]}",
+        pytrace=False,
+    )
+
+
+def assert_no_exception(page, server: Server) -> None:
+    texts = page.locator(EXCEPTION).all_inner_texts()
+    if texts:
+        text = "\n---\n".join(texts)
+        pytest.fail(f"exception element on {page.url}:\n{text}\nserver log tail:\n{server.log()[-3000:]}", pytrace=False)
+
+
+def main_title(page) -> str:
+    heading = page.locator(f"{MAIN} h1").first
+    heading.wait_for(state="visible")
+    return heading.inner_text().strip()
+
+
+def snapshot(page) -> dict:
+    """What a control change should move: the metric values, and a digest of each chart's drawing."""
+    return page.evaluate(
+        """([main, chart]) => {
+            const digest = text => {  // FNV-1a over the drawing's data URL or svg markup
+                let h = 0x811c9dc5;
+                for (let i = 0; i < text.length; i++) { h ^= text.charCodeAt(i); h = Math.imul(h, 0x01000193); }
+                return (h >>> 0).toString(16);
+            };
+            return {
+                metrics: [...document.querySelectorAll(main + ' [data-testid="stMetricValue"]')].map(m => m.innerText),
+                charts: [...document.querySelectorAll(main + ' ' + chart)].map(c => {
+                    const canvas = c.querySelector('canvas');
+                    if (canvas) return digest(canvas.toDataURL());
+                    const svg = c.querySelector('svg.marks');
+                    return svg ? digest(svg.outerHTML) : null;
+                }),
+            };
+        }""",
+        [MAIN, CHART],
+    )
+
+
+def wait_for_change(page, before: dict, timeout_ms: int = 4000) -> bool:
+    """Did the metrics or a chart change? (Vega redraws just after the run ends: poll a little.)"""
+    deadline = time.monotonic() + timeout_ms / 1000
+    while True:
+        if snapshot(page) != before:
+            return True
+        if time.monotonic() > deadline:
+            return False
+        page.wait_for_timeout(300)
+
+
+def screenshot(page, name: str) -> Path:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    fit_viewport(page)
+    page.screenshot(path=str(path), full_page=True)
+    return path
+
+
+# --- controls ---------------------------------------------------------------------------
+
+SLIDER_INPUT = '[data-testid="stSlider"] input[type="range"]'
+SELECTBOX_INPUT = '[data-testid="stSelectbox"] input[role="combobox"]'
+SWITCH_OR_BOX = '[data-testid="stCheckbox"] input[type="checkbox"]'
+NUMBER_INPUT = '[data-testid="stNumberInputField"]'
+
+
+def control_values(page) -> dict:
+    """The values every control of the main area shows, in page order (sidebar left out)."""
+    main = page.locator(MAIN)
+    return {
+        "sliders": [el.input_value() for el in main.locator(SLIDER_INPUT).all()],
+        "selectboxes": [el.input_value() for el in main.locator(SELECTBOX_INPUT).all()],
+        "switches": [el.is_checked() for el in main.locator(SWITCH_OR_BOX).all()],
+        "numbers": [el.input_value() for el in main.locator(NUMBER_INPUT).all()],
+    }
+
+
+def move_slider(page, index: int = 0) -> tuple[str, str]:
+    """Move a slider one step with the keyboard (back one step if it sits at its maximum)."""
+    thumb = page.locator(MAIN).locator(SLIDER_INPUT).nth(index)
+    before = thumb.input_value()
+    thumb.focus()
+    thumb.press("ArrowRight")
+    wait_for_app_run(page)
+    if thumb.input_value() == before:
+        thumb.focus()
+        thumb.press("ArrowLeft")
+        wait_for_app_run(page)
+    return before, thumb.input_value()
+
+
+def pick_other_option(page, index: int = 0) -> tuple[str, str]:
+    """Open a selectbox and click an option other than the one shown."""
+    box = page.locator(MAIN).locator('[data-testid="stSelectbox"]').nth(index)
+    combo = box.locator('input[role="combobox"]')
+    before = combo.input_value()
+    box.locator('button[aria-haspopup="listbox"]').click()
+    options = page.locator('[role="listbox"] [role="option"]').filter(visible=True)
+    options.first.wait_for(state="visible")
+    for option in options.all():
+        if option.inner_text().strip() != before:
+            option.click()
+            break
+    wait_for_app_run(page)
+    return before, combo.input_value()
+
+
+def flip_switch(page, index: int = 0) -> tuple[bool, bool]:
+    """Click a toggle or checkbox of the main area."""
+    box = page.locator(MAIN).locator('[data-testid="stCheckbox"]').nth(index)
+    field = box.locator('input[type="checkbox"]')
+    before = field.is_checked()
+    box.locator("label").first.click()
+    wait_for_app_run(page)
+    return before, field.is_checked()

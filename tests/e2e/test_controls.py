@@ -1,0 +1,82 @@
+"""On every demo page: move its controls as a student does (a slider with the keyboard, a selectbox,
+a toggle), see the chart or a metric answer, then open the page's link in a fresh browser context
+(a student who got the link from the instructor) and see the same view."""
+
+from __future__ import annotations
+
+import urllib.parse
+
+import pytest
+
+from e2e_support import (
+    CHROMIUM,
+    MAIN,
+    SKIP_REASON,
+    SELECTBOX_INPUT,
+    SLIDER_INPUT,
+    SWITCH_OR_BOX,
+    assert_no_exception,
+    control_values,
+    demo_pages,
+    flip_switch,
+    move_slider,
+    open_app,
+    open_link,
+    page_ids,
+    pick_other_option,
+    snapshot,
+    wait_for_change,
+    wait_for_charts,
+)
+
+if not CHROMIUM.exists():
+    pytest.skip(SKIP_REASON, allow_module_level=True)
+
+pytestmark = pytest.mark.e2e
+PAGES = demo_pages()
+
+
+def query(url: str) -> dict[str, list[str]]:
+    return urllib.parse.parse_qs(urllib.parse.urlsplit(url).query, keep_blank_values=True)
+
+
+def metrics(page) -> list[str]:
+    return page.locator(f'{MAIN} [data-testid="stMetricValue"]').all_inner_texts()
+
+
+@pytest.mark.parametrize("app_page", PAGES, ids=page_ids(PAGES))
+def test_controls_move_the_result_and_the_link_reproduces_it(new_page, server, app_page):
+    page = new_page()
+    open_app(page, server, app_page, "lang=en")
+    assert_no_exception(page, server)
+    wait_for_charts(page)
+    main = page.locator(MAIN)
+
+    moves = []
+    if main.locator(SLIDER_INPUT).count():
+        moves.append(("slider", move_slider))
+    if main.locator(SELECTBOX_INPUT).count():
+        moves.append(("selectbox", pick_other_option))
+    if main.locator(SWITCH_OR_BOX).count():
+        moves.append(("switch", flip_switch))
+    assert moves, f"{app_page.name}: no slider, selectbox or toggle in the main area"
+
+    answered = []
+    for kind, move in moves:
+        before_view, before_url = snapshot(page), page.url
+        before, after = move(page)
+        assert before != after, f"{app_page.name}: the {kind} did not move ({before!r})"
+        assert_no_exception(page, server)
+        assert query(page.url) != query(before_url), f"{app_page.name}: moving the {kind} left the URL at {page.url}"
+        if main.locator('[data-testid="stVegaLiteChart"]').count():
+            wait_for_charts(page)
+        if wait_for_change(page, before_view):
+            answered.append(kind)
+    assert answered, f"{app_page.name}: neither chart nor metric changed after moving {[k for k, _ in moves]}"
+
+    link, view, numbers = page.url, control_values(page), metrics(page)
+    student = new_page()
+    open_link(student, link)
+    assert_no_exception(student, server)
+    assert control_values(student) == view, f"{app_page.name}: the link {link} opened other control values"
+    assert metrics(student) == numbers, f"{app_page.name}: the link {link} opened other metrics"
