@@ -35,8 +35,8 @@ def _spec(name: str, _builder: Callable[..., alt.TopLevelMixin], *args: Any, **k
     spec = _builder(*args, **kwargs).to_dict(validate=False)
     # Streamlit turns inline datasets into Arrow on every draw unless they already are Arrow bytes.
     spec["datasets"] = {
-        name: dataframe_util.convert_anything_to_arrow_bytes(pd.DataFrame(rows))
-        for name, rows in spec.get("datasets", {}).items()
+        dataset: dataframe_util.convert_anything_to_arrow_bytes(pd.DataFrame(rows))
+        for dataset, rows in spec.get("datasets", {}).items()
     }
     return spec
 
