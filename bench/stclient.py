@@ -3,7 +3,8 @@
 A session is one websocket to /_stcore/stream. It sends BackMsg protos (`rerun_script` with a
 ClientState: query string, page, widget states) and reads ForwardMsg protos until
 `script_finished`, collecting what the run drew: widgets (ids, ranges, options), metrics,
-markdown, exceptions. Shared by bench/load.py and bench/startup_memory.py.
+markdown, exceptions. Shared by bench/load.py and bench/startup_memory.py; the server and the
+page list are also what tests/e2e starts and walks.
 """
 
 from __future__ import annotations
@@ -101,6 +102,9 @@ class Server:
                 pass
             time.sleep(0.05)
         raise RuntimeError(f"streamlit not healthy after {timeout_s:.0f} s:\n{self.log()}")
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
 
     def rss_mb(self) -> float:
         return rss_mb(self.proc.pid)

@@ -10,13 +10,8 @@ from __future__ import annotations
 
 import os
 import re
-import socket
-import subprocess
 import sys
-import tempfile
 import time
-import urllib.request
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -45,30 +40,9 @@ EXCEPTION = '[data-testid="stException"]'
 MAIN = '[data-testid="stMain"]'
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
 
-
-@dataclass(frozen=True)
-class AppPage:
-    """One entry of the app's menu: `dashboard.py` (home) or a file of `pages/`."""
-
-    file: str
-    url_path: str  # "" for home, else the file name without its "N_" prefix (Streamlit's router)
-
-    @property
-    def name(self) -> str:
-        return self.url_path or "home"
-
-
-def discover_pages(root: Path = APP_ROOT) -> list[AppPage]:
-    """Home plus every pages/*.py that exists now, in menu order."""
-    found = [AppPage("dashboard.py", "")]
-    for path in sorted((root / "pages").glob("*.py"), key=lambda p: _order(p.name)):
-        found.append(AppPage(f"pages/{path.name}", re.sub(r"^\d+_", "", path.stem)))
-    return found
-
-
-def _order(name: str) -> tuple[int, str]:
-    number = re.match(r"^(\d+)_", name)
-    return (int(number.group(1)) if number else 10**6, name)
+# The server process and the page list are the benchmarks' own (bench/stclient.py), one copy for both.
+sys.path.insert(0, str(APP_ROOT / "bench"))
+from stclient import AppPage, Server, discover_pages, free_port  # noqa: E402,F401
 
 
 def demo_pages() -> list[AppPage]:
@@ -77,70 +51,6 @@ def demo_pages() -> list[AppPage]:
 
 def page_ids(pages: list[AppPage]) -> list[str]:
     return [p.name for p in pages]
-
-
-# --- server -----------------------------------------------------------------------------
-
-
-class Server:
-    """A `streamlit run` subprocess with its log in a temporary file."""
-
-    def __init__(self, root: Path, port: int) -> None:
-        self.root = root
-        self.port = port
-        self.url = f"http://127.0.0.1:{port}"
-        self._log = tempfile.NamedTemporaryFile("w+", prefix="ffnlab-e2e-", suffix=".log", delete=False)
-        self.log_path = Path(self._log.name)
-        self.proc = subprocess.Popen(
-            [
-                sys.executable, "-m", "streamlit", "run", "dashboard.py",
-                "--server.port", str(port),
-                "--server.address", "127.0.0.1",
-                "--server.headless", "true",
-                "--browser.gatherUsageStats", "false",
-            ],
-            cwd=root,
-            stdout=self._log,
-            stderr=subprocess.STDOUT,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        )
-
-    def log(self) -> str:
-        self._log.flush()
-        return self.log_path.read_text(encoding="utf-8", errors="replace")
-
-    def alive(self) -> bool:
-        return self.proc.poll() is None
-
-    def wait_healthy(self, timeout_s: float = 90.0) -> None:
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            if not self.alive():
-                raise RuntimeError(f"streamlit exited with {self.proc.returncode}:\n{self.log()}")
-            try:
-                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as r:
-                    if r.read().decode() == "ok":
-                        return
-            except OSError:
-                pass
-            time.sleep(0.25)
-        raise RuntimeError(f"streamlit not healthy after {timeout_s:.0f} s:\n{self.log()}")
-
-    def stop(self) -> None:
-        if self.alive():
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=10)
-        self._log.close()
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 # --- waiting and reading ----------------------------------------------------------------
