@@ -6,7 +6,7 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-FLAGS: dict[str, str] = {"1": "1", "true": "1", "on": "1", "0": "0", "false": "0", "off": "0"}
+FLAGS: dict[str, bool] = {"1": True, "true": True, "on": True, "0": False, "false": False, "off": False}
 
 
 def text(name: str) -> str | None:
@@ -21,7 +21,7 @@ def text(name: str) -> str | None:
 def flag(name: str) -> bool | None:
     """A 0/1 switch from the URL; anything else counts as absent."""
     value = text(name)
-    return None if value is None else {"1": True, "0": False}.get(FLAGS.get(value.strip().lower(), ""))
+    return None if value is None else FLAGS.get(value.strip().lower())
 
 
 def set_value(name: str, value: str | None) -> None:
