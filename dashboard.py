@@ -1,10 +1,11 @@
 """FFN Lab's home page: what the feed-forward network is, where it sits, and the map of demos."""
 from fractions import Fraction
 
+import pandas as pd
 import streamlit as st
 
 from ffn_core import params
-from ui import shell, widgets
+from ui import compute, shell, widgets
 from ui.charts import home as charts
 
 page = shell.setup("home")
@@ -17,12 +18,15 @@ st.latex(r"\mathrm{FFN}(x) = W_2\,\mathrm{act}(W_1 x + b_1) + b_2,\qquad W_1 \in
 D_MODEL = 512  # the seed text's worked example
 
 
-@st.cache_data(max_entries=4, show_spinner=False)
-def block_split(d_model: int) -> params.Split:
-    return params.split(d_model, "4")
+@compute.cached(max_entries=4)
+def block_split(d_model: int) -> tuple[params.Split, pd.DataFrame]:
+    split = params.split(d_model, "4")
+    parts = split.to_frame().groupby("part", as_index=False)["params"].sum()
+    parts["share"] = parts["params"] / split.block_params
+    return split, parts
 
 
-split = block_split(D_MODEL)
+split, parts = block_split(D_MODEL)
 st.subheader(t("home.block_heading"))
 st.graphviz_chart(
     f"""digraph {{
@@ -48,8 +52,6 @@ attention_metric, ffn_metric, share_metric = st.columns(3)
 attention_metric.metric(t("home.metric_attention"), f"{split.attention_params:,}", help=t("home.metric_attention_help"))
 ffn_metric.metric(t("home.metric_ffn"), f"{split.ffn_params:,}", help=t("home.metric_ffn_help"))
 share_metric.metric(t("home.metric_share"), f"{split.ffn_share:.4f}", help=t("home.metric_share_help"))
-parts = split.to_frame().groupby("part", as_index=False)["params"].sum()
-parts["share"] = parts["params"] / split.block_params
 widgets.chart(page, charts.block_bar, parts, t)
 widgets.claim(
     page,
