@@ -30,20 +30,22 @@ def singular_values(frame: pd.DataFrame, t: Translator) -> alt.Chart:
         alt.Chart(data)
         .mark_point(filled=True, size=36)
         .encode(
-            x=alt.X("index:Q", title=t("collapse.axis_index"), scale=alt.Scale(domainMin=1, nice=False)),
-            y=alt.Y("singular_value:Q", title=t("collapse.axis_sv"),
+            x=alt.X(field="index", type="quantitative", title=t("collapse.axis_index"),
+                    scale=alt.Scale(domainMin=1, nice=False)),
+            y=alt.Y(field="singular_value", type="quantitative", title=t("collapse.axis_sv"),
                     scale=alt.Scale(type="log", domain=[10.0**low, 10.0**high], nice=False),
                     axis=alt.Axis(format=".0e", values=ticks, labelExpr="datum.value == 1 ? '1' : datum.label")),
             color=alt.Color(
-                "status:N",
+                field="status",
+                type="nominal",
                 title=t("collapse.legend_counted"),
                 scale=alt.Scale(domain=[t("collapse.counted_yes"), t("collapse.counted_no")], range=[COUNTED, ZERO]),
                 legend=alt.Legend(orient="top"),
             ),
             tooltip=[
-                alt.Tooltip("index:Q", title=t("collapse.col_k")),
-                alt.Tooltip("singular_value:Q", title=t("collapse.col_sv"), format=".3e"),
-                alt.Tooltip("status:N", title=t("collapse.legend_counted")),
+                alt.Tooltip(field="index", type="quantitative", title=t("collapse.col_k")),
+                alt.Tooltip(field="singular_value", type="quantitative", title=t("collapse.col_sv"), format=".3e"),
+                alt.Tooltip(field="status", type="nominal", title=t("collapse.legend_counted")),
             ],
         )
         .properties(height=380)

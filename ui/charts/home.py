@@ -19,10 +19,8 @@ def block_bar(parts: pd.DataFrame, t: Translator) -> alt.LayerChart:
         end=end,
         text=[f"{n:,} ({s:.1%})" for n, s in zip(order["params"], order["share"])],
     )
-    # Channel classes rather than shorthand strings: Altair parses every shorthand against its schema.
-    x = alt.X(field="start", type="quantitative", title=t("home.axis_params"))
-    bars = alt.Chart(data).mark_bar(height=40).encode(
-        x=x,
+    bars = alt.Chart().mark_bar(height=40).encode(
+        x=alt.X(field="start", type="quantitative", title=t("home.axis_params")),
         x2=alt.X2(field="end"),
         color=alt.Color(
             field="label",
@@ -33,7 +31,7 @@ def block_bar(parts: pd.DataFrame, t: Translator) -> alt.LayerChart:
         ),
         tooltip=[alt.Tooltip(field="label", type="nominal", title=""), alt.Tooltip(field="params", type="quantitative", format=",")],
     )
-    text = alt.Chart(data).mark_text(color="white", fontWeight="bold", dx=-8, align="right").encode(
+    text = alt.Chart().mark_text(color="white", fontWeight="bold", dx=-8, align="right").encode(
         x=alt.X(field="end", type="quantitative"), text=alt.Text(field="text", type="nominal")
     )
-    return (bars + text).properties(height=110)
+    return alt.layer(bars, text, data=data, height=110)

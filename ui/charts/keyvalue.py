@@ -30,21 +30,23 @@ def contributions(data: pd.DataFrame, t: Translator, state: str) -> alt.Chart:
         alt.Chart(rows)
         .mark_bar()
         .encode(
-            x=alt.X("neuron_label:N", sort=alt.EncodingSortField("projection", order="descending"),
+            x=alt.X(field="neuron_label", type="nominal",
+                    sort=alt.EncodingSortField(field="projection", order="descending"),
                     title=t("keyvalue.axis_neuron")),
-            y=alt.Y("projection:Q", title=t("keyvalue.axis_projection")),
+            y=alt.Y(field="projection", type="quantitative", title=t("keyvalue.axis_projection")),
             color=alt.Color(
-                "sign_label:N",
+                field="sign_label",
+                type="nominal",
                 title=t("keyvalue.legend_sign"),
                 scale=alt.Scale(domain=[t("keyvalue.sign_positive"), t("keyvalue.sign_negative")],
                                 range=list(SIGN_COLOURS.values())),
                 legend=alt.Legend(orient="top"),
             ),
             tooltip=[
-                alt.Tooltip("neuron:Q", title=t("keyvalue.axis_neuron")),
-                alt.Tooltip("coefficient:Q", title="aᵢ", format=".4f"),
-                alt.Tooltip("norm:Q", title="‖aᵢvᵢ‖", format=".4f"),
-                alt.Tooltip("projection:Q", title="(aᵢvᵢ)·ŷ", format=".4f"),
+                alt.Tooltip(field="neuron", type="quantitative", title=t("keyvalue.axis_neuron")),
+                alt.Tooltip(field="coefficient", type="quantitative", title="aᵢ", format=".4f"),
+                alt.Tooltip(field="norm", type="quantitative", title="‖aᵢvᵢ‖", format=".4f"),
+                alt.Tooltip(field="projection", type="quantitative", title="(aᵢvᵢ)·ŷ", format=".4f"),
             ],
         )
         # Streamlit's height is the whole chart: legend and the rotated neuron labels come out of it.
@@ -57,30 +59,35 @@ def cumulative(frame: pd.DataFrame, marks: pd.DataFrame, t: Translator) -> alt.L
     data = frame.assign(state_label=frame["state"].map(lambda s: t(f"keyvalue.state_{s}")))
     states = [s for s in STATE_COLOURS if s in set(frame["state"])]
     scale = alt.Scale(domain=[t(f"keyvalue.state_{s}") for s in states], range=[STATE_COLOURS[s] for s in states])
-    colour = alt.Color("state_label:N", title=t("keyvalue.legend_state"), scale=scale, legend=alt.Legend(orient="top"))
+    colour = alt.Color(field="state_label", type="nominal", title=t("keyvalue.legend_state"), scale=scale,
+                       legend=alt.Legend(orient="top"))
+    state_tip = alt.Tooltip(field="state_label", type="nominal", title=t("keyvalue.legend_state"))
+    share = alt.Y(field="share", type="quantitative")
     curve = alt.Chart(data).mark_line(interpolate="step-after").encode(
-        x=alt.X("rank:Q", title=t("keyvalue.axis_rank"),
+        x=alt.X(field="rank", type="quantitative", title=t("keyvalue.axis_rank"),
                 scale=alt.Scale(type="log", domain=[1, int(frame["rank"].max())], nice=False)),
-        y=alt.Y("cumulative_share:Q", title=t("keyvalue.axis_cumulative"), axis=alt.Axis(format="%")),
+        y=alt.Y(field="cumulative_share", type="quantitative", title=t("keyvalue.axis_cumulative"),
+                axis=alt.Axis(format="%")),
         color=colour,
         tooltip=[
-            alt.Tooltip("state_label:N", title=t("keyvalue.legend_state")),
-            alt.Tooltip("rank:Q", title=t("keyvalue.axis_rank")),
-            alt.Tooltip("cumulative_share:Q", title=t("keyvalue.axis_cumulative"), format=".1%"),
+            state_tip,
+            alt.Tooltip(field="rank", type="quantitative", title=t("keyvalue.axis_rank")),
+            alt.Tooltip(field="cumulative_share", type="quantitative", title=t("keyvalue.axis_cumulative"),
+                        format=".1%"),
         ],
     )
     levels = pd.DataFrame({"share": [0.5, 0.9], "label": ["50%", "90%"]})
-    rules = alt.Chart(levels).mark_rule(strokeDash=[6, 4], color="#111827").encode(y="share:Q")
+    rules = alt.Chart(levels).mark_rule(strokeDash=[6, 4], color="#111827").encode(y=share)
     rule_text = alt.Chart(levels).mark_text(align="left", dx=4, dy=-6, fontWeight="bold").encode(
-        y="share:Q", x=alt.value(0), text="label:N"
+        y=share, x=alt.XValue(0), text=alt.Text(field="label", type="nominal")
     )
     points_data = marks.assign(state_label=marks["state"].map(lambda s: t(f"keyvalue.state_{s}")))
     points = alt.Chart(points_data).mark_point(size=90, filled=True).encode(
-        x="neurons:Q",
-        y="share:Q",
+        x=alt.X(field="neurons", type="quantitative"),
+        y=share,
         color=colour,
-        tooltip=[alt.Tooltip("state_label:N", title=t("keyvalue.legend_state")),
-                 alt.Tooltip("share:Q", format=".0%"),
-                 alt.Tooltip("neurons:Q", title=t("keyvalue.axis_rank"))],
+        tooltip=[state_tip,
+                 alt.Tooltip(field="share", type="quantitative", format=".0%"),
+                 alt.Tooltip(field="neurons", type="quantitative", title=t("keyvalue.axis_rank"))],
     )
-    return (curve + rules + rule_text + points).properties(height=380)
+    return alt.layer(curve, rules, rule_text, points, height=380)

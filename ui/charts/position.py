@@ -27,28 +27,31 @@ def influence_heatmap(frame: pd.DataFrame, t: Translator, title: str) -> alt.Lay
     # Every token number stays on the axes while they fit; Vega would otherwise drop every other
     # one as soon as the projector's larger labels come close to touching.
     overlap = n > MAX_LABELLED_TOKENS
-    base = alt.Chart(data).encode(
-        x=alt.X("j:O", title=t("position.axis_input"), sort=tokens, axis=alt.Axis(labelAngle=0, labelOverlap=overlap)),
-        y=alt.Y("i:O", title=t("position.axis_output"), sort=tokens, axis=alt.Axis(labelOverlap=overlap)),
+    base = alt.Chart().encode(
+        x=alt.X(field="j", type="ordinal", title=t("position.axis_input"), sort=tokens,
+                axis=alt.Axis(labelAngle=0, labelOverlap=overlap)),
+        y=alt.Y(field="i", type="ordinal", title=t("position.axis_output"), sort=tokens,
+                axis=alt.Axis(labelOverlap=overlap)),
     )
     cells = base.mark_rect(stroke="#d1d5db", strokeWidth=0.5).encode(
         color=alt.Color(
-            "influence:Q",
+            field="influence",
+            type="quantitative",
             title=t("position.legend_influence"),
             scale=alt.Scale(domainMin=0, range=COLOURS, interpolate="rgb"),
             legend=alt.Legend(orient="right", gradientLength=200),
         ),
         tooltip=[
-            alt.Tooltip("i:O", title=t("position.axis_output")),
-            alt.Tooltip("j:O", title=t("position.axis_input")),
-            alt.Tooltip("influence:Q", title=t("position.legend_influence"), format=".3g"),
+            alt.Tooltip(field="i", type="ordinal", title=t("position.axis_output")),
+            alt.Tooltip(field="j", type="ordinal", title=t("position.axis_input")),
+            alt.Tooltip(field="influence", type="quantitative", title=t("position.legend_influence"), format=".3g"),
         ],
     )
     if n > MAX_LABELLED_TOKENS:
-        return alt.layer(cells).properties(title=title, height=360)
+        return alt.layer(cells, data=data, title=title, height=360)
     # An identity scale (scale=None) on a nominal colour leaves Streamlit's chart blank (1.67):
     # the two inks go through an explicit scale mapping each to itself instead.
-    ink = alt.Color("ink:N", scale=alt.Scale(domain=INK, range=INK), legend=None)
+    ink = alt.Color(field="ink", type="nominal", scale=alt.Scale(domain=INK, range=INK), legend=None)
     # No fixed font size: the presenter's larger "text" config then reaches the cell values too.
-    labels = base.mark_text().encode(text=alt.Text("label:N"), color=ink)
-    return alt.layer(cells, labels).properties(title=title, height=360)
+    labels = base.mark_text().encode(text=alt.Text(field="label", type="nominal"), color=ink)
+    return alt.layer(cells, labels, data=data, title=title, height=360)

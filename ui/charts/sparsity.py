@@ -12,25 +12,30 @@ TOKEN_COLOURS = {"train": "#ea580c", "fresh": "#2563eb"}
 def per_token(frame: pd.DataFrame, t: Translator) -> alt.LayerChart:
     """Histogram of the share of neurons each token activates, with one half marked."""
     bars = alt.Chart(frame).mark_bar(color="#2563eb").encode(
-        x=alt.X("active_fraction:Q", bin=alt.Bin(maxbins=40), title=t("sparsity.axis_token_fraction"),
-                axis=alt.Axis(format=".0%")),
-        y=alt.Y("count():Q", title=t("sparsity.axis_tokens")),
+        x=alt.X(field="active_fraction", type="quantitative", bin=alt.Bin(maxbins=40),
+                title=t("sparsity.axis_token_fraction"), axis=alt.Axis(format=".0%")),
+        y=alt.Y(aggregate="count", type="quantitative", title=t("sparsity.axis_tokens")),
     )
-    half = alt.Chart(pd.DataFrame({"x": [0.5]})).mark_rule(strokeDash=[6, 4], color="#111827").encode(x="x:Q")
-    return (bars + half).properties(height=300)
+    half = alt.Chart(pd.DataFrame({"x": [0.5]})).mark_rule(strokeDash=[6, 4], color="#111827").encode(
+        x=alt.X(field="x", type="quantitative")
+    )
+    return alt.layer(bars, half, height=300)
 
 
 def per_neuron(frame: pd.DataFrame, t: Translator) -> alt.LayerChart:
     """Each neuron's firing rate over the tokens, sorted from most to least often active."""
     area = alt.Chart(frame).mark_area(color="#ea580c", opacity=0.7, interpolate="step-after").encode(
-        x=alt.X("rank:Q", title=t("sparsity.axis_neuron_rank")),
-        y=alt.Y("firing_rate:Q", title=t("sparsity.axis_firing_rate"), axis=alt.Axis(format="%"),
-                scale=alt.Scale(domain=[0, 1])),
-        tooltip=[alt.Tooltip("rank:Q", title=t("sparsity.axis_neuron_rank")),
-                 alt.Tooltip("firing_rate:Q", title=t("sparsity.axis_firing_rate"), format=".1%")],
+        x=alt.X(field="rank", type="quantitative", title=t("sparsity.axis_neuron_rank")),
+        y=alt.Y(field="firing_rate", type="quantitative", title=t("sparsity.axis_firing_rate"),
+                axis=alt.Axis(format="%"), scale=alt.Scale(domain=[0, 1])),
+        tooltip=[alt.Tooltip(field="rank", type="quantitative", title=t("sparsity.axis_neuron_rank")),
+                 alt.Tooltip(field="firing_rate", type="quantitative", title=t("sparsity.axis_firing_rate"),
+                             format=".1%")],
     )
-    half = alt.Chart(pd.DataFrame({"y": [0.5]})).mark_rule(strokeDash=[6, 4], color="#111827").encode(y="y:Q")
-    return (area + half).properties(height=300)
+    half = alt.Chart(pd.DataFrame({"y": [0.5]})).mark_rule(strokeDash=[6, 4], color="#111827").encode(
+        y=alt.Y(field="y", type="quantitative")
+    )
+    return alt.layer(area, half, height=300)
 
 
 def training(frame: pd.DataFrame, published: dict[str, float], t: Translator) -> alt.LayerChart:
@@ -38,32 +43,35 @@ def training(frame: pd.DataFrame, published: dict[str, float], t: Translator) ->
     data = frame.assign(tokens_label=frame["tokens"].map(lambda k: t(f"sparsity.tokens_{k}")))
     kinds = list(TOKEN_COLOURS)
     lines = alt.Chart(data).mark_line().encode(
-        x=alt.X("step:Q", title=t("sparsity.axis_step")),
-        y=alt.Y("active_fraction:Q", title=t("sparsity.axis_active_fraction"), axis=alt.Axis(format="%"),
-                scale=alt.Scale(domain=[0, 1])),
+        x=alt.X(field="step", type="quantitative", title=t("sparsity.axis_step")),
+        y=alt.Y(field="active_fraction", type="quantitative", title=t("sparsity.axis_active_fraction"),
+                axis=alt.Axis(format="%"), scale=alt.Scale(domain=[0, 1])),
         color=alt.Color(
-            "tokens_label:N",
+            field="tokens_label",
+            type="nominal",
             title=t("sparsity.legend_tokens"),
             scale=alt.Scale(domain=[t(f"sparsity.tokens_{k}") for k in kinds], range=list(TOKEN_COLOURS.values())),
             legend=alt.Legend(orient="top"),
         ),
-        tooltip=[alt.Tooltip("step:Q", title=t("sparsity.axis_step")),
-                 alt.Tooltip("tokens_label:N", title=t("sparsity.legend_tokens")),
-                 alt.Tooltip("active_fraction:Q", title=t("sparsity.axis_active_fraction"), format=".2%")],
+        tooltip=[alt.Tooltip(field="step", type="quantitative", title=t("sparsity.axis_step")),
+                 alt.Tooltip(field="tokens_label", type="nominal", title=t("sparsity.legend_tokens")),
+                 alt.Tooltip(field="active_fraction", type="quantitative", title=t("sparsity.axis_active_fraction"),
+                             format=".2%")],
     )
     reference = pd.DataFrame(
         {"value": list(published.values()),
          "label": [t("sparsity.reference_label", model=name, value=f"{v:.1%}") for name, v in published.items()]}
     )
-    rules = alt.Chart(reference).mark_rule(strokeDash=[6, 4], color="#6b7280").encode(y="value:Q")
+    value = alt.Y(field="value", type="quantitative")
+    rules = alt.Chart(reference).mark_rule(strokeDash=[6, 4], color="#6b7280").encode(y=value)
     # The two lines are only a few pixels apart: the lower label goes under its line, the upper one over it.
     labels = [
         alt.Chart(reference.iloc[[i]]).mark_text(align="left", dx=4, dy=dy, color="#374151").encode(
-            y="value:Q", x=alt.value(0), text="label:N"
+            y=value, x=alt.XValue(0), text=alt.Text(field="label", type="nominal")
         )
         for i, dy in zip(reference["value"].argsort(), (8, -7))
     ]
-    return alt.layer(lines, rules, *labels).properties(height=380)
+    return alt.layer(lines, rules, *labels, height=380)
 
 
 def loss(frame: pd.DataFrame, t: Translator) -> alt.Chart:
@@ -72,10 +80,11 @@ def loss(frame: pd.DataFrame, t: Translator) -> alt.Chart:
         alt.Chart(frame)
         .mark_line(color="#111827")
         .encode(
-            x=alt.X("step:Q", title=t("sparsity.axis_step")),
-            y=alt.Y("loss:Q", title=t("sparsity.axis_loss"), scale=alt.Scale(type="log"),
+            x=alt.X(field="step", type="quantitative", title=t("sparsity.axis_step")),
+            y=alt.Y(field="loss", type="quantitative", title=t("sparsity.axis_loss"), scale=alt.Scale(type="log"),
                     axis=alt.Axis(format=".0e")),
-            tooltip=[alt.Tooltip("step:Q"), alt.Tooltip("loss:Q", format=".3g")],
+            tooltip=[alt.Tooltip(field="step", type="quantitative"),
+                     alt.Tooltip(field="loss", type="quantitative", format=".3g")],
         )
         .properties(height=260)
     )

@@ -16,10 +16,6 @@ PART_COLOURS = {
 }
 
 
-# Channels are built as classes (alt.X2, alt.Text, …), never as shorthand strings or dicts: altair 6
-# turns those through from_dict, which rebuilds a table of every schema class on each call (~20 ms).
-
-
 def _part_scale(t: Translator, parts: list[str]) -> alt.Scale:
     return alt.Scale(domain=[t(f"split.part_{p}") for p in parts], range=[PART_COLOURS[p] for p in parts])
 
@@ -40,22 +36,23 @@ def block_bar(frame: pd.DataFrame, t: Translator) -> alt.LayerChart:
         text=[m if s >= 0.05 else "" for m, s in zip(data["matrix"].map(lambda m: "W" + m[1:]), data["share"])],
     )
     parts = [p for p in PART_COLOURS if p in set(data["part"])]
-    base = alt.Chart(data)
-    bars = base.mark_bar(height=40, stroke="white", strokeWidth=2).encode(
+    bars = alt.Chart().mark_bar(height=40, stroke="white", strokeWidth=2).encode(
         # "~s" would print the origin as "0M"
-        x=alt.X("start:Q", title=t("split.axis_params"),
+        x=alt.X(field="start", type="quantitative", title=t("split.axis_params"),
                 axis=alt.Axis(format="~s", tickCount=6, labelExpr="datum.value == 0 ? '0' : datum.label")),
-        x2=alt.X2("end:Q"),
-        color=alt.Color("part_label:N", title=t("split.legend_part"), scale=_part_scale(t, parts)),
+        x2=alt.X2(field="end"),
+        color=alt.Color(field="part_label", type="nominal", title=t("split.legend_part"), scale=_part_scale(t, parts)),
         tooltip=[
-            alt.Tooltip("matrix_label:N", title=t("split.axis_matrix")),
-            alt.Tooltip("part_label:N", title=t("split.legend_part")),
-            alt.Tooltip("params:Q", format=","),
-            alt.Tooltip("share:Q", format=".1%"),
+            alt.Tooltip(field="matrix_label", type="nominal", title=t("split.axis_matrix")),
+            alt.Tooltip(field="part_label", type="nominal", title=t("split.legend_part")),
+            alt.Tooltip(field="params", type="quantitative", format=","),
+            alt.Tooltip(field="share", type="quantitative", format=".1%"),
         ],
     )
-    labels = base.mark_text(color="white", fontWeight="bold").encode(x=alt.X("mid:Q"), text=alt.Text("text:N"))
-    return (bars + labels).properties(height=110)
+    labels = alt.Chart().mark_text(color="white", fontWeight="bold").encode(
+        x=alt.X(field="mid", type="quantitative"), text=alt.Text(field="text", type="nominal")
+    )
+    return alt.layer(bars, labels, data=data, height=110)
 
 
 def model_bars(parts: pd.DataFrame, t: Translator, selected: str) -> alt.LayerChart:
@@ -70,44 +67,50 @@ def model_bars(parts: pd.DataFrame, t: Translator, selected: str) -> alt.LayerCh
     )
     names = list(dict.fromkeys(parts["name"]))
     present = [p for p in order if p in set(data["part"])]
-    base = alt.Chart(data).encode(y=alt.Y("name:N", sort=names, title=None))
+    base = alt.Chart().encode(y=alt.Y(field="name", type="nominal", sort=names, title=None))
     bars = base.mark_bar(stroke="white", strokeWidth=1).encode(
-        x=alt.X("start:Q", title=t("split.axis_share_of_model"), axis=alt.Axis(format="%"),
+        x=alt.X(field="start", type="quantitative", title=t("split.axis_share_of_model"), axis=alt.Axis(format="%"),
                 scale=alt.Scale(domain=[0, 1])),
-        x2=alt.X2("end:Q"),
-        color=alt.Color("part_label:N", title=t("split.legend_part"), scale=_part_scale(t, present),
-                        legend=alt.Legend(orient="bottom")),
-        opacity=alt.Opacity("alpha:Q", scale=None, legend=None),
+        x2=alt.X2(field="end"),
+        color=alt.Color(field="part_label", type="nominal", title=t("split.legend_part"),
+                        scale=_part_scale(t, present), legend=alt.Legend(orient="bottom")),
+        opacity=alt.Opacity(field="alpha", type="quantitative", scale=None, legend=None),
         tooltip=[
-            alt.Tooltip("name:N", title=t("split.axis_model")),
-            alt.Tooltip("part_label:N", title=t("split.legend_part")),
-            alt.Tooltip("params:Q", format=","),
-            alt.Tooltip("share:Q", format=".1%"),
+            alt.Tooltip(field="name", type="nominal", title=t("split.axis_model")),
+            alt.Tooltip(field="part_label", type="nominal", title=t("split.legend_part")),
+            alt.Tooltip(field="params", type="quantitative", format=","),
+            alt.Tooltip(field="share", type="quantitative", format=".1%"),
         ],
     )
-    labels = base.mark_text(color="white", fontSize=11).encode(x=alt.X("mid:Q"), text=alt.Text("text:N"))
-    return (bars + labels).properties(height=alt.Step(26))
+    labels = base.mark_text(color="white", fontSize=11).encode(
+        x=alt.X(field="mid", type="quantitative"), text=alt.Text(field="text", type="nominal")
+    )
+    return alt.layer(bars, labels, data=data, height=alt.Step(26))
 
 
 def share_bars(table: pd.DataFrame, t: Translator) -> alt.LayerChart:
     """Each preset's FFN share of one block, with 2/3 drawn as a reference line."""
     data = table.assign(text=[f"{s:.1%}" for s in table["ffn_share"]])
     order = list(data.sort_values("ffn_share", ascending=False)["name"])
-    base = alt.Chart(data).encode(y=alt.Y("name:N", sort=order, title=None))
+    base = alt.Chart().encode(y=alt.Y(field="name", type="nominal", sort=order, title=None))
     bars = base.mark_bar(color=PART_COLOURS["ffn"]).encode(
-        x=alt.X("ffn_share:Q", title=t("split.axis_ffn_share"), axis=alt.Axis(format="%"),
+        x=alt.X(field="ffn_share", type="quantitative", title=t("split.axis_ffn_share"), axis=alt.Axis(format="%"),
                 scale=alt.Scale(domain=[0, 1])),
         tooltip=[
-            alt.Tooltip("name:N", title=t("split.axis_model")),
-            alt.Tooltip("ffn_share:Q", format=".2%"),
-            alt.Tooltip("n_heads:Q", title="h"),
-            alt.Tooltip("n_kv_heads:Q", title="h_kv"),
+            alt.Tooltip(field="name", type="nominal", title=t("split.axis_model")),
+            alt.Tooltip(field="ffn_share", type="quantitative", format=".2%"),
+            alt.Tooltip(field="n_heads", type="quantitative", title="h"),
+            alt.Tooltip(field="n_kv_heads", type="quantitative", title="h_kv"),
         ],
     )
-    labels = base.mark_text(align="left", dx=4).encode(x=alt.X("ffn_share:Q"), text=alt.Text("text:N"))
-    reference = pd.DataFrame({"x": [2 / 3], "label": ["2/3"]})
-    rule = alt.Chart(reference).mark_rule(strokeDash=[6, 4], color="#111827").encode(x=alt.X("x:Q"))
-    rule_text = alt.Chart(reference).mark_text(align="left", dx=4, dy=-8, fontWeight="bold").encode(
-        x=alt.X("x:Q"), y=alt.YValue(0), text=alt.Text("label:N")
+    labels = base.mark_text(align="left", dx=4).encode(
+        x=alt.X(field="ffn_share", type="quantitative"), text=alt.Text(field="text", type="nominal")
     )
-    return (bars + labels + rule + rule_text).properties(height=alt.Step(26))
+    reference = pd.DataFrame({"x": [2 / 3], "label": ["2/3"]})
+    x = alt.X(field="x", type="quantitative")
+    rule = alt.Chart(reference).mark_rule(strokeDash=[6, 4], color="#111827").encode(x=x)
+    rule_text = alt.Chart(reference).mark_text(align="left", dx=4, dy=-8, fontWeight="bold").encode(
+        x=x, y=alt.YValue(0), text=alt.Text(field="label", type="nominal")
+    )
+    # The bars' frame sits on the layer; the reference line keeps its own.
+    return alt.layer(bars, labels, rule, rule_text, data=data, height=alt.Step(26))
