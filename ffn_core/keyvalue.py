@@ -129,7 +129,8 @@ def measure(d: int = 64, m: int = 256, n: int = 128, steps: int = 200, token: in
     """Decompose an FFN into its m key-value pairs, untrained and after memorising n random pairs."""
     if not 0 <= token < n:
         raise ValueError(f"token must be in 0..{n - 1}")
-    run = memorise.train_module(n, d, m, steps, "memorise", "relu", seed=seed)
+    # Only the trained module is used here: no curve, so no probing along the way.
+    run = memorise.train_module(n, d, m, steps, "memorise", "relu", seed=seed, points=1)
     untrained = ffn.FFN(d, m, act="relu", seed=seed)
     return KeyValue(
         d_model=d,

@@ -125,8 +125,9 @@ def train_module(
     bias: bool = True,
     lr: float = 3e-3,
     seed: int = 0,
+    points: int = 100,
 ) -> Run:
-    """Train an FFN on the task with full-batch Adam; record loss and active fractions about 100 times."""
+    """Train an FFN on the task with full-batch Adam; record loss and active fractions about `points` times."""
     check_sizes(n, d, m, steps)
     if act == "none":
         raise ValueError("the memorisation task needs an activation")
@@ -135,7 +136,7 @@ def train_module(
     model = ffn.FFN(d, m, act=act, bias=bias, init=init, seed=seed)
     params = list(model.parameters())
     moments = [(torch.zeros_like(p), torch.zeros_like(p)) for p in params]
-    every = max(1, steps // 100)
+    every = max(1, steps // max(1, points))
     run = Run(model, x, target, [], [], [], [])
     for step in range(steps + 1):
         pre = model.pre_activation(x)  # (n, m)
