@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from ffn_core import params, presets
-from ui import shell, widgets
+from ui import compute, shell, widgets
 from ui.charts import split as charts
 
 HEADS = (1, 2, 4, 8, 16, 32, 64)
@@ -22,12 +22,12 @@ st.latex(
 st.latex(r"h_{kv} = h,\ d_{ff} = 4d:\qquad \frac{P_{\mathrm{FFN}}}{P_{\mathrm{attn}} + P_{\mathrm{FFN}}} = \frac{8d^2}{4d^2 + 8d^2} = \frac{2}{3}")
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@compute.cached(max_entries=64)
 def count_block(d: int, expansion: str, n_heads: int, n_kv_heads: int, bias: bool, glu: bool) -> params.Split:
     return params.split(d, expansion, n_heads, n_kv_heads, bias, glu)
 
 
-@st.cache_data(max_entries=1, show_spinner=False)
+@compute.cached(max_entries=1)
 def count_models() -> tuple[params.Catalogue, pd.DataFrame, pd.DataFrame]:
     catalogue = params.catalogue()
     return catalogue, catalogue.to_frame(), catalogue.parts_frame()

@@ -3,7 +3,7 @@ import pandas as pd
 import streamlit as st
 
 from ffn_core import attention, ffn, position
-from ui import shell, widgets
+from ui import compute, shell, widgets
 from ui.charts import position as charts
 
 EXACT = 1e-12  # float64 rounding stays many orders below this; a real dependence would not
@@ -39,7 +39,7 @@ if n * d > position.MAX_TOKENS_X_D:
     st.stop()
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@compute.cached(max_entries=32)
 def measure(n: int, d: int, act: str, heads: int, causal: bool, perm: str, seed: int) -> position.PositionWise:
     return position.measure(n, d, 4 * d, act, heads, causal, perm, seed)
 

@@ -2,7 +2,7 @@
 import streamlit as st
 
 from ffn_core import collapse, ffn
-from ui import shell, widgets
+from ui import compute, shell, widgets
 from ui.charts import collapse as charts
 
 EXACT = 1e-12  # float64 rounding of a product stays many orders below this
@@ -28,7 +28,7 @@ seed = right.number_input(t("collapse.seed"), 0, 9999, 0, step=1, key="seed", bi
                           help=t("collapse.seed_help"))
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@compute.cached(max_entries=32)
 def measure(d: int, m: int, act: str, bias: bool, seed: int) -> collapse.Collapse:
     return collapse.measure(d, m, act, bias, seed)
 

@@ -3,7 +3,7 @@ import pandas as pd
 import streamlit as st
 
 from ffn_core import best, expr, net1d, sweep, targets, varpro
-from ui import shell, widgets
+from ui import compute, shell, widgets
 from ui.charts import sweep as charts
 
 WIDTH_OPTIONS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
@@ -51,12 +51,12 @@ widths = tuple(sorted(int(m) for m in widths))
 methods = ("pieces", "naive") if method == "both" else (method,)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@compute.cached(max_entries=32)
 def run(target: str, widths: tuple[int, ...], act: str, method: str, seed: int) -> sweep.Sweep:
     return sweep.fit_widths(target, widths, act=act, method=method, seed=seed)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@compute.cached(max_entries=32)
 def reference(target: str, widths: tuple[int, ...], act: str) -> best.Reference:
     return best.reference(target, widths, act=act)
 

@@ -2,7 +2,7 @@ import pandas as pd
 import streamlit as st
 
 from ffn_core import keyvalue, memorise
-from ui import shell, widgets
+from ui import compute, shell, widgets
 from ui.charts import keyvalue as charts
 
 page = shell.setup("keyvalue")
@@ -32,7 +32,7 @@ if n * d * m * steps > memorise.MAX_WORK:
     st.stop()
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@compute.cached(max_entries=32)
 def measure(d: int, m: int, n: int, steps: int, token: int, seed: int) -> keyvalue.KeyValue:
     return keyvalue.measure(d=d, m=m, n=n, steps=steps, token=token, seed=seed)
 

@@ -1,7 +1,7 @@
 import streamlit as st
 
 from ffn_core import ffn, memorise, sparsity
-from ui import shell, widgets
+from ui import compute, shell, widgets
 from ui.charts import sparsity as charts
 
 page = shell.setup("sparsity")
@@ -34,12 +34,12 @@ if N_KEYS * d * m * steps > memorise.MAX_WORK:
     st.stop()
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@compute.cached(max_entries=32)
 def at_init(d: int, m: int, act: str, init: str, bias: bool, seed: int) -> sparsity.AtInit:
     return sparsity.at_init(d=d, m=m, n_tokens=N_TOKENS, act=act, init=init, bias=bias, seed=seed)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@compute.cached(max_entries=32)
 def train(d: int, m: int, steps: int, task: str, act: str, init: str, bias: bool, seed: int) -> sparsity.Training:
     return sparsity.train(n=N_KEYS, d=d, m=m, steps=steps, task=task, act=act, init=init, bias=bias, seed=seed)
 
