@@ -8,11 +8,19 @@ browser: 30 Chromium tabs would need several GB and both cores for themselves, a
 the browser more than the server. The server cannot tell the difference: it gets the same BackMsg
 (rerun with query string, page and widget states) and sends the same ForwardMsgs.
 
-A student opens every page (half the class in Korean, half in English), then on each demo page
-moves a control or two (a step or two along a slider, another option, a flip), pausing to read
-between moves. A rerun is "cached" when another session already finished a run with the same page
-and settings, "first" otherwise. Printed per N: rerun latency p50/p95/max (all, cached, first),
-errors (exception elements, failed runs, client errors), the server's peak RSS.
+A student opens every page (half the class in Korean, half in English), reads it, then on each demo
+page moves a control or two (a step or two along a slider, another option, a flip), looking at the
+result between moves. The pacing is a class working through a lesson: arrivals spread over the
+first 10 s after the link goes up, 5-15 s reading a page before touching it, 3-8 s looking at a
+chart before the next move: about one action per student every 7 s. `--think` and `--read` change
+it; `--think 1 4 --read 1 4 --arrive 1` is a stress pace no class keeps, which shows where one
+server saturates. The instructor has the app open before the class arrives, so the server has
+drawn the home page once (its imports are done); `--cold` starts the class on a fresh server.
+
+A rerun is "cached" when another session already finished a run with the same page and settings,
+"first" otherwise. Printed per N: rerun latency p50/p95/max (all, cached, first), errors
+(exception elements, failed runs, client errors), the server's peak RSS, the server's CPU per
+rerun and the load client's own CPU (it shares the machine's two cores with the server).
 
 Two checks run beside it (--checks): a second student on the same settings must not recompute
 (`check_cache`), and two students on different settings must each see only their own result
@@ -68,7 +76,24 @@ class Class:
             return settings in self.done
 
 
-def student(i: int, url: str, pages: list[AppPage], moves: int, think: tuple[float, float],
+@dataclass(frozen=True)
+class Pace:
+    """How a student spends time: seconds (uniform ranges) to arrive, to read a page, between moves."""
+
+    arrive: float = 10.0
+    read: tuple[float, float] = (5.0, 15.0)
+    think: tuple[float, float] = (3.0, 8.0)
+
+    def describe(self) -> str:
+        return (f"arrivals over {self.arrive:g} s, reading {self.read[0]:g}–{self.read[1]:g} s a page, "
+                f"{self.think[0]:g}–{self.think[1]:g} s between moves")
+
+
+CLASS_PACE = Pace()
+STRESS_PACE = Pace(arrive=1.0, read=(1.0, 4.0), think=(1.0, 4.0))
+
+
+def student(i: int, url: str, pages: list[AppPage], moves: int, pace: Pace,
             deadline: float, klass: Class, start: threading.Barrier) -> None:
     rng = random.Random(i)
     # Half the class does what the instructor says ("set d to 128"): the same moves in the same
@@ -78,7 +103,7 @@ def student(i: int, url: str, pages: list[AppPage], moves: int, think: tuple[flo
     session = None
     try:
         start.wait(timeout=120)
-        time.sleep(rng.uniform(0, 1.0))  # a class arrives within a second or so of the link
+        time.sleep(rng.uniform(0, pace.arrive))
         session = Session(url)
         for page in pages:
             if time.monotonic() > deadline:
@@ -87,10 +112,12 @@ def student(i: int, url: str, pages: list[AppPage], moves: int, think: tuple[flo
             run = _timed(klass, i, page, "open", lambda: session.open(page, link),
                          stclient.settings_key(page, link, {}))
             plan = random.Random(page.name)
-            for _ in range(moves if page.url_path else 0):
+            time.sleep(rng.uniform(*pace.read))
+            for move in range(moves if page.url_path else 0):
                 if time.monotonic() > deadline or not run.widgets:
                     break
-                time.sleep(rng.uniform(*think))
+                if move:
+                    time.sleep(rng.uniform(*pace.think))
                 chooser = plan if follows else rng
                 # Same kind and key in both languages; only labels differ.
                 widgets = sorted(run.widgets, key=lambda w: (w.key, w.kind))
@@ -98,7 +125,7 @@ def student(i: int, url: str, pages: list[AppPage], moves: int, think: tuple[flo
                 value = neighbour(widget, chooser, session.values.get(widget.key or widget.id))
                 session.stage(widget, value)
                 run = _timed(klass, i, page, "move", session.rerun, session.settings())
-            time.sleep(rng.uniform(*think))
+            time.sleep(rng.uniform(*pace.think))
     except Exception as e:  # a dropped socket or a timeout is an error of the run, not of the script
         where = traceback.extract_tb(e.__traceback__)[-1]
         with klass.lock:
@@ -151,11 +178,17 @@ def server_pid(url: str) -> int | None:
     return None
 
 
-THINK_S = (1.0, 4.0)  # seconds a student reads between two actions (uniform)
+def warm_up(url: str) -> float:
+    """The instructor opens the app before the class: one run of the home page. Its seconds."""
+    session = Session(url)
+    try:
+        return session.open(discover_pages()[0], "lang=en").seconds
+    finally:
+        session.close()
 
 
-def run_load(url: str, n: int, pid: int | None, moves: int = 2, think: tuple[float, float] = THINK_S,
-             max_seconds: float = 120.0, pages: list[AppPage] | None = None) -> dict:
+def run_load(url: str, n: int, pid: int | None, moves: int = 2, pace: Pace = CLASS_PACE,
+             max_seconds: float = 300.0, pages: list[AppPage] | None = None) -> dict:
     """N students at once against a running server; the latency, error and memory summary."""
     pages = pages or discover_pages()
     klass = Class()
@@ -163,14 +196,16 @@ def run_load(url: str, n: int, pid: int | None, moves: int = 2, think: tuple[flo
     deadline = time.monotonic() + max_seconds
     peak = PeakRSS(pid) if pid else None
     cpu0 = stclient.cpu_s(pid) if pid else float("nan")
+    client0 = time.process_time()
     began = time.perf_counter()
-    threads = [threading.Thread(target=student, args=(i, url, pages, moves, think, deadline, klass, start))
+    threads = [threading.Thread(target=student, args=(i, url, pages, moves, pace, deadline, klass, start))
                for i in range(n)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
     wall = time.perf_counter() - began
+    client_cpu = time.process_time() - client0
     cpu = (stclient.cpu_s(pid) - cpu0) if pid else float("nan")
     rss_end = rss_mb(pid) if pid else float("nan")
     peak_mb = peak.stop() if peak else float("nan")
@@ -180,7 +215,8 @@ def run_load(url: str, n: int, pid: int | None, moves: int = 2, think: tuple[flo
     cached = [r.seconds for r in recs if r.cached]
     first = [r.seconds for r in recs if not r.cached]
     return {
-        "students": n, "runs": len(recs), "wall_s": wall,
+        "students": n, "runs": len(recs), "wall_s": wall, "pace": pace.describe(),
+        "runs_per_s": len(recs) / wall, "client_cpu_s": client_cpu,
         "p50": percentile(every, 0.5), "p95": percentile(every, 0.95), "max": max(every, default=float("nan")),
         "cached_runs": len(cached), "cached_p50": percentile(cached, 0.5), "cached_p95": percentile(cached, 0.95),
         "cached_max": max(cached, default=float("nan")),
@@ -190,7 +226,9 @@ def run_load(url: str, n: int, pid: int | None, moves: int = 2, think: tuple[flo
         "peak_rss_mb": peak_mb, "rss_end_mb": rss_end,
         # Server CPU per rerun: how many reruns a second one core can serve, whatever the load.
         "cpu_s": cpu, "cpu_per_run_s": cpu / max(len(recs), 1),
-        "per_page_p95": {p.name: percentile([r.seconds for r in recs if r.page == p.name], 0.95) for p in pages},
+        "per_page": {p.name: (percentile([r.seconds for r in recs if r.page == p.name and r.cached], 0.95),
+                              percentile([r.seconds for r in recs if r.page == p.name and not r.cached], 0.95))
+                     for p in pages},
     }
 
 
@@ -317,8 +355,11 @@ def print_load(r: dict) -> None:
           f"all p50 {fmt_s(r['p50'])} p95 {fmt_s(r['p95'])} max {fmt_s(r['max'])}  |  "
           f"cached ({r['cached_runs']}) p50 {fmt_s(r['cached_p50'])} p95 {fmt_s(r['cached_p95'])} "
           f"max {fmt_s(r['cached_max'])}  |  first ({r['first_runs']}) p95 {fmt_s(r['first_p95'])}  |  "
-          f"peak RSS {r['peak_rss_mb']:.0f} MB  wall {r['wall_s']:.0f} s  "
-          f"server CPU {fmt_s(r['cpu_per_run_s'])}/rerun")
+          f"peak RSS {r['peak_rss_mb']:.0f} MB  wall {r['wall_s']:.0f} s  {r['runs_per_s']:.1f} reruns/s  "
+          f"server CPU {fmt_s(r['cpu_per_run_s'])}/rerun, {r['cpu_s'] / r['wall_s']:.0%} of a core  "
+          f"client CPU {r['client_cpu_s'] / r['wall_s']:.0%} of a core")
+    print("    p95 cached / first by page: " + ", ".join(
+        f"{page} {fmt_s(cached)} / {fmt_s(first)}" for page, (cached, first) in r["per_page"].items()))
     for sample in r["error_samples"]:
         print(f"    error: {sample}")
 
@@ -328,13 +369,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--url", help="a running server (default: start one per N on a free port)")
     ap.add_argument("--students", type=int, nargs="+", default=[1, 10, 30])
     ap.add_argument("--moves", type=int, default=2, help="control moves per demo page and student")
-    ap.add_argument("--think", type=float, nargs=2, default=THINK_S, metavar=("MIN", "MAX"),
-                    help="seconds a student pauses between actions")
-    ap.add_argument("--max-seconds", type=float, default=120.0, help="bound on each N's run")
+    ap.add_argument("--arrive", type=float, default=CLASS_PACE.arrive, metavar="S",
+                    help="students arrive spread over this many seconds")
+    ap.add_argument("--read", type=float, nargs=2, default=CLASS_PACE.read, metavar=("MIN", "MAX"),
+                    help="seconds a student reads a page before the first move")
+    ap.add_argument("--think", type=float, nargs=2, default=CLASS_PACE.think, metavar=("MIN", "MAX"),
+                    help="seconds a student looks at a result before the next action")
+    ap.add_argument("--cold", action="store_true", help="no warm-up: the class is the server's first visitor")
+    ap.add_argument("--max-seconds", type=float, default=300.0, help="bound on each N's run")
     ap.add_argument("--no-checks", action="store_true", help="skip the cache and isolation checks")
     args = ap.parse_args(argv)
 
+    pace = Pace(args.arrive, tuple(args.read), tuple(args.think))
     print(f"pages: {', '.join(p.name for p in discover_pages())}")
+    print(f"pace: {pace.describe()}; {'cold server' if args.cold else 'server warmed by one visit to home'}")
     print("latencies: BackMsg rerun sent -> script_finished received, per rerun (noisy: shared 2-core machine)")
     failed = False
     for n in args.students:
@@ -343,8 +391,9 @@ def main(argv: list[str] | None = None) -> int:
             url = args.url or server.url
             if server:
                 server.wait_healthy()
-            r = run_load(url, n, server.proc.pid if server else server_pid(url), args.moves,
-                         tuple(args.think), args.max_seconds)
+            if not args.cold:
+                warm_up(url)
+            r = run_load(url, n, server.proc.pid if server else server_pid(url), args.moves, pace, args.max_seconds)
             print_load(r)
             print(f"    ({stclient.load_average()})")
             failed |= r["errors"] > 0

@@ -1,11 +1,12 @@
 """Every benchmark, then one table against DESIGN.md's budgets.
 
-    python bench/run_all.py [--students 1 10 30] [--sessions 30] [--skip-sweep]
+    python bench/run_all.py [--students 1 10 30] [--sessions 30] [--skip-sweep] [--skip-stress]
 
 Runs, each on a fresh server where a server is needed:
   1. bench/startup_memory.py: start-up, each page's warm rerun and first compute, memory;
   2. `python -m ffn_core.report --json` on one torch thread: each experiment's core compute time;
-  3. bench/load.py for N = 1, 10, 30 students, and its cache and isolation checks;
+  3. bench/load.py for N = 1, 10, 30 students at a class's pace, once more for 30 at a stress pace
+     (reported, not judged), and its cache and isolation checks;
   4. bench/sweep_vs_naive.py (the width-sweep speed-up), as a subprocess, if it exists.
 The machine is a shared 2-core box, so wall time also counts waiting for a core held by another
 program. Per-run costs (warm rerun, first compute) are therefore judged on the server's CPU time,
@@ -84,7 +85,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--students", type=int, nargs="+", default=[1, 10, 30])
     ap.add_argument("--sessions", type=int, default=30, help="sessions for the memory measurement")
-    ap.add_argument("--max-seconds", type=float, default=120.0, help="bound on each load run")
+    ap.add_argument("--max-seconds", type=float, default=300.0, help="bound on each load run")
+    ap.add_argument("--skip-stress", action="store_true", help="no extra load run at the stress pace")
     ap.add_argument("--skip-sweep", action="store_true", help="do not run bench/sweep_vs_naive.py")
     args = ap.parse_args(argv)
     table = Table()
@@ -143,24 +145,32 @@ def main(argv: list[str] | None = None) -> int:
         print(f"report failed: {e}")
         table.add("first compute (core report)", "runs", f"failed: {e}"[:60], False)
 
-    section(f"load (bench/load.py): N students, websocket sessions, think time {load.THINK_S[0]:g}–{load.THINK_S[1]:g} s")
-    for n in args.students:
+    section(f"load (bench/load.py): N students, websocket sessions; {load.CLASS_PACE.describe()}")
+    runs = [(n, load.CLASS_PACE, "") for n in args.students]
+    if not args.skip_stress:
+        runs.append((max(args.students), load.STRESS_PACE, " at stress pace (info)"))
+    for n, pace, label in runs:
         server = Server()
         try:
             server.wait_healthy()
-            lr = load.run_load(server.url, n, server.proc.pid, max_seconds=args.max_seconds)
+            load.warm_up(server.url)  # the instructor's tab: the class meets a server that has drawn home once
+            lr = load.run_load(server.url, n, server.proc.pid, pace=pace, max_seconds=args.max_seconds)
         finally:
             server.stop()
+        if label:
+            print(f"stress pace: {pace.describe()}")
         load.print_load(lr)
         print(f"    ({load_average()})")
         if lr["errors"]:
             for tb in startup_memory.tracebacks(server.log()):
                 print("server traceback (from its log):\n" + tb)
-        table.add(f"load N={n}: p95 rerun, cached pages", f"≤ {LOAD_P95_S:g} s", ms(lr["cached_p95"]),
-                  lr["cached_p95"] <= LOAD_P95_S if lr["cached_runs"] else None)
-        table.add(f"load N={n}: errors", "0", str(lr["errors"]), lr["errors"] == 0)
-        table.add(f"load N={n}: server CPU per rerun (info)", "—", ms(lr["cpu_per_run_s"]), None)
-        table.add(f"load N={n}: peak server RSS", f"≤ {MEMORY_MB:g} MB", f"{lr['peak_rss_mb']:.0f} MB",
+        stress = bool(label)  # a pace no class keeps: reported, not judged
+        table.add(f"load N={n}{label}: p95 rerun, cached pages", "—" if stress else f"≤ {LOAD_P95_S:g} s",
+                  ms(lr["cached_p95"]), None if stress or not lr["cached_runs"] else lr["cached_p95"] <= LOAD_P95_S)
+        table.add(f"load N={n}{label}: errors", "0", str(lr["errors"]), lr["errors"] == 0)
+        table.add(f"load N={n}{label}: server CPU per rerun, share of a core (info)", "—",
+                  f"{ms(lr['cpu_per_run_s'])}, {lr['cpu_s'] / lr['wall_s']:.0%}", None)
+        table.add(f"load N={n}{label}: peak server RSS", f"≤ {MEMORY_MB:g} MB", f"{lr['peak_rss_mb']:.0f} MB",
                   lr["peak_rss_mb"] <= MEMORY_MB)
     server = Server()
     try:
