@@ -12,6 +12,7 @@ neurons whose projections add up to at least 0.5·‖y‖ (0.9·‖y‖). Projec
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import pandas as pd
 import torch
@@ -125,22 +126,44 @@ def decompose(model: ffn.FFN, x: torch.Tensor, target: torch.Tensor, token: int)
     )
 
 
+class Memory(NamedTuple):
+    """An untrained FFN and the same FFN after memorising n random pairs, with those pairs."""
+
+    untrained: ffn.FFN
+    trained: ffn.FFN
+    x: torch.Tensor
+    target: torch.Tensor
+    steps: int
+
+
+def memorise_pairs(d: int = 64, m: int = 256, n: int = 128, steps: int = 200, seed: int = 0) -> Memory:
+    """Train the FFN on n random key-value pairs (relu, full-batch Adam); keep the untrained one beside it."""
+    # Only the trained module is used here: no curve, so no probing along the way.
+    run = memorise.train_module(n, d, m, steps, "memorise", "relu", seed=seed, points=1)
+    return Memory(ffn.FFN(d, m, act="relu", seed=seed), run.model, run.x, run.target, steps)
+
+
+def read_token(memory: Memory, token: int = 0) -> KeyValue:
+    """Decompose both FFNs on stored key `token`; the modules are converted to float64 in place."""
+    n = memory.x.shape[0]
+    if not 0 <= token < n:
+        raise ValueError(f"token must be in 0..{n - 1}")
+    return KeyValue(
+        d_model=memory.x.shape[1],
+        d_ff=memory.trained.w_1.out_features,
+        n_keys=n,
+        steps=memory.steps,
+        token=token,
+        untrained=decompose(memory.untrained, memory.x, memory.target, token),
+        trained=decompose(memory.trained, memory.x, memory.target, token),
+    )
+
+
 def measure(d: int = 64, m: int = 256, n: int = 128, steps: int = 200, token: int = 0, seed: int = 0) -> KeyValue:
     """Decompose an FFN into its m key-value pairs, untrained and after memorising n random pairs."""
     if not 0 <= token < n:
         raise ValueError(f"token must be in 0..{n - 1}")
-    # Only the trained module is used here: no curve, so no probing along the way.
-    run = memorise.train_module(n, d, m, steps, "memorise", "relu", seed=seed, points=1)
-    untrained = ffn.FFN(d, m, act="relu", seed=seed)
-    return KeyValue(
-        d_model=d,
-        d_ff=m,
-        n_keys=n,
-        steps=steps,
-        token=token,
-        untrained=decompose(untrained, run.x, run.target, token),
-        trained=decompose(run.model, run.x, run.target, token),
-    )
+    return read_token(memorise_pairs(d, m, n, steps, seed), token)
 
 
 def report(seed: int = 0) -> dict:

@@ -1,4 +1,6 @@
 """FFN(x) = Σ relu(k_i·x + b_i)·v_i + b_2, checked against a plain Python loop and the module's output."""
+import pickle
+
 import pytest
 import torch
 
@@ -89,3 +91,19 @@ def test_report_residual_for_seeds(seed):
     assert set(out) == {"d_model", "d_ff", "max_abs_residual"}
     assert (out["d_model"], out["d_ff"]) == (64, 256)
     assert out["max_abs_residual"] <= 1e-12
+
+
+def test_one_training_read_for_each_key_equals_training_per_key():
+    # The page trains once per setting and reads each key from that (through a pickle, as
+    # st.cache_data stores it); a fresh training per key must give the same numbers.
+    memory = pickle.loads(pickle.dumps(keyvalue.memorise_pairs(d=16, m=32, n=8, steps=20, seed=3)))
+    for token in (0, 5, 7):
+        once = keyvalue.read_token(pickle.loads(pickle.dumps(memory)), token)
+        fresh = keyvalue.measure(d=16, m=32, n=8, steps=20, token=token, seed=3)
+        assert once == fresh
+
+
+def test_read_token_refuses_a_key_that_was_not_stored():
+    memory = keyvalue.memorise_pairs(d=16, m=32, n=8, steps=0, seed=0)
+    with pytest.raises(ValueError):
+        keyvalue.read_token(memory, 8)
