@@ -39,7 +39,7 @@ if n * d > position.MAX_TOKENS_X_D:
     st.stop()
 
 
-@compute.cached(max_entries=32)
+@compute.cached(max_entries=256)
 def measure(n: int, d: int, act: str, heads: int, causal: bool, perm: str, seed: int) -> position.PositionWise:
     return position.measure(n, d, 4 * d, act, heads, causal, perm, seed)
 

@@ -28,7 +28,7 @@ seed = right.number_input(t("collapse.seed"), 0, 9999, 0, step=1, key="seed", bi
                           help=t("collapse.seed_help"))
 
 
-@compute.cached(max_entries=32)
+@compute.cached(max_entries=256)
 def measure(d: int, m: int, act: str, bias: bool, seed: int) -> collapse.Collapse:
     return collapse.measure(d, m, act, bias, seed)
 

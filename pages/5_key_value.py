@@ -32,7 +32,7 @@ if n * d * m * steps > memorise.MAX_WORK:
     st.stop()
 
 
-@compute.cached(max_entries=32)
+@compute.cached(max_entries=64)
 def memorise_pairs(d: int, m: int, n: int, steps: int, seed: int) -> keyvalue.Memory:
     return keyvalue.memorise_pairs(d=d, m=m, n=n, steps=steps, seed=seed)
 

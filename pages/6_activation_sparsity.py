@@ -34,12 +34,12 @@ if N_KEYS * d * m * steps > memorise.MAX_WORK:
     st.stop()
 
 
-@compute.cached(max_entries=32)
+@compute.cached(max_entries=256)
 def at_init(d: int, m: int, act: str, init: str, bias: bool, seed: int) -> sparsity.AtInit:
     return sparsity.at_init(d=d, m=m, n_tokens=N_TOKENS, act=act, init=init, bias=bias, seed=seed)
 
 
-@compute.cached(max_entries=32)
+@compute.cached(max_entries=256)
 def train(d: int, m: int, steps: int, task: str, act: str, init: str, bias: bool, seed: int) -> sparsity.Training:
     return sparsity.train(n=N_KEYS, d=d, m=m, steps=steps, task=task, act=act, init=init, bias=bias, seed=seed)
 
