@@ -19,6 +19,7 @@ import tempfile
 import time
 import urllib.parse
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -123,12 +124,8 @@ class Server:
         self._log.close()
 
 
-def cpu_s(pid: int) -> float:
-    """CPU seconds (user + system) a process and its children have used so far.
-
-    On a shared machine this is the steadier measure of what a run costs: wall time also
-    counts the time the server waited for a core that another program held.
-    """
+def _tree_sum(pid: int, measure: Callable[[psutil.Process], float]) -> float:
+    """measure(p) summed over a process and all its children; processes that ended count 0."""
     try:
         proc = psutil.Process(pid)
         procs = [proc, *proc.children(recursive=True)]
@@ -137,11 +134,19 @@ def cpu_s(pid: int) -> float:
     total = 0.0
     for p in procs:
         try:
-            t = p.cpu_times()
-            total += t.user + t.system
+            total += measure(p)
         except psutil.NoSuchProcess:
             pass
     return total
+
+
+def cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) a process and its children have used so far.
+
+    On a shared machine this is the steadier measure of what a run costs: wall time also
+    counts the time the server waited for a core that another program held.
+    """
+    return _tree_sum(pid, lambda p: sum(p.cpu_times()[:2]))  # user + system
 
 
 def load_average() -> str:
@@ -151,18 +156,7 @@ def load_average() -> str:
 
 def rss_mb(pid: int) -> float:
     """Resident memory of a process and all its children, in MB."""
-    try:
-        proc = psutil.Process(pid)
-        procs = [proc, *proc.children(recursive=True)]
-    except psutil.NoSuchProcess:
-        return 0.0
-    total = 0
-    for p in procs:
-        try:
-            total += p.memory_info().rss
-        except psutil.NoSuchProcess:
-            pass
-    return total / 2**20
+    return _tree_sum(pid, lambda p: p.memory_info().rss) / 2**20
 
 
 # --- a session ----------------------------------------------------------------------------
