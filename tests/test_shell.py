@@ -84,3 +84,21 @@ def test_view_url_keeps_repeated_parameters():
     url = query.view_url("http://host/width_sweep", {"widths": ["2", "4"], "lang": ["ko"]})
     assert url == "http://host/width_sweep?widths=2&widths=4&lang=ko"
     assert query.view_url("http://host/", {}) == "http://host/"
+
+
+def test_a_page_opened_from_the_menu_shows_its_own_defaults():
+    # Both pages have sliders keyed d and m with the same range: Streamlit would carry the moved
+    # values over (and the page would compute them) unless the shell drops them on a page switch.
+    at = open_page("pages/5_key_value.py", "en")
+    at.slider(key="d").set_value(80).run()
+    at.select_slider(key="m").set_value(512).run()
+    at.switch_page("pages/6_activation_sparsity.py")
+    at.query_params.clear()
+    at.query_params["lang"] = "en"  # what the menu's link carries
+    at.run()
+    assert not at.exception
+    assert at.slider(key="d").value == 64
+    assert at.select_slider(key="m").value == 256
+    assert "d" not in at.query_params and "m" not in at.query_params
+    assert at.session_state["lang"] == "en"
+

@@ -92,6 +92,23 @@ def _sync_url() -> None:
 
 
 
+# What the shell keeps in a session across pages; everything else in it is a page's controls.
+_SHELL_KEYS = frozenset({"lang", "present", "code", "_lang_widget", "_present_widget", "_code_widget", "_section"})
+
+
+def _open_fresh(section: str) -> None:
+    # Streamlit carries a URL-bound control's value to the next page that has a control with the
+    # same key and range (d, m, seed...), so a page opened from the menu would show, and compute,
+    # whatever the last page was left at. A page opened from the menu starts from its own
+    # defaults, as it does in a fresh tab: the lesson's text and a prepared link then mean the
+    # same view for everyone. The menu's links carry only the shell's keys.
+    state = st.session_state
+    if state.get("_section", section) != section:
+        for key in [key for key in state.keys() if key not in _SHELL_KEYS]:
+            del state[key]
+    state["_section"] = section
+
+
 def _sidebar(page: Page) -> None:
     t = page.t
     with st.sidebar:
@@ -121,6 +138,7 @@ def _sidebar(page: Page) -> None:
 
 def setup(section: str) -> Page:
     """Set the page config, draw the sidebar and return the page's language, translator and options."""
+    _open_fresh(section)
     lang = _choose_lang()
     t = i18n.Translator(lang)
     st.set_page_config(

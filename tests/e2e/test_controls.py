@@ -80,3 +80,22 @@ def test_controls_move_the_result_and_the_link_reproduces_it(new_page, server, a
     assert_no_exception(student, server)
     assert control_values(student) == view, f"{app_page.name}: the link {link} opened other control values"
     assert metrics(student) == numbers, f"{app_page.name}: the link {link} opened other metrics"
+
+
+def test_a_page_opened_from_the_menu_starts_from_its_defaults(new_page, server):
+    # Key-value and activation sparsity both have sliders d and m with the same range; the values
+    # moved on one must not follow the student into the other (the lesson's text assumes the defaults).
+    pages = {p.url_path: p for p in PAGES}
+    page = new_page()
+    open_app(page, server, pages["activation_sparsity"], "lang=en")
+    defaults = control_values(page)["sliders"]
+    open_app(page, server, pages["key_value"], "lang=en")
+    move_slider(page, 0)
+    move_slider(page, 1)
+    assert {"d", "m"} <= set(query(page.url)), page.url
+    page.locator('[data-testid="stSidebar"] a[href*="activation_sparsity"]').first.click()
+    page.wait_for_url("**/activation_sparsity**")
+    wait_for_charts(page)
+    assert_no_exception(page, server)
+    assert control_values(page)["sliders"] == defaults
+    assert not {"d", "m"} & set(query(page.url)), page.url
