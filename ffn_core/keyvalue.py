@@ -136,7 +136,9 @@ class Memory(NamedTuple):
     steps: int
 
 
-def memorise_pairs(d: int = 64, m: int = 256, n: int = 128, steps: int = 200, seed: int = 0) -> Memory:
+def memorise_pairs(
+    d: int = 64, m: int = 256, n: int = 128, steps: int = memorise.DEFAULT_STEPS, seed: int = 0
+) -> Memory:
     """Train the FFN on n random key-value pairs (relu, full-batch Adam); keep the untrained one beside it."""
     # Only the trained module is used here: no curve, so no probing along the way.
     run = memorise.train_module(n, d, m, steps, "memorise", "relu", seed=seed, points=1)
@@ -159,7 +161,9 @@ def read_token(memory: Memory, token: int = 0) -> KeyValue:
     )
 
 
-def measure(d: int = 64, m: int = 256, n: int = 128, steps: int = 200, token: int = 0, seed: int = 0) -> KeyValue:
+def measure(
+    d: int = 64, m: int = 256, n: int = 128, steps: int = memorise.DEFAULT_STEPS, token: int = 0, seed: int = 0
+) -> KeyValue:
     """Decompose an FFN into its m key-value pairs, untrained and after memorising n random pairs."""
     if not 0 <= token < n:
         raise ValueError(f"token must be in 0..{n - 1}")

@@ -155,7 +155,7 @@ def train(
     n: int = 128,
     d: int = 64,
     m: int = 256,
-    steps: int = 200,
+    steps: int = memorise.DEFAULT_STEPS,
     task: memorise.Task = "memorise",
     act: ffn.Activation = "relu",
     init: ffn.Init = "default",

@@ -26,8 +26,8 @@ d = c1.slider(t("sparsity.d"), 16, 128, 64, step=16, key="d", bind="query-params
 m = c2.select_slider(t("sparsity.m"), [32, 64, 128, 256, 512], 256, key="m", bind="query-params")
 task = widgets.choice(page, c3.radio, t("sparsity.task"), memorise.TASKS, key="task",
                       option_label=lambda tr, k: tr(f"sparsity.task_{k}"), help=t("sparsity.task_help"))
-steps = c4.select_slider(t("sparsity.steps"), [0, 50, 100, 200, 400, 600, 1000], 200, key="steps",
-                         bind="query-params")
+steps = c4.select_slider(t("sparsity.steps"), [0, 50, 100, 200, 400, 600, 1000], memorise.DEFAULT_STEPS,
+                         key="steps", bind="query-params")
 
 if N_KEYS * d * m * steps > memorise.MAX_WORK:
     st.warning(t("sparsity.too_costly"))

@@ -1,7 +1,7 @@
 """The activation-sparsity page: fractions at init and over training, read back, in both languages."""
 import pytest
 
-from ffn_core import sparsity
+from ffn_core import memorise, sparsity
 from tests.conftest import chart_specs, metric_values, open_page
 from ui import i18n
 
@@ -24,7 +24,7 @@ def test_page_shows_about_half_at_init_and_the_training_curve(lang):
     t = i18n.Translator(lang)
     assert at.title[0].value == t("sparsity.title")
     start = sparsity.at_init(d=64, m=256, n_tokens=1024, seed=0)
-    run = sparsity.train(n=128, d=64, m=256, steps=200, seed=0)
+    run = sparsity.train(n=128, d=64, m=256, steps=memorise.DEFAULT_STEPS, seed=0)
     metrics = metric_values(at)
     assert metrics[t("sparsity.metric_mean")] == f"{start.mean_active_fraction:.4f}"
     assert 0.49 <= float(metrics[t("sparsity.metric_mean")]) <= 0.51
@@ -43,7 +43,7 @@ def test_page_shows_about_half_at_init_and_the_training_curve(lang):
     assert at.success[0].value.endswith("✓")
     assert at.info[0].value.startswith(f"**{t('common.takeaway')}**")
     # The takeaway follows the measured change: here a fall of more than one point on the training keys.
-    assert run.change <= -0.01 and t("sparsity.takeaway_fell", steps=200, before=f"{run.active_train[0]:.3f}",
+    assert run.change <= -0.01 and t("sparsity.takeaway_fell", steps=memorise.DEFAULT_STEPS, before=f"{run.active_train[0]:.3f}",
                                      after=f"{run.active_train[-1]:.3f}", points=f"{abs(100 * run.change):.1f}",
                                      fresh=f"{run.active_fresh[-1]:.3f}") in at.info[0].value
 
@@ -93,7 +93,7 @@ def test_too_costly_training_is_a_warning():
 
 
 DEFAULTS = {"act": "relu", "init": "default", "bias": True, "seed": 0, "d": 64, "m": 256,
-            "task": "memorise", "steps": 200}
+            "task": "memorise", "steps": memorise.DEFAULT_STEPS}
 
 
 @pytest.mark.parametrize("bad", ["abc", "-5", "99999999", "1.5", "<script>alert(1)</script>", ""])
