@@ -10,8 +10,8 @@ from ffn_core import ffn
 
 
 def _linear(d_in: int, d_out: int, dtype: torch.dtype) -> nn.Linear:
-    # skip_init: building the layer must not draw from the global generator; ffn.init_linear fills it.
-    return nn.utils.skip_init(nn.Linear, d_in, d_out, bias=False, dtype=dtype)
+    # Empty weights: ffn.init_linear fills them from the layer's own generator.
+    return ffn.Linear(d_in, d_out, bias=False, dtype=dtype)
 
 
 class SelfAttention(nn.Module):
@@ -38,21 +38,24 @@ class SelfAttention(nn.Module):
         for layer in (self.w_q, self.w_k, self.w_v, self.w_o):
             ffn.init_linear(layer, "default", generator)
 
+    def _heads(self, t: torch.Tensor) -> torch.Tensor:
+        """(..., n, d) → (..., h, n, d_h): each head's slice of the features."""
+        *batch, n, d = t.shape
+        return t.view(*batch, n, self.n_heads, d // self.n_heads).transpose(-3, -2)
+
     def weights(self, x: torch.Tensor) -> torch.Tensor:
-        """Attention weights A (n_heads, n, n): row i says how much token i reads from each token j."""
-        n, d = x.shape
-        d_h = d // self.n_heads
-        q = self.w_q(x).view(n, self.n_heads, d_h).transpose(0, 1)  # (h, n, d_h)
-        k = self.w_k(x).view(n, self.n_heads, d_h).transpose(0, 1)  # (h, n, d_h)
-        scores = q @ k.transpose(1, 2) / math.sqrt(d_h)  # (h, n, n)
+        """Attention weights A (n_heads, n, n): row i says how much token i reads from each token j.
+
+        x is one sequence (n, d), or a batch of them (..., n, d): each sequence attends only to itself.
+        """
+        n, d = x.shape[-2:]
+        q, k = self._heads(self.w_q(x)), self._heads(self.w_k(x))  # (..., h, n, d_h)
+        scores = q @ k.transpose(-1, -2) / math.sqrt(d // self.n_heads)  # (..., h, n, n)
         if self.causal:
             future = torch.ones(n, n, dtype=torch.bool).triu(1)
             scores = scores.masked_fill(future, float("-inf"))
         return scores.softmax(dim=-1)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        n, d = x.shape
-        d_h = d // self.n_heads
-        v = self.w_v(x).view(n, self.n_heads, d_h).transpose(0, 1)  # (h, n, d_h)
-        y = self.weights(x) @ v  # (h, n, d_h)
-        return self.w_o(y.transpose(0, 1).reshape(n, d))
+        y = self.weights(x) @ self._heads(self.w_v(x))  # (..., h, n, d_h)
+        return self.w_o(y.transpose(-3, -2).reshape(x.shape))

@@ -47,9 +47,20 @@ def init_linear(layer: nn.Linear, scheme: Init, generator: torch.Generator) -> N
                 layer.bias.zero_()
 
 
+class Linear(nn.Linear):
+    """nn.Linear whose weights start empty, for init_linear to fill from a local generator.
+
+    nn.Linear would first draw them from the global generator, which every session's thread shares.
+    nn.utils.skip_init avoids that by building on the meta device, but its first call imports
+    sympy: ~0.7 s that the first experiment of a fresh process would pay.
+    """
+
+    def reset_parameters(self) -> None:
+        pass
+
+
 def _linear(d_in: int, d_out: int, bias: bool, dtype: torch.dtype) -> nn.Linear:
-    # skip_init leaves the weights empty, so building a layer never draws from the global generator.
-    return nn.utils.skip_init(nn.Linear, d_in, d_out, bias=bias, dtype=dtype)
+    return Linear(d_in, d_out, bias=bias, dtype=dtype)
 
 
 class FFN(nn.Module):

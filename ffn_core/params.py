@@ -32,7 +32,7 @@ _META = torch.device("meta")
 class _OnMeta(TorchFunctionMode):
     """Sends every tensor that names a device to the meta device.
 
-    ffn.FFN builds its layers with skip_init, which materialises them on the CPU; under this
+    ffn.FFN builds its layers on the CPU (torch.empty with a device argument); under this
     (thread-local) mode they stay shapes only, so a d = 8192 FFN costs no memory.
     """
 

@@ -30,3 +30,17 @@ def test_core_never_seeds_globally():
         if "manual_seed(" in path.read_text(encoding="utf-8").replace("Generator().manual_seed(", "")
     ]
     assert offenders == []
+
+
+def test_every_experiment_runs_without_loading_sympy():
+    # torch loads sympy (with torch.fx) for vmap, meta-device modules and autograd's grad_outputs:
+    # ~0.7 s on the first experiment a fresh server runs, and ~40 MB it keeps for good. The report
+    # runs every experiment at the lesson's settings; none of them needs it.
+    code = (
+        "import json, sys\n"
+        "from ffn_core import report\n"
+        "report.collect(seed=0)\n"
+        "print(json.dumps(sorted(n for n in sys.modules if n.split('.')[0] in ('sympy', 'mpmath'))))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == []
