@@ -19,7 +19,7 @@ import pandas as pd
 import torch
 from torch.nn import functional as F
 
-from ffn_core import ffn
+from ffn_core import adam, ffn
 
 Task = Literal["memorise", "random_labels"]
 TASKS: tuple[Task, ...] = ("memorise", "random_labels")
@@ -85,27 +85,6 @@ def recall(out: torch.Tensor, target: torch.Tensor, task: Task) -> float:
     return (out[:, :N_CLASSES].argmax(dim=1) == target).float().mean().item()
 
 
-def adam_step(
-    params: list[torch.Tensor],
-    grads: tuple[torch.Tensor, ...],
-    moments: list[tuple[torch.Tensor, torch.Tensor]],
-    t: int,
-    lr: float,
-    beta_1: float = 0.9,
-    beta_2: float = 0.999,
-    eps: float = 1e-8,
-) -> None:
-    """One Adam update in place (Kingma & Ba 2015, torch.optim.Adam's defaults)."""
-    # Written out because torch.optim's first step imports torch._dynamo: seconds on a busy server.
-    with torch.no_grad():
-        for p, g, (m_1, m_2) in zip(params, grads, moments):
-            m_1.mul_(beta_1).add_(g, alpha=1 - beta_1)
-            m_2.mul_(beta_2).addcmul_(g, g, value=1 - beta_2)
-            step_size = lr / (1 - beta_1**t)
-            denom = (m_2 / (1 - beta_2**t)).sqrt_().add_(eps)
-            p.addcdiv_(m_1, denom, value=-step_size)
-
-
 class Run(NamedTuple):
     """A trained module with its data and the curves recorded on the way (tensors: for core use only)."""
 
@@ -139,7 +118,7 @@ def train_module(
     probe = probe_tokens(d, seed)
     model = ffn.FFN(d, m, act=act, bias=bias, init=init, seed=seed)
     params = list(model.parameters())
-    moments = [(torch.zeros_like(p), torch.zeros_like(p)) for p in params]
+    moments = adam.moments(params)
     every = max(1, steps // max(1, points))
     run = Run(model, x, target, [], [], [], [])
     for step in range(steps + 1):
@@ -156,7 +135,7 @@ def train_module(
         if step == steps:
             break
         grads = torch.autograd.grad(loss, params)
-        adam_step(params, grads, moments, step + 1, lr)
+        adam.step(params, grads, moments, step + 1, lr)
     model.eval()
     return run
 

@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import torch
 
-from ffn_core import net1d
+from ffn_core import adam, net1d
 
 LR = 1e-2
 
@@ -35,7 +35,7 @@ def fit(x: torch.Tensor, y: torch.Tensor, widths: tuple[int, ...], act: str, see
     """Adam (lr 1e-2) on the mean squared error of every width at once, in float32 as a user would."""
     w, b, v, c, mask = init(widths, seed)
     params = [p.requires_grad_() for p in (w, b, v, c)]
-    opt = torch.optim.Adam(params, lr=LR)
+    moments = adam.moments(params)
     x32, y32 = x.float(), y.float()
     history = torch.empty(len(widths), steps + 1, dtype=torch.float64)
     for t in range(steps + 1):
@@ -46,7 +46,6 @@ def fit(x: torch.Tensor, y: torch.Tensor, widths: tuple[int, ...], act: str, see
             on_step(t, tuple(p.detach().double() for p in (w, b, v, c, mask)), history[:, : t + 1])
         if t == steps:
             break
-        opt.zero_grad(set_to_none=True)
-        mse.sum().backward()
-        opt.step()  # masked neurons get zero gradients, so Adam never moves them
+        grads = torch.autograd.grad(mse.sum(), params)
+        adam.step(params, grads, moments, t + 1, LR)  # masked neurons get zero gradients: Adam never moves them
     return tuple(p.detach().double() for p in (w, b, v, c, mask)), history

@@ -33,13 +33,15 @@ def test_core_never_seeds_globally():
 
 
 def test_every_experiment_runs_without_loading_sympy():
-    # torch loads sympy (with torch.fx) for vmap, meta-device modules and autograd's grad_outputs:
-    # ~0.7 s on the first experiment a fresh server runs, and ~40 MB it keeps for good. The report
-    # runs every experiment at the lesson's settings; none of them needs it.
+    # torch loads sympy (with torch.fx) for vmap, meta-device modules, autograd's grad_outputs and
+    # torch.optim's first step: 0.7-2 s on the first such experiment a fresh server runs, and ~40 MB
+    # it keeps for good. The report runs every experiment at the lesson's settings, and the width
+    # sweep's other method and activation run too; none of them needs it.
     code = (
         "import json, sys\n"
-        "from ffn_core import report\n"
+        "from ffn_core import report, sweep\n"
         "report.collect(seed=0)\n"
+        "sweep.fit_widths(widths=(2, 4), act='gelu', method='naive', steps=3)\n"
         "print(json.dumps(sorted(n for n in sys.modules if n.split('.')[0] in ('sympy', 'mpmath'))))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)

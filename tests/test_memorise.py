@@ -4,7 +4,7 @@ import math
 import pytest
 import torch
 
-from ffn_core import ffn, memorise
+from ffn_core import adam, ffn, memorise
 
 
 @pytest.mark.parametrize("task", memorise.TASKS)
@@ -43,11 +43,11 @@ def test_hand_written_adam_matches_torch_optim():
     model_b = ffn.FFN(8, 16, seed=0)
     x, y = memorise.make_data(10, 8, "memorise", seed=0)
     params = list(model_a.parameters())
-    moments = [(torch.zeros_like(p), torch.zeros_like(p)) for p in params]
+    moments = adam.moments(params)
     opt = torch.optim.Adam(model_b.parameters(), lr=1e-2)
     for t in range(1, 6):
         grads = torch.autograd.grad(((model_a(x) - y) ** 2).mean(), params)
-        memorise.adam_step(params, grads, moments, t, 1e-2)
+        adam.step(params, grads, moments, t, 1e-2)
         opt.zero_grad()
         ((model_b(x) - y) ** 2).mean().backward()
         opt.step()
