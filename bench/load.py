@@ -18,9 +18,12 @@ server saturates. The instructor has the app open before the class arrives, so t
 drawn the home page once (its imports are done); `--cold` starts the class on a fresh server.
 
 A rerun is "cached" when another session already finished a run with the same page and settings,
-"first" otherwise. Printed per N: rerun latency p50/p95/max (all, cached, first), errors
-(exception elements, failed runs, client errors), the server's peak RSS, the server's CPU per
-rerun and the load client's own CPU (it shares the machine's two cores with the server).
+"first" otherwise. A page opened from the menu starts on its defaults whatever the session did
+before (ui/shell.py), so the link and the moves since are the whole of a page's settings. Printed
+per N: rerun latency p50/p95/max (all, cached, first), errors (exception elements, failed runs,
+client errors), the server's peak RSS, the server's CPU per rerun, the load client's own CPU (it
+shares the machine's two cores with the server), and the server's own cache counters (hits,
+misses, evictions of every st.cache_data function, from /_stcore/metrics).
 
 Two checks run beside it (--checks): a second student on the same settings must not recompute
 (`check_cache`), and two students on different settings must each see only their own result
@@ -196,6 +199,7 @@ def run_load(url: str, n: int, pid: int | None, moves: int = 2, pace: Pace = CLA
     deadline = time.monotonic() + max_seconds
     peak = PeakRSS(pid) if pid else None
     cpu0 = stclient.cpu_s(pid) if pid else float("nan")
+    caches0 = stclient.cache_counts(url)
     client0 = time.process_time()
     began = time.perf_counter()
     threads = [threading.Thread(target=student, args=(i, url, pages, moves, pace, deadline, klass, start))
@@ -207,6 +211,7 @@ def run_load(url: str, n: int, pid: int | None, moves: int = 2, pace: Pace = CLA
     wall = time.perf_counter() - began
     client_cpu = time.process_time() - client0
     cpu = (stclient.cpu_s(pid) - cpu0) if pid else float("nan")
+    caches = {k: v - caches0.get(k, 0) for k, v in stclient.cache_counts(url).items()}
     rss_end = rss_mb(pid) if pid else float("nan")
     peak_mb = peak.stop() if peak else float("nan")
     recs = klass.records
@@ -225,7 +230,7 @@ def run_load(url: str, n: int, pid: int | None, moves: int = 2, pace: Pace = CLA
         "error_samples": (script_errors + klass.client_errors)[:5],
         "peak_rss_mb": peak_mb, "rss_end_mb": rss_end,
         # Server CPU per rerun: how many reruns a second one core can serve, whatever the load.
-        "cpu_s": cpu, "cpu_per_run_s": cpu / max(len(recs), 1),
+        "cpu_s": cpu, "cpu_per_run_s": cpu / max(len(recs), 1), "caches": caches,
         "per_page": {p.name: (percentile([r.seconds for r in recs if r.page == p.name and r.cached], 0.95),
                               percentile([r.seconds for r in recs if r.page == p.name and not r.cached], 0.95))
                      for p in pages},
@@ -360,6 +365,11 @@ def print_load(r: dict) -> None:
           f"client CPU {r['client_cpu_s'] / r['wall_s']:.0%} of a core")
     print("    p95 cached / first by page: " + ", ".join(
         f"{page} {fmt_s(cached)} / {fmt_s(first)}" for page, (cached, first) in r["per_page"].items()))
+    if r["caches"]:
+        c = r["caches"]
+        # Every cached call counts, charts included; evictions show whether a class outgrew a cache.
+        print(f"    server caches: {c['hits'] + c['misses']} lookups, {c['hits']} hits, {c['misses']} misses, "
+              f"{c['evictions']} evictions")
     for sample in r["error_samples"]:
         print(f"    error: {sample}")
 

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import psutil
 import websocket
+from streamlit.proto.Alert_pb2 import Alert
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
@@ -149,6 +150,30 @@ def cpu_s(pid: int) -> float:
     return _tree_sum(pid, lambda p: sum(p.cpu_times()[:2]))  # user + system
 
 
+def cache_counts(url: str) -> dict[str, int]:
+    """The server's st.cache_data counters summed over every cached function: hits, misses, evictions.
+
+    Read from Streamlit's /_stcore/metrics; empty when the endpoint does not answer. Page scripts
+    all run as __main__, so per-function names would mix pages: only the sums are kept.
+    """
+    try:
+        with urllib.request.urlopen(f"{url}/_stcore/metrics?families=cache_lookups&families=cache_evictions",
+                                    timeout=5) as r:
+            text = r.read().decode("utf-8", "replace")
+    except OSError:
+        return {}
+    counts = {"hits": 0, "misses": 0, "evictions": 0}
+    for line in text.splitlines():
+        if line.startswith("cache_lookups_total{"):
+            name = "hits" if 'result="hit"' in line else "misses"
+        elif line.startswith("cache_evictions_total{"):
+            name = "evictions"
+        else:
+            continue
+        counts[name] += int(float(line.rsplit(" ", 1)[1]))
+    return counts
+
+
 def load_average() -> str:
     """The machine's 1-minute load average and core count, printed beside every timing."""
     return f"load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
@@ -181,6 +206,8 @@ class Run:
     metrics: list[tuple[str, str]] = field(default_factory=list)
     texts: list[str] = field(default_factory=list)
     exceptions: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # st.warning boxes: a page refusing a setting
+    bound_keys: set[str] = field(default_factory=set)  # URL names of every control drawn, of any kind
     charts: int = 0
     settings: str = ""  # the page and the values this session set: what its cached call is keyed on
 
@@ -294,12 +321,17 @@ class Session:
         el = delta.new_element
         kind = el.WhichOneof("type")
         in_main = len(fwd.metadata.delta_path) > 0 and fwd.metadata.delta_path[0] == 0
+        bound = getattr(getattr(el, kind, None), "query_param_key", "") if kind else ""
+        if bound:
+            run.bound_keys.add(bound)
         if kind == "exception":
             run.exceptions.append(f"{el.exception.type}: {el.exception.message}")
         elif kind == "metric" and in_main:
             run.metrics.append((el.metric.label, el.metric.body))
         elif kind == "markdown" and in_main:
             run.texts.append(el.markdown.body)
+        elif kind == "alert" and in_main and el.alert.format == Alert.WARNING:
+            run.warnings.append(el.alert.body)
         elif kind == "vega_lite_chart":
             run.charts += 1
         elif kind in MOVABLE and in_main:
