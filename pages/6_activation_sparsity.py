@@ -80,11 +80,13 @@ widgets.claim(page, t("sparsity.claim_half", value=f"{start.mean_active_fraction
 st.subheader(t("sparsity.train_heading"))
 st.markdown(t(f"sparsity.task_lesson_{task}", n=N_KEYS, classes=memorise.N_CLASSES))
 before, after = run.active_train[0], run.active_train[-1]
-c1, c2, c3, c4 = st.columns(4)
+# Two to a row: "0.509 → 0.495" needs half the width, or the number the lesson is about is cut off.
+c1, c2 = st.columns(2)
 c1.metric(t("sparsity.metric_train"), f"{before:.3f} → {after:.3f}", t("sparsity.delta_points", value=f"{100 * run.change:+.1f}"),
           delta_color="off", help=t("sparsity.metric_train_help"))
 c2.metric(t("sparsity.metric_fresh"), f"{run.active_fresh[0]:.3f} → {run.active_fresh[-1]:.3f}",
           help=t("sparsity.metric_fresh_help"))
+c3, c4 = st.columns(2)
 c3.metric(t("sparsity.metric_recall"), f"{run.final_recall:.0%}", help=t(f"sparsity.metric_recall_help_{task}"))
 c4.metric(t("sparsity.metric_dead_after"), f"{run.dead_after} / {run.always_on_after}",
           help=t("sparsity.metric_dead_after_help"))

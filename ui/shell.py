@@ -24,10 +24,12 @@ PAGES: tuple[tuple[str, str, str], ...] = (
 LANG_NAMES = {"ko": "한국어", "en": "English"}
 
 # The scale is a root font size: Streamlit sizes its text in rem, so everything grows together.
+# Metric values, already the largest text, keep about their usual size: any larger and a value
+# such as "2% → 100%" is cut off four to a row on a 1280-pixel projector.
 _PRESENTER_CSS = """
 <style>
 html { font-size: 21px !important; }
-[data-testid="stMetricValue"] { font-size: 2.4rem; }
+[data-testid="stMetricValue"] { font-size: 1.75rem; }
 </style>
 """
 

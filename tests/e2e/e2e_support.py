@@ -149,6 +149,15 @@ def assert_no_exception(page, server: Server) -> None:
         pytest.fail(f"exception element on {page.url}:\n{text}\nserver log tail:\n{server.log()[-3000:]}", pytrace=False)
 
 
+def cut_metric_values(page) -> list[str]:
+    """The metric values the page shows cut off (ellipsis): the number a lesson is about, unreadable."""
+    return page.evaluate(
+        """() => [...document.querySelectorAll('[data-testid="stMetricValue"]')]
+            .filter(el => [el, ...el.querySelectorAll('*')].some(e => e.scrollWidth > e.clientWidth + 1))
+            .map(el => el.innerText)"""
+    )
+
+
 def main_title(page) -> str:
     heading = page.locator(f"{MAIN} h1").first
     heading.wait_for(state="visible")
