@@ -32,7 +32,7 @@ MAX_STEPS = 1000
 MAX_WORK = 2**31
 # The pages' default. By 100 full-batch Adam steps the default run has stored every pair (recall 100%)
 # and its active fraction and neuron counts have settled: 200 steps show the same numbers to the
-# third digit, in twice the time a student waits.
+# third digit and make a student wait twice as long.
 DEFAULT_STEPS = 100
 # The data's generator must not share the weights' stream: same-seeded draws would correlate x with W1.
 DATA_SEED_OFFSET = 1_000_003
