@@ -21,7 +21,10 @@ def test_locale_files_parse_and_share_keys():
     assert set(ko) == set(en)
     assert len(en) > 100
     for lang in i18n.LANGS:
-        tomllib.loads((ROOT / "ui" / "locales" / f"{lang}.toml").read_text(encoding="utf-8"))
+        for path in i18n.files(lang):
+            tomllib.loads(path.read_text(encoding="utf-8"))
+    parts = {path.name.split(".", 1)[1] for path in i18n.files("en")}
+    assert parts == {path.name.split(".", 1)[1] for path in i18n.files("ko")}
 
 
 def test_korean_text_is_korean_and_differs_from_english():

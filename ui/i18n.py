@@ -1,4 +1,9 @@
-"""Locale files and the translator: code holds keys, ui/locales/<lang>.toml holds the sentences."""
+"""Locale files and the translator: code holds keys, ui/locales/<lang>.toml holds the sentences.
+
+A language may be split over several files, `<lang>.toml` and `<lang>.<part>.toml` (the trained-GPT
+pages keep theirs apart); they are merged, and a key defined twice is an error rather than a silent
+override.
+"""
 from __future__ import annotations
 
 import functools
@@ -22,10 +27,22 @@ def _flatten(table: dict[str, Any], prefix: str = "") -> dict[str, str]:
     return flat
 
 
+def files(lang: str) -> list[Path]:
+    """The locale files of one language: `<lang>.toml` first, then its parts in name order."""
+    return [LOCALES / f"{lang}.toml", *sorted(LOCALES.glob(f"{lang}.*.toml"))]
+
+
 @functools.cache
 def strings(lang: str) -> dict[str, str]:
     """Every string of one language, keyed "section.key"; read once per process."""
-    return _flatten(tomllib.loads((LOCALES / f"{lang}.toml").read_text(encoding="utf-8")))
+    merged: dict[str, str] = {}
+    for path in files(lang):
+        table = _flatten(tomllib.loads(path.read_text(encoding="utf-8")))
+        twice = merged.keys() & table.keys()
+        if twice:
+            raise ValueError(f"{path.name} defines keys already defined: {sorted(twice)[:5]}")
+        merged.update(table)
+    return merged
 
 
 def resolve_lang(candidate: object) -> str | None:
