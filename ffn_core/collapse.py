@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import pandas as pd
 import torch
 
-from ffn_core import ffn
+from ffn_core import ffn, fixed_order
 
 MAX_D_MODEL = 256
 MAX_D_FF = 1024
@@ -58,11 +58,16 @@ def _check(d_model: int, d_ff: int, act: str) -> None:
 def collapsed(net: ffn.FFN) -> tuple[torch.Tensor, torch.Tensor]:
     """The single affine map (W2·W1, W2·b1 + b2) that a linear FFN equals."""
     w_1, w_2 = net.w_1.weight, net.w_2.weight  # (m, d), (d, m)
-    w = w_2 @ w_1  # (d, d)
+    w = fixed_order.matmul(w_2, w_1)  # (d, d)
     b = torch.zeros(w.shape[0], dtype=w.dtype)
     if net.w_1.bias is not None:
-        b = w_2 @ net.w_1.bias + net.w_2.bias
+        b = fixed_order.matmul(w_2, net.w_1.bias.unsqueeze(1)).squeeze(1) + net.w_2.bias
     return w, b
+
+
+def one_matrix(w: torch.Tensor, b: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+    """x·Wᵀ + b in the fixed summation order."""
+    return fixed_order.matmul(x, w.T) + b
 
 
 def effective_rank(s: torch.Tensor) -> float:
@@ -90,12 +95,16 @@ def measure(d_model: int = 64, d_ff: int = 256, act: str = "none", bias: bool = 
 
     x_fit = torch.randn(N_FIT, d_model, generator=g, dtype=torch.float64)
     x_test = torch.randn(N_TEST, d_model, generator=g, dtype=torch.float64)
-    y_test = net(x_test)
+    # Both sides of every rounding-level figure are summed in a fixed order (ffn_core.fixed_order),
+    # so two students with the same settings see the same digits whatever BLAS does on the server.
+    y_test = fixed_order.ffn(net, x_test)
     # Only meaningful with act "none": it is the seed's "replace both layers by one matrix" check.
-    residual = (y_test - (x_test @ w.T + b)).abs().max()
+    residual = (y_test - one_matrix(w, b, x_test)).abs().max()
 
-    a, c = best_affine_fit(x_fit, net(x_fit))
-    err = y_test - (x_test @ a.T + c)
+    # Without an activation the best affine map is (W, b) itself, so the fit's error is the residual's
+    # rounding; a least-squares solve would only add LAPACK's run-dependent last bits to it.
+    a, c = (w, b) if act == "none" else best_affine_fit(x_fit, net(x_fit))
+    err = y_test - one_matrix(a, c, x_test)
     spread = (y_test - y_test.mean(dim=0)).norm()
 
     two_layer = 2 * d_model * d_ff + (d_ff + d_model if bias else 0)

@@ -17,7 +17,7 @@ from typing import NamedTuple
 import pandas as pd
 import torch
 
-from ffn_core import ffn, memorise
+from ffn_core import ffn, fixed_order, memorise
 
 SHARES = (0.5, 0.9)
 
@@ -73,13 +73,16 @@ class KeyValue:
 
 
 def explicit_sum(model: ffn.FFN, x: torch.Tensor) -> torch.Tensor:
-    """Σ_i relu(k_i·x + b_i)·v_i + b_2, one neuron at a time, for every token in x (n, d)."""
-    k, b_1 = model.w_1.weight, model.w_1.bias  # k: (m, d), row i is k_i
+    """b_2 + Σ_i relu(k_i·x + b_i)·v_i, one neuron at a time, for every token in x (n, d).
+
+    Every product is summed in a fixed order (ffn_core.fixed_order), as is the FFN output it is
+    compared with, so the residual's digits are the same on every server and thread count.
+    """
     v, b_2 = model.w_2.weight, model.w_2.bias  # v: (d, m), column i is v_i
+    a = torch.relu(fixed_order.linear(x, model.w_1))  # (n, m): column i is relu(k_i·x + b_i)
     total = torch.zeros(x.shape[0], v.shape[0], dtype=x.dtype) if b_2 is None else b_2.expand(x.shape[0], -1).clone()
-    for i in range(k.shape[0]):
-        a_i = torch.relu(x @ k[i] + (0.0 if b_1 is None else b_1[i]))  # (n,)
-        total += torch.outer(a_i, v[:, i])
+    for i in range(v.shape[1]):
+        total += torch.outer(a[:, i], v[:, i])
     return total
 
 
@@ -97,7 +100,7 @@ def decompose(model: ffn.FFN, x: torch.Tensor, target: torch.Tensor, token: int)
     x = x.to(torch.float64)
     with torch.no_grad():
         y = model(x)  # (n, d)
-        residual = (y - explicit_sum(model, x)).abs().max().item()
+        residual = (fixed_order.ffn(model, x) - explicit_sum(model, x)).abs().max().item()
         a = model.hidden(x)  # (n, m): a_i = relu(k_i·x + b_i)
         y_norm = y.norm(dim=1)  # (n,)
         y_hat = y / y_norm.unsqueeze(1)

@@ -26,15 +26,18 @@ def test_defaults_reproduce_the_seed_figures(lang):
     assert metrics[t("collapse.metric_bound")] == "64"
     assert metrics[t("collapse.metric_two")] == "32,768"
     assert metrics[t("collapse.metric_one")] == "4,096"
-    assert float(metrics[t("collapse.metric_residual")]) <= 1e-12
+    shown = metrics[t("collapse.metric_residual")]
+    assert float(shown) <= 1e-12
     rows = _spectrum(at)
     ref = collapse.measure(64, 256, "none", False, 0)
-    assert [r["singular_value"] for r in rows] == list(ref.singular_values)
+    # The spectrum comes from LAPACK, whose last bits may follow the thread count; the chart is read at 3 digits.
+    assert [r["singular_value"] for r in rows] == pytest.approx(list(ref.singular_values), rel=1e-9)
     assert all(r["counted"] for r in rows)
     claims = [s.value for s in at.success]
     assert len(claims) == 2 and all(c.endswith("✓") for c in claims)
     assert "64 ≤ 64" in claims[0]
-    assert f"{ref.max_abs_residual:.1e}" in claims[1]
+    # The claim cites the residual its own metric shows, from the same computation.
+    assert shown in claims[1]
     assert "32,768" in at.info[0].value and "4,096" in at.info[0].value
 
 

@@ -25,7 +25,7 @@ def test_page_shows_the_measured_decomposition(lang):
     assert at.title[0].value == t("keyvalue.title")
     res = keyvalue.measure(d=64, m=256, n=128, steps=memorise.DEFAULT_STEPS, token=0, seed=0)
     metrics = metric_values(at)
-    assert metrics[t("keyvalue.metric_residual")] == f"{res.max_abs_residual:.1e}"
+    # A rounding-level residual: checked against its bound, not against another run's last digits.
     assert float(metrics[t("keyvalue.metric_residual")]) <= 1e-12
     assert _before_after(metrics[t("keyvalue.metric_50")]) == (res.untrained.n_for_50, res.trained.n_for_50)
     assert _before_after(metrics[t("keyvalue.metric_90")]) == (res.untrained.n_for_90, res.trained.n_for_90)
