@@ -2,7 +2,7 @@
 import pandas as pd
 import streamlit as st
 
-from ffn_core import best, expr, net1d, sweep, targets, varpro
+from ffn_core.sweep import best, expr, lesson, net1d, sweep, targets, varpro
 from ui import compute, shell, widgets
 from ui.charts import sweep as charts
 
@@ -75,7 +75,7 @@ def chart_frames(target: str, widths: tuple[int, ...], act: str, methods: tuple[
     rows += [{"series": "best", "width": m, "rmse": r}
              for m, r in zip(widths, best_found(results, reference(target, widths, act)))]
     if target == "sin3x" and act == "relu":
-        rows += [{"series": "seed", "width": m, "rmse": r} for m, r in sweep.SEED_RMSE.items()]
+        rows += [{"series": "seed", "width": m, "rmse": r} for m, r in lesson.SEED_RMSE.items()]
     # A log axis cannot place an exact 0 (|x| is exact from width 2): such points are left out, not faked.
     by_width = pd.DataFrame([r for r in rows if r["rmse"] > 0])
     return curves, kinks, by_width, pd.concat([r.rmse_frame() for r in results.values()])
@@ -144,7 +144,7 @@ if len(results) == 2:
     naive_fits = results["naive"].fits
     gap = max(n.rmse / p.rmse if p.rmse > 0 else float("inf") for p, n in zip(main.fits, naive_fits))
     lines.append(t("sweep.takeaway_naive", gap=f"{gap:,.0f}" if gap < 1e6 else "≥10⁶", steps=main.steps))
-if show_seed and (seed_rmse := sweep.SEED_RMSE.get(wide.width)):
+if show_seed and (seed_rmse := lesson.SEED_RMSE.get(wide.width)):
     lines.append(t("sweep.takeaway_seed", m=wide.width, seed=f"{seed_rmse:.4f}", ours=f"{wide.rmse:.4f}"))
 widgets.takeaway(page, " ".join(lines))
 
@@ -185,7 +185,7 @@ if page.show_details:
                 rows.append({
                     t("sweep.col_method"): t(f"sweep.method_{m}"), t("sweep.col_width"): f.width,
                     t("sweep.col_rmse"): f.rmse, t("sweep.col_best"): b,
-                    t("sweep.col_seed"): sweep.SEED_RMSE.get(f.width) if show_seed else None,
+                    t("sweep.col_seed"): lesson.SEED_RMSE.get(f.width) if show_seed else None,
                     t("sweep.col_kinks"): f.kinks_inside, t("sweep.col_pieces_used"): f.kinks_inside + 1,
                     t("sweep.col_bound"): f.width + 1,
                 })

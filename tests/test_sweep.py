@@ -8,7 +8,7 @@ import statistics
 import pytest
 import torch
 
-from ffn_core import best, naive, sweep, targets, varpro
+from ffn_core.sweep import best, lesson, naive, sweep, targets, varpro
 
 # What a search for width-m ReLU networks found before this code (issue 4); the stored best must match or beat it.
 ISSUE_BEST = {2: 0.56, 4: 0.081, 8: 0.040, 16: 0.0102, 32: 0.0031}
@@ -139,7 +139,7 @@ def test_default_sweep_meets_issue_4_for_seeds_0_to_4() -> None:
     for j, m in enumerate(sweep.WIDTHS):
         median = statistics.median(row[j] for row in table)
         assert median <= 1.5 * best.combine(ref.rmse[j], *(row[j] for row in table)), (m, median)
-        assert median < sweep.SEED_RMSE[m]  # and better than the seed's own table
+        assert median < lesson.SEED_RMSE[m]  # and better than the seed's own table
 
 
 def test_pieces_beats_naive_at_every_width() -> None:
@@ -184,7 +184,7 @@ def test_reference_searches_when_nothing_is_stored_and_combine_takes_the_min() -
 
 
 def test_report_keys_and_values() -> None:
-    rep = sweep.report(seed=0)
+    rep = lesson.report(seed=0)
     assert set(rep) == {"target", "x_range", "points", "rows"}
     assert rep["target"] == "sin(3x)" and rep["x_range"] == [-2.0, 2.0] and rep["points"] == 256
     assert [r["width"] for r in rep["rows"]] == [2, 4, 8, 16, 32]

@@ -1,7 +1,7 @@
 """The width-sweep page: the cached default sweep, controls, the live training, bad links and bad expressions."""
 import pytest
 
-from ffn_core import best, sweep
+from ffn_core.sweep import best, lesson, sweep
 from tests.conftest import chart_specs, metric_values, open_page
 from ui import i18n
 
@@ -36,7 +36,7 @@ def test_default_view_shows_the_lesson_measured(lang):
     # BLAS may round the last bit differently between two calls (memory alignment): compare to 1e-9.
     assert ours == pytest.approx({f.width: f.rmse for f in ref.fits}, rel=1e-9)
     seed = {r["width"]: r["rmse"] for r in rows if r["series"] == "seed"}
-    assert seed == sweep.SEED_RMSE
+    assert seed == lesson.SEED_RMSE
     found = {r["width"]: r["rmse"] for r in rows if r["series"] == "best"}
     stored = best.reference("sin3x", sweep.WIDTHS)
     for f, r in zip(ref.fits, stored.rmse):

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import pandas as pd
 import torch
 
-from ffn_core import naive, net1d, targets, varpro
+from ffn_core.sweep import naive, net1d, targets, varpro
 
 MAX_WIDTH = 256
 MAX_WIDTHS = 8
@@ -24,9 +24,6 @@ BUDGET_SECONDS = 1.0
 MAX_CELLS = 2 ** 21
 MAX_SECONDS = 60.0
 METHODS = ("pieces", "naive")
-# The seed's measured table for sin(3x) (blog post, "폭이 사는 것: 조각 수").
-SEED_RMSE = {2: 0.6221, 4: 0.2251, 8: 0.0989, 16: 0.0388, 32: 0.0250}
-SEED_KINKS = {2: 2, 4: 4, 8: 7, 16: 16, 32: 31}
 # A slope change below this fraction of (target's span / x's span) does not count as a kink.
 KINK_TOL = 1e-6
 LR = 0.1
@@ -231,21 +228,3 @@ def fit_widths(target: str = targets.DEFAULT, widths: tuple[int, ...] = WIDTHS,
             on_step(_assemble(key, x, y, widths, act, method, seed, steps, t, params, history))
     params, history = naive.fit(x, y, widths, act, seed, steps, snap_naive, every)
     return _assemble(key, x, y, widths, act, method, seed, steps, steps, params, history)
-
-
-def report(seed: int = 0) -> dict:
-    """The width_sweep entry of the lesson report: sin(3x) on [-2, 2], 256 points, widths 2…32."""
-    from ffn_core import best
-
-    res = fit_widths(seed=seed)
-    ref = best.reference(res.target, res.widths, res.x_range, res.points, res.act)
-    return {
-        "target": res.label,
-        "x_range": list(res.x_range),
-        "points": res.points,
-        "rows": [
-            {"width": f.width, "rmse": f.rmse, "kinks_inside": f.kinks_inside,
-             "best_rmse": best.combine(r, f.rmse)}
-            for f, r in zip(res.fits, ref.rmse)
-        ],
-    }

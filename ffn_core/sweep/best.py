@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ffn_core import sweep, targets
+from ffn_core.sweep import sweep, targets
 
 DATA = Path(__file__).resolve().parent / "data" / "best_rmse.json"
 

@@ -5,7 +5,7 @@ from collections.abc import Callable
 
 import torch
 
-from ffn_core import expr
+from ffn_core.sweep import expr
 
 MAX_POINTS = 1024
 MIN_POINTS = 8
