@@ -85,6 +85,8 @@ def pct(x: float, decimals: int = 1) -> str:
     """A fraction as a percentage, never "100.0%" for a value short of one nor "0.0%" for one above zero."""
     if not math.isfinite(x):
         return _nonfinite(x)
+    if x == 0:
+        return "0%"  # exactly zero, which is often the point
     text = f"{x * 100:.{decimals}f}"
     full = f"{100:.{decimals}f}"
     zero = f"{0:.{decimals}f}"
