@@ -12,8 +12,10 @@ format mini-language what a sentence needs:
     {x:tiny}     a small error as "3.3 × 10⁻¹⁶" (a sentence never reads "3.3e-16")
     {x:,}        any Python spec; an exponent in its result is rewritten as × 10ⁿ
     {x:sig2|을}  the Korean particle that agrees with what precedes it: "64를", "0.0250을", "3배를"
+    {x|을}       the same without a number spec
 
-A particle is written in either of its forms (을/를, 이/가, 은/는, 과/와, 으로/로, 이에요/예요, 이라/라).
+A particle is written in either of its forms (을/를, 이/가, 은/는, 과/와, 으로/로, 이에요/예요). The copula's
+other forms (이고, 이면, 이라서, …) keep their 이 after a number too ("64이고"), which reads best in writing.
 """
 from __future__ import annotations
 
@@ -128,8 +130,7 @@ def number(value: Any, spec: str = "") -> str:
 
 # The form after a final consonant, and the form after a vowel.
 _PARTICLES: dict[str, tuple[str, str]] = {}
-for _closed, _open in (("을", "를"), ("이", "가"), ("은", "는"), ("과", "와"), ("으로", "로"),
-                       ("이에요", "예요"), ("이라", "라"), ("이나", "나"), ("이며", "며"), ("이고", "고")):
+for _closed, _open in (("을", "를"), ("이", "가"), ("은", "는"), ("과", "와"), ("으로", "로"), ("이에요", "예요")):
     _PARTICLES[_closed] = _PARTICLES[_open] = _PARTICLES[f"{_closed}/{_open}"] = (_closed, _open)
 
 _RIEUL = 8  # index of ㄹ among the final consonants: (으)로 takes 로 after it
@@ -141,9 +142,10 @@ _DIGIT_FINAL = {"0": 21, "1": 8, "2": _NO_FINAL, "3": 16, "4": _NO_FINAL, "5": _
 _ZEROS_FINAL = {1: 17, 2: 1, 3: 4, 4: 4, 5: 4, 6: 4, 7: 4, 8: 1, 9: 1, 10: 1, 11: 1}
 # Latin letters as Koreans read them: 엘, 엠, 엔, 알 close on a consonant; the rest on a vowel.
 _LETTER_FINAL = {"l": 8, "m": 16, "n": 4, "r": 8}
-# Symbols read aloud: 퍼센트, 제곱, 세제곱, 무한대.
-_SYMBOL_FINAL = {"%": _NO_FINAL, "²": 17, "³": 17, "∞": _NO_FINAL}
+# Symbols read aloud: 퍼센트, 무한대.
+_SYMBOL_FINAL = {"%": _NO_FINAL, "∞": _NO_FINAL}
 _SUBSCRIPT_DIGITS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
+_SUPERSCRIPTS = set("⁰¹²³⁴⁵⁶⁷⁸⁹")
 _DIGITS = set("0123456789")  # str.isdigit() is true for "²" too
 _SILENT = set(" )]}'\"`*_$.,!?:;·")
 
@@ -160,6 +162,8 @@ def _final(text: str) -> int:
         return (ord(last) - 0xAC00) % 28
     if last in _DIGITS:
         return max(0, _digits_final(stripped))
+    if last in _SUPERSCRIPTS:  # 10⁻¹⁶ reads "10의 마이너스 16승"
+        return 21
     if last.lower() in _LETTER_FINAL:
         return _LETTER_FINAL[last.lower()]
     return max(0, _SYMBOL_FINAL.get(last, _NO_FINAL))
@@ -186,6 +190,10 @@ def _digits_final(text: str) -> int:
 
 def particle(text: str, which: str) -> str:
     """The form of a Korean particle that agrees with `text`: particle("64", "을") == "를"."""
+    if which not in _PARTICLES:
+        if which.startswith("이"):  # the copula: 이고, 이면, 이라서 ...
+            return which
+        raise KeyError(f"unknown particle {which!r}")
     closed, open_ = _PARTICLES[which]
     final = _final(text)
     if closed == "으로":
@@ -196,6 +204,14 @@ def particle(text: str, which: str) -> str:
 # --- the sentence formatter -----------------------------------------------------------------------
 
 class _SentenceFormatter(string.Formatter):
+    def parse(self, format_string: str):  # type: ignore[override]
+        # "{m|으로}" is "{m:|으로}": a particle needs no number spec before it.
+        for literal, name, spec, conversion in super().parse(format_string):
+            if name is not None and "|" in name:
+                name, _, which = name.partition("|")
+                spec = f"{spec or ''}|{which}"
+            yield literal, name, spec, conversion
+
     def format_field(self, value: Any, format_spec: str) -> str:
         spec, _, which = format_spec.partition("|")
         text = number(value, spec)
