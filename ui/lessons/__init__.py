@@ -8,6 +8,7 @@ format mini-language what a sentence needs:
 
     {x}          a float, three significant digits, never in scientific notation
     {x:sig2}     two significant digits (ratios: "110", "3.5")
+    {x:ratio}    a ratio or a factor, three significant digits without trailing zeros ("2", "3.5", "110")
     {x:pct1}     a fraction as a percentage with one decimal ("78.1%")
     {x:tiny}     a small error as "3.3 × 10⁻¹⁶" (a sentence never reads "3.3e-16")
     {x:,}        any Python spec; an exponent in its result is rewritten as × 10ⁿ
@@ -83,6 +84,12 @@ def sig(x: float, digits: int = 3) -> str:
     return "0" if text in ("-0", "-0.0") else text
 
 
+def ratio(x: float) -> str:
+    """A factor for "2×" or "3.5배": three significant digits, trailing zeros dropped."""
+    text = sig(x, 3)
+    return text.rstrip("0").rstrip(".") if "." in text and "×" not in text else text
+
+
 def pct(x: float, decimals: int = 1) -> str:
     """A fraction as a percentage, never "100.0%" for a value short of one nor "0.0%" for one above zero."""
     if not math.isfinite(x):
@@ -111,6 +118,8 @@ def number(value: Any, spec: str = "") -> str:
         return format(value, spec)
     if spec.startswith("sig"):
         return sig(float(value), int(spec[3:] or 3))
+    if spec == "ratio":
+        return ratio(float(value))
     if spec.startswith("pct"):
         return pct(float(value), int(spec[3:] or 1))
     if spec.startswith("tiny"):
