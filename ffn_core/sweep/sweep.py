@@ -26,16 +26,30 @@ MAX_SECONDS = 60.0
 METHODS = ("pieces", "naive")
 # A slope change below this fraction of (target's span / x's span) does not count as a kink.
 KINK_TOL = 1e-6
+# An RMSE below this fraction of the target's largest |value| is rounding error: the fit is exact.
+# Exact fits measured here sit at 1e-15 to 1e-11 of it, the closest inexact ones at 1e-6 and above.
+EXACT_REL = 1e-9
+# A kink matters when taking it out (joining its neighbours with one straight line) moves the curve by
+# more than this fraction of the target's span: smaller bends are wiggles no chart can show.
+PIECE_REL = 1e-3
 LR = 0.1
 
 
 @dataclass(frozen=True)
 class WidthFit:
-    """One width's fitted network, its kinks inside the range, its curve and its RMSE after each step."""
+    """One width's fitted network, its kinks inside the range, its curve and its RMSE after each step.
+
+    kinks_inside counts the neurons that bend the curve inside the range (at most m: one kink each);
+    kinks are the bends that matter (PIECE_REL), and pieces = len(kinks) + 1 the straight pieces the
+    curve is made of. A smooth activation (gelu) has no kinks: kinks_inside 0, kinks (), pieces None.
+    exact: the RMSE is rounding error (EXACT_REL of the target's scale).
+    """
 
     width: int
     rmse: float
+    exact: bool
     kinks_inside: int
+    pieces: int | None
     kinks: tuple[float, ...]
     kink_y: tuple[float, ...]
     w: tuple[float, ...]
@@ -59,6 +73,7 @@ class Sweep:
     seed: int
     steps: int
     step: int
+    exact_tol: float
     x: tuple[float, ...]
     y: tuple[float, ...]
     fits: tuple[WidthFit, ...]
@@ -68,10 +83,10 @@ class Sweep:
         return tuple(f.width for f in self.fits)
 
     def rmse_frame(self) -> pd.DataFrame:
-        """One row per width: rmse, kinks inside, the m+1-pieces bound and the pieces actually used."""
+        """One row per width: rmse, exact, kinks inside, the pieces that matter and the m+1-pieces bound."""
         return pd.DataFrame([
-            {"method": self.method, "width": f.width, "rmse": f.rmse, "kinks_inside": f.kinks_inside,
-             "pieces_used": f.kinks_inside + 1, "pieces_bound": f.width + 1}
+            {"method": self.method, "width": f.width, "params": params(f.width), "rmse": f.rmse, "exact": f.exact,
+             "kinks_inside": f.kinks_inside, "pieces_used": f.pieces, "pieces_bound": f.width + 1}
             for f in self.fits
         ])
 
@@ -96,6 +111,28 @@ class Sweep:
             for f in self.fits for t, r in enumerate(f.history)
             if t % stride == 0 or t == len(f.history) - 1
         ])
+
+
+def params(width: int) -> int:
+    """Weights of a width-m network on one input: m input weights, m biases, m output weights, one output bias."""
+    return 3 * width + 1
+
+
+def pieces_that_matter(xs: list[float], ys: list[float], eps: float) -> list[int]:
+    """Indices of the inner vertices of a polyline left after taking out, one at a time, every vertex
+    whose removal moves the line by at most eps (the vertical distance to the line through its neighbours:
+    the line between two vertices is straight, so that distance is the most the curve moves)."""
+    keep = list(range(len(xs)))
+    while len(keep) > 2:
+        x, y = torch.tensor([xs[i] for i in keep], dtype=torch.float64), torch.tensor([ys[i] for i in keep],
+                                                                                     dtype=torch.float64)
+        t = (x[1:-1] - x[:-2]) / (x[2:] - x[:-2])
+        gap = (y[1:-1] - (y[:-2] + t * (y[2:] - y[:-2]))).abs()
+        j = int(gap.argmin())
+        if float(gap[j]) > eps:
+            break
+        keep.pop(j + 1)
+    return keep[1:-1]
 
 
 def check(widths: tuple[int, ...], act: str, method: str, steps: int | None) -> tuple[int, ...]:
@@ -151,23 +188,36 @@ def _assemble(target: str, x: torch.Tensor, y: torch.Tensor, widths: tuple[int, 
     tol = KINK_TOL * y_span / (x_range[1] - x_range[0])
     counted = net1d.inside(w, b, v, mask, x_range, tol)
     k = net1d.kinks(w, b)
+    exact_tol = EXACT_REL * float(y.abs().max())
     fits = []
     for j, m in enumerate(widths):
-        at = k[j][counted[j]].sort().values
-        kink_y = (net1d.act_fn(act, at[:, None] * w[j] + b[j]) * mask[j]) @ v[j] + c[j]
+        kinks: tuple[float, ...] = ()
+        kink_y: tuple[float, ...] = ()
+        pieces = None
+        if act == "relu":
+            # Neurons bending at the same x make one vertex of the curve.
+            at = torch.unique(k[j][counted[j]])
+            ends = torch.tensor(x_range, dtype=torch.float64)
+            xs = torch.cat([ends[:1], at, ends[1:]])
+            ys = ((net1d.act_fn(act, xs[:, None] * w[j] + b[j]) * mask[j]) @ v[j] + c[j]).tolist()
+            kept = pieces_that_matter(xs.tolist(), ys, PIECE_REL * y_span)
+            kinks, kink_y = tuple(xs[kept].tolist()), tuple(ys[i] for i in kept)
+            pieces = len(kinks) + 1
         fits.append(WidthFit(
             width=m,
             rmse=float(rmse[j]),
-            kinks_inside=int(counted[j].sum()),
-            kinks=tuple(at.tolist()),
-            kink_y=tuple(kink_y.tolist()),
+            exact=float(rmse[j]) <= exact_tol,
+            kinks_inside=int(counted[j].sum()) if act == "relu" else 0,
+            pieces=pieces,
+            kinks=kinks,
+            kink_y=kink_y,
             w=tuple(w[j, :m].tolist()), b=tuple(b[j, :m].tolist()), v=tuple(v[j, :m].tolist()), c=float(c[j]),
             curve=tuple(curves[j].tolist()),
             history=tuple(history[j].tolist()),
         ))
     return Sweep(target=target, label=targets.label(target), x_range=x_range, points=x.numel(), act=act,
-                 method=method, seed=seed, steps=steps, step=step, x=tuple(x.tolist()), y=tuple(y.tolist()),
-                 fits=tuple(fits))
+                 method=method, seed=seed, steps=steps, step=step, exact_tol=exact_tol, x=tuple(x.tolist()),
+                 y=tuple(y.tolist()), fits=tuple(fits))
 
 
 def evaluate(target: str, w: tuple[float, ...], b: tuple[float, ...], v: tuple[float, ...], c: float,
