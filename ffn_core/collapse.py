@@ -146,10 +146,21 @@ class Stack:
     seed: int
     rank: int
     rank_bound: int  # min(d, every hidden width)
+    singular_values: tuple[float, ...]
     layer_params: int
     single_matrix_params: int
     max_abs_residual: float
     output_scale: float
+
+    def to_frame(self) -> pd.DataFrame:
+        """Singular values of the stack's product, one row each, flagged if counted by the rank."""
+        return pd.DataFrame(
+            {
+                "index": range(1, len(self.singular_values) + 1),
+                "singular_value": self.singular_values,
+                "counted": [i < self.rank for i in range(len(self.singular_values))],
+            }
+        )
 
 
 def stack(d_model: int = 64, widths: tuple[int, ...] = (256, 256, 256), bias: bool = False, seed: int = 0) -> Stack:
@@ -179,6 +190,7 @@ def stack(d_model: int = 64, widths: tuple[int, ...] = (256, 256, 256), bias: bo
         seed=seed,
         rank=int(torch.linalg.matrix_rank(w)),
         rank_bound=min(d_model, *widths),
+        singular_values=tuple(torch.linalg.svdvals(w).tolist()),
         layer_params=sum(layer.weight.numel() + (layer.bias.numel() if layer.bias is not None else 0)
                          for layer in layers),
         single_matrix_params=d_model * d_model + (d_model if bias else 0),

@@ -97,10 +97,14 @@ narrow = widgets.choice(page, right.selectbox, t("collapse.narrow"), NARROW, key
                         help=t("collapse.narrow_help"))
 with st.spinner(t("common.computing")):
     tower = stack(int(d), int(layers), int(narrow), bool(bias), int(seed))
-left, middle, right = st.columns(3)
-left.metric(t("collapse.metric_stack_params"), f"{tower.layer_params:,}")
-middle.metric(t("collapse.metric_stack_rank"), tower.rank)
-right.metric(t("collapse.metric_stack_residual"), err(tower.max_abs_residual))
+chart_column, numbers = st.columns([3, 2], gap="large")
+with chart_column:
+    st.subheader(t("collapse.stack_spectrum_heading"))
+    widgets.chart(page, charts.singular_values, tower.to_frame(), t)
+with numbers:
+    st.metric(t("collapse.metric_stack_params"), f"{tower.layer_params:,}")
+    st.metric(t("collapse.metric_stack_rank"), tower.rank)
+    st.metric(t("collapse.metric_stack_residual"), err(tower.max_abs_residual))
 widgets.verdict(page, lessons.judge_stack(tower))
 
 widgets.show_code(page, collapse.measure, collapse.collapsed, collapse.best_affine_fit, collapse.stack)

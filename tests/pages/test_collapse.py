@@ -11,7 +11,7 @@ BAD = ("abc", "-1", "99999", "1.5", "", "<script>alert(1)</script>")
 
 
 def _spectrum(at) -> list[dict]:
-    [spec] = chart_specs(at)
+    spec = chart_specs(at)[0]  # W₂W₁'s spectrum; the stack's follows
     return [row for rows in spec["datasets"].values() for row in rows]
 
 
@@ -63,7 +63,10 @@ def test_an_activation_cannot_be_collapsed(lang):
     claims = [s.value for s in at.success]
     assert len(claims) == 2 and "ReLU" in claims[0] and f"{ref.fit_relative_error:.1%}" in claims[0]
     # With an activation, W₂W₁ is not the layer's map: no rank, no spectrum of it.
-    assert t("collapse.metric_rank") not in metrics and not chart_specs(at)
+    assert t("collapse.metric_rank") not in metrics
+    [stack_spec] = chart_specs(at)  # only the linear stack's spectrum, which has no activation
+    rows = [row for rows in stack_spec["datasets"].values() for row in rows]
+    assert [r["singular_value"] for r in rows] == list(collapse.stack(64, (64, 64, 64), False, 0).singular_values)
     assert not any(t("collapse.fact_rank", rank=64, bound=64) in i.value for i in at.info)
     takeaway = next(i.value for i in at.info if t("common.takeaway") in i.value)
     assert f"{ref.fit_relative_error:.1%}" in takeaway
@@ -116,7 +119,7 @@ def test_a_link_reproduces_the_view():
 def test_every_key_bad_at_once_falls_back_to_defaults(bad):
     at = open_page(PAGE, "en", **{key: bad for key in KEYS})
     assert not at.exception, [e.value for e in at.exception]
-    assert len(chart_specs(at)) == 1
+    assert len(chart_specs(at)) == 2
     assert at.slider(key="d").value == 64 and at.select_slider(key="m").value == 256
 
 
@@ -124,7 +127,7 @@ def test_every_key_bad_at_once_falls_back_to_defaults(bad):
 def test_markup_in_one_key(key):
     at = open_page(PAGE, "<b>x</b>", **{key: "<script>alert(1)</script>"})
     assert not at.exception, [e.value for e in at.exception]
-    assert len(chart_specs(at)) == 1
+    assert len(chart_specs(at)) == 2
 
 
 @pytest.mark.parametrize("lang", i18n.LANGS)
