@@ -1,12 +1,11 @@
 """FFN Lab's home page: what the feed-forward network is, where it sits, and the map of demos."""
-from fractions import Fraction
-
 import pandas as pd
 import streamlit as st
 
 from ffn_core import params
 from ui import compute, shell, widgets
 from ui.charts import home as charts
+from ui.lessons import home as lessons
 
 page = shell.setup("home")
 t = page.t
@@ -47,19 +46,12 @@ st.graphviz_chart(
 st.caption(t("home.block_caption"))
 
 st.subheader(t("home.numbers_heading", d=D_MODEL))
-share = split.ffn_share_exact()
 attention_metric, ffn_metric, share_metric = st.columns(3)
 attention_metric.metric(t("home.metric_attention"), f"{split.attention_params:,}", help=t("home.metric_attention_help"))
 ffn_metric.metric(t("home.metric_ffn"), f"{split.ffn_params:,}", help=t("home.metric_ffn_help"))
 share_metric.metric(t("home.metric_share"), f"{split.ffn_share:.4f}", help=t("home.metric_share_help"))
 widgets.chart(page, charts.block_bar, parts, t)
-widgets.claim(
-    page,
-    t("home.claim", ffn=f"{split.ffn_params:,}", block=f"{split.block_params:,}", share=f"{share.numerator}/{share.denominator}"),
-    ok=share == Fraction(2, 3),
-)
-ratio = split.ffn_params / split.attention_params
-widgets.takeaway(page, t("home.takeaway", ratio=f"{ratio:g}", share=f"{split.ffn_share:.1%}"))
+widgets.verdict(page, lessons.judge(split))
 
 st.header(t("home.map_heading"))
 st.markdown(t("home.map_lesson"))

@@ -1,4 +1,4 @@
-"""Regenerate ffn_core/data/best_rmse.json: the best width-m networks a long search finds for the built-in targets.
+"""Regenerate ffn_core/sweep/data/best_rmse.json: the best width-m networks a long search finds for the built-in targets.
 
     python bench/precompute_best.py            # full search (about half an hour on one thread)
     python bench/precompute_best.py --extra    # then: more seeds for the narrow widths, kept where better
@@ -19,7 +19,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ffn_core import best, net1d, sweep, targets  # noqa: E402
+from ffn_core.sweep import best, net1d, sweep, targets  # noqa: E402
 
 WIDTHS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 # (widths, rows, steps, seeds) per activation: narrow widths get many restarts and long runs; wide

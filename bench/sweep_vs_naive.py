@@ -20,7 +20,8 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ffn_core import best, ffn, sweep, targets  # noqa: E402
+from ffn_core import ffn  # noqa: E402
+from ffn_core.sweep import best, lesson, sweep, targets  # noqa: E402
 
 
 def naive_loop(widths: tuple[int, ...], steps: int, seed: int) -> list[float]:
@@ -76,7 +77,7 @@ def main() -> None:
     print(f"\n{'width':>6}{'pieces':>12}{'naive loop':>12}{'best found':>12}{'seed':>10}  pieces lower")
     for f, n, r in zip(res.fits, naive_rmse, ref.rmse):
         print(f"{f.width:>6}{f.rmse:>12.4g}{n:>12.4g}{best.combine(r, f.rmse):>12.4g}"
-              f"{sweep.SEED_RMSE.get(f.width, float('nan')):>10.4f}  {'yes' if f.rmse < n else 'NO'}")
+              f"{lesson.SEED_RMSE.get(f.width, float('nan')):>10.4f}  {'yes' if f.rmse < n else 'NO'}")
     if args.seeds:
         seed_table(args.seeds)
 

@@ -139,3 +139,71 @@ def report(seed: int = 0) -> dict:
         "single_matrix_params": res.single_matrix_params,
         "max_abs_residual": res.max_abs_residual,
     }
+
+
+MAX_LAYERS = 8
+# The seed text's measured residual of replacing both layers by W₂W₁ (d = 64, m = 256), for the page to set beside ours.
+SEED_RESIDUAL = 3.3e-16
+
+
+@dataclass(frozen=True)
+class Stack:
+    """L linear layers d → w₁ → … → d without activations, and the one d×d matrix they multiply into."""
+
+    d_model: int
+    widths: tuple[int, ...]  # the hidden widths, in order
+    seed: int
+    rank: int
+    rank_bound: int  # min(d, every hidden width)
+    singular_values: tuple[float, ...]
+    layer_params: int
+    single_matrix_params: int
+    max_abs_residual: float
+    output_scale: float
+
+    def to_frame(self) -> pd.DataFrame:
+        """Singular values of the stack's product, one row each, flagged if counted by the rank."""
+        return pd.DataFrame(
+            {
+                "index": range(1, len(self.singular_values) + 1),
+                "singular_value": self.singular_values,
+                "counted": [i < self.rank for i in range(len(self.singular_values))],
+            }
+        )
+
+
+def stack(d_model: int = 64, widths: tuple[int, ...] = (256, 256, 256), bias: bool = False, seed: int = 0) -> Stack:
+    """Stack len(widths) + 1 linear layers, multiply them into one affine map, and measure the replacement's error."""
+    _check(d_model, max(widths, default=1), "none")
+    if not 1 <= len(widths) <= MAX_LAYERS - 1 or min(widths) < 1:
+        raise ValueError(f"a stack has 2 to {MAX_LAYERS} layers, each hidden width at least 1")
+    g = torch.Generator().manual_seed(seed)
+    sizes = (d_model, *widths, d_model)
+    layers = [ffn.Linear(a, b, bias=bias, dtype=torch.float64) for a, b in zip(sizes, sizes[1:])]
+    for layer in layers:
+        ffn.init_linear(layer, "default", g)
+    with torch.no_grad():
+        # Fixed-order products (ffn_core.fixed_order): the residual's digits are the same on every server.
+        w = torch.eye(d_model, dtype=torch.float64)
+        b = torch.zeros(d_model, dtype=torch.float64)
+        for layer in layers:  # x ↦ W x + b, then the next layer: W' (W x + b) + b'
+            w = fixed_order.matmul(layer.weight, w)
+            b = fixed_order.matmul(layer.weight, b.unsqueeze(1)).squeeze(1) + (layer.bias if layer.bias is not None else 0)
+        x = torch.randn(N_TEST, d_model, generator=g, dtype=torch.float64)
+        y = x
+        for layer in layers:
+            y = fixed_order.linear(y, layer)
+        residual = (y - one_matrix(w, b, x)).abs().max()
+    return Stack(
+        d_model=d_model,
+        widths=tuple(widths),
+        seed=seed,
+        rank=int(torch.linalg.matrix_rank(w)),
+        rank_bound=min(d_model, *widths),
+        singular_values=tuple(torch.linalg.svdvals(w).tolist()),
+        layer_params=sum(layer.weight.numel() + (layer.bias.numel() if layer.bias is not None else 0)
+                         for layer in layers),
+        single_matrix_params=d_model * d_model + (d_model if bias else 0),
+        max_abs_residual=float(residual),
+        output_scale=float(y.abs().max()),
+    )

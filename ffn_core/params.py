@@ -24,7 +24,8 @@ MAX_HEADS = 128
 MAX_EXPANSION = Fraction(8)
 MAX_VOCAB = 262144
 MAX_LAYERS = 256
-EXPANSIONS: tuple[str, ...] = ("1", "2", "8/3", "3", "4", "8")
+# 8/3 keeps a gated FFN at 8d² (Shazeer 2020); 3.5 is LLaMA-2 70B's and Mistral 7B's d_ff / d.
+EXPANSIONS: tuple[str, ...] = ("1", "2", "8/3", "3", "3.5", "4", "8")
 NORMS: tuple[str, ...] = ("layernorm", "rmsnorm")
 _META = torch.device("meta")
 
@@ -347,6 +348,47 @@ class Catalogue:
 def catalogue() -> Catalogue:
     """All presets, counted."""
     return Catalogue(tuple(model(p.id) for p in presets.PRESETS))
+
+
+@dataclass(frozen=True)
+class Causes:
+    """A model's FFN share of one block, taken apart: its attention and its FFN width, each alone and together.
+
+    The base is the lesson's block at the model's d and heads: full multi-head attention and the
+    lesson's width (4·d, or 8/3·d for a gated FFN, which keeps 8d²).
+    """
+
+    id: str
+    name: str
+    group: int  # query heads per key/value head (1: full multi-head attention)
+    expansion: float  # the model's d_ff / d
+    base_expansion: str  # "4" or "8/3"
+    base_share: float
+    gqa_share: float  # the model's grouped-query attention, the lesson's width
+    wide_share: float  # full multi-head attention, the model's width
+    share: float  # the model's block as published
+
+
+def causes(preset_id: str) -> Causes:
+    """Count a preset's block four ways: base, its GQA alone, its d_ff alone, both (the model itself)."""
+    p = presets.get(preset_id)
+    base_expansion = "8/3" if p.glu else "4"
+    base_d_ff = d_ff_for(p.d_model, base_expansion)
+
+    def share(d_ff: int, n_kv_heads: int) -> float:
+        return block(p.d_model, d_ff, p.n_heads, n_kv_heads, p.bias, p.glu, p.norm).ffn_share
+
+    return Causes(
+        id=p.id,
+        name=p.name,
+        group=p.n_heads // p.n_kv_heads,
+        expansion=p.d_ff / p.d_model,
+        base_expansion=base_expansion,
+        base_share=share(base_d_ff, p.n_heads),
+        gqa_share=share(base_d_ff, p.n_kv_heads),
+        wide_share=share(p.d_ff, p.n_heads),
+        share=share(p.d_ff, p.n_kv_heads),
+    )
 
 
 def presets_report() -> list[dict]:

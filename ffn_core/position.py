@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 import torch
+from torch import nn
 
 from ffn_core import attention, ffn
 
@@ -31,6 +32,7 @@ class PositionWise:
     causal: bool
     seed: int
     permutation: tuple[int, ...]
+    moved: int  # positions whose token the permutation changed
     rowwise_max_abs_diff: float
     permutation_max_abs_diff: float
     permutation_row_diffs: tuple[float, ...]
@@ -70,12 +72,17 @@ def _check(n_tokens: int, d_model: int, d_ff: int, act: str, n_heads: int, perm:
 
 
 def permutation(n: int, kind: str, generator: torch.Generator) -> torch.Tensor:
-    """A permutation of n token positions: random, reversed, or rolled by one."""
+    """A permutation of n ≥ 2 token positions that moves at least one: random, reversed, or rolled by one."""
     if kind == "reverse":
         return torch.arange(n - 1, -1, -1)
     if kind == "roll":
         return torch.arange(n).roll(1)
-    return torch.randperm(n, generator=generator)
+    # The identity would pass the permutation check with nothing moved (1 draw in n!: half the
+    # seeds at n = 2), so it is drawn again; the generator keeps the result fixed by the seed.
+    while True:
+        p = torch.randperm(n, generator=generator)
+        if n < 2 or not torch.equal(p, torch.arange(n)):
+            return p
 
 
 def influence(f: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor) -> torch.Tensor:
@@ -146,6 +153,7 @@ def measure(
         causal=causal,
         seed=seed,
         permutation=tuple(p.tolist()),
+        moved=int((p != torch.arange(n_tokens)).sum()),
         rowwise_max_abs_diff=float((y - by_row).abs().max()),
         permutation_max_abs_diff=float(perm_diff.max()),
         permutation_row_diffs=tuple(perm_diff.amax(dim=1).tolist()),
@@ -156,6 +164,101 @@ def measure(
         ffn_off_diagonal_fraction=off_diagonal_fraction(i_ffn),
         attention_off_diagonal_fraction=off_diagonal_fraction(i_attn),
     )
+
+
+@dataclass(frozen=True)
+class BlockInfluence:
+    """Influence through a block, attention then FFN with residuals (no layer norm), beside its FFN alone."""
+
+    n_tokens: int
+    d_model: int
+    d_ff: int
+    causal: bool
+    seed: int
+    block_influence: Matrix
+    ffn_influence: Matrix
+    block_off_diagonal_fraction: float
+    ffn_off_diagonal_fraction: float
+
+    def to_frame(self) -> pd.DataFrame:
+        """Long influence data: model ("block" or "ffn"), i (output token), j (input token), influence."""
+        rows = [
+            {"model": model, "i": i, "j": j, "influence": value}
+            for model, matrix in (("ffn", self.ffn_influence), ("block", self.block_influence))
+            for i, row in enumerate(matrix)
+            for j, value in enumerate(row)
+        ]
+        return pd.DataFrame(rows)
+
+
+def block_influence(
+    n_tokens: int = 8,
+    d_model: int = 64,
+    d_ff: int = 256,
+    act: str = "relu",
+    n_heads: int = 1,
+    causal: bool = False,
+    seed: int = 0,
+) -> BlockInfluence:
+    """Token-to-token influence of h = x + Attn(x), y = h + FFN(h): the block mixes though its FFN does not.
+
+    The same weights and tokens as measure() with the same arguments; the FFN's map is taken at
+    its own input h, where the block applies it.
+    """
+    _check(n_tokens, d_model, d_ff, act, n_heads, "random")
+    g = torch.Generator().manual_seed(seed)
+    ffn_seed, attn_seed = (int(s) for s in torch.randint(0, 2**62, (2,), generator=g))
+    f = ffn.FFN(d_model, d_ff, act=act, seed=ffn_seed, dtype=torch.float64)  # type: ignore[arg-type]
+    a = attention.SelfAttention(d_model, n_heads, causal=causal, seed=attn_seed, dtype=torch.float64)
+    x = torch.randn(n_tokens, d_model, generator=g, dtype=torch.float64)  # (n, d)
+
+    def block(t: torch.Tensor) -> torch.Tensor:
+        h = t + a(t)
+        return h + f(h)
+
+    with torch.no_grad():
+        h = x + a(x)
+    i_block = influence(block, x)
+    i_ffn = influence(f, h)
+    return BlockInfluence(
+        n_tokens=n_tokens,
+        d_model=d_model,
+        d_ff=d_ff,
+        causal=causal,
+        seed=seed,
+        block_influence=_matrix(i_block),
+        ffn_influence=_matrix(i_ffn),
+        block_off_diagonal_fraction=off_diagonal_fraction(i_block),
+        ffn_off_diagonal_fraction=off_diagonal_fraction(i_ffn),
+    )
+
+
+@dataclass(frozen=True)
+class SequentialCheck:
+    """The FFN as nn.Sequential(nn.Linear, nn.GELU, nn.Linear) on a [batch, seq, d] input."""
+
+    input_shape: tuple[int, ...]
+    hidden_shape: tuple[int, ...]
+    output_shape: tuple[int, ...]
+    max_abs_diff: float
+
+
+def sequential_check(batch: int = 2, seq: int = 8, d_model: int = 64, d_ff: int = 256, seed: int = 0) -> SequentialCheck:
+    """Run the project's FFN and nn.Sequential with the same weights on one [batch, seq, d] input; float64."""
+    g = torch.Generator().manual_seed(seed)
+    f = ffn.FFN(d_model, d_ff, act="gelu", bias=True, seed=seed, dtype=torch.float64)
+    # nn.Linear draws its own start values from the global generator; they are overwritten here.
+    seq_ffn = nn.Sequential(nn.Linear(d_model, d_ff, dtype=torch.float64), nn.GELU(),
+                            nn.Linear(d_ff, d_model, dtype=torch.float64))
+    with torch.no_grad():
+        for mine, theirs in ((f.w_1, seq_ffn[0]), (f.w_2, seq_ffn[2])):
+            theirs.weight.copy_(mine.weight)
+            theirs.bias.copy_(mine.bias)
+        x = torch.randn(batch, seq, d_model, generator=g, dtype=torch.float64)  # [batch, seq, d]
+        hidden = seq_ffn[1](seq_ffn[0](x))  # [batch, seq, d_ff]
+        y = seq_ffn(x)  # [batch, seq, d]
+        diff = (y - f(x)).abs().max()
+    return SequentialCheck(tuple(x.shape), tuple(hidden.shape), tuple(y.shape), float(diff))
 
 
 def report(seed: int = 0) -> dict:

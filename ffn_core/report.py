@@ -8,10 +8,10 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ffn_core import collapse, keyvalue, params, position, sparsity, sweep
+from ffn_core import collapse, keyvalue, params, position, sparsity
+from ffn_core.sweep import lesson as sweep_lesson
 
 # The seed texts' own numbers (the blog post's measurements), shown beside what we measure.
-SEED_SWEEP = {2: (0.6221, 2), 4: (0.2251, 4), 8: (0.0989, 7), 16: (0.0388, 16), 32: (0.0250, 31)}
 SEED_RESIDUAL = 3.3e-16
 SEED_ACTIVE = 0.5030
 
@@ -28,7 +28,7 @@ def collect(seed: int = 0) -> dict[str, Any]:
         "parameter_split": _timed(lambda: params.report(seed)),
         "linear_collapse": _timed(lambda: collapse.report(seed)),
         "position_wise": _timed(lambda: position.report(seed)),
-        "width_sweep": _timed(lambda: sweep.report(seed)),
+        "width_sweep": _timed(lambda: sweep_lesson.report(seed)),
         "key_value": _timed(lambda: keyvalue.report(seed)),
         "activation_sparsity": _timed(lambda: sparsity.report(seed)),
         "model_presets": params.presets_report(),
@@ -51,7 +51,8 @@ def _rows(r: dict[str, Any]) -> list[tuple[str, str, str]]:
         ("permuted tokens, max abs diff", "allclose", f"{pos['permutation_max_abs_diff']:.1e}"),
     ]
     for row in sw["rows"]:
-        seed_rmse, seed_kinks = SEED_SWEEP.get(row["width"], (None, None))
+        seed_rmse = sweep_lesson.SEED_RMSE.get(row["width"])
+        seed_kinks = sweep_lesson.SEED_KINKS.get(row["width"])
         rows.append((
             f"{sw['target']} on [{sw['x_range'][0]:g}, {sw['x_range'][1]:g}], m = {row['width']}: RMSE (best found)",
             "—" if seed_rmse is None else f"{seed_rmse:.4f}",

@@ -7,6 +7,7 @@ import streamlit as st
 from ffn_core import params, presets
 from ui import compute, shell, widgets
 from ui.charts import split as charts
+from ui.lessons import split as lessons
 
 HEADS = (1, 2, 4, 8, 16, 32, 64)
 
@@ -31,6 +32,17 @@ def count_block(d: int, expansion: str, n_heads: int, n_kv_heads: int, bias: boo
 def count_models() -> tuple[params.Catalogue, pd.DataFrame, pd.DataFrame]:
     catalogue = params.catalogue()
     return catalogue, catalogue.to_frame(), catalogue.parts_frame()
+
+
+@compute.cached(max_entries=1)
+def count_causes() -> tuple[params.Causes, ...]:
+    return tuple(params.causes(i) for i in lessons.PAST_EIGHTY)
+
+
+def causes_frame(causes: tuple[params.Causes, ...]) -> pd.DataFrame:
+    rows = [(c.name, step, share) for c in causes
+            for step, share in (("base", c.base_share), ("gqa", c.gqa_share), ("wide", c.wide_share), ("both", c.share))]
+    return pd.DataFrame(rows, columns=["name", "step", "share"])
 
 
 def formula_text(s: params.Split) -> tuple[str, str]:
@@ -84,27 +96,8 @@ formulas = pd.DataFrame({
     t("split.col_value"): [s.attention_formula, s.ffn_formula],
 })
 widgets.table(page, formulas, "split_block.csv")
-widgets.claim(page, t("split.claim_formula", attention=f"{s.attention_params:,}", attention_formula=f"{s.attention_formula:,}",
-                      ffn=f"{s.ffn_params:,}", ffn_formula=f"{s.ffn_formula:,}"), ok=s.agree)
-lesson_block = count_block(d, "4", n_heads, n_heads, False, False)
-share = lesson_block.ffn_share_exact()
-widgets.claim(page, t("split.claim_two_thirds", d=d, heads=n_heads, ffn=f"{lesson_block.ffn_params:,}",
-                      block=f"{lesson_block.block_params:,}", share=f"{share.numerator}/{share.denominator}"),
-              ok=share == Fraction(2, 3))
-
-if s.ffn_params > s.attention_params:
-    text = t("split.takeaway_ffn", share=f"{s.ffn_share:.1%}", ratio=f"{s.ffn_params / s.attention_params:.2f}",
-             ffn=f"{s.ffn_params:,}", attention=f"{s.attention_params:,}")
-elif s.ffn_params < s.attention_params:
-    text = t("split.takeaway_attention", attention_share=f"{1 - s.ffn_share:.1%}",
-             ratio=f"{s.attention_params / s.ffn_params:.2f}")
-else:
-    text = t("split.takeaway_even", ffn=f"{s.ffn_params:,}")
-if n_kv_heads < n_heads:
-    full = count_block(d, expansion, n_heads, n_heads, bias, glu)
-    text += " " + t("split.takeaway_gqa", group=n_heads // n_kv_heads,
-                    attention_fraction=f"{s.attention_params / full.attention_params:.1%}")
-widgets.takeaway(page, text)
+full = count_block(d, expansion, n_heads, n_heads, bias, glu)
+widgets.verdict(page, lessons.judge_block(s, expansion, full.attention_params))
 
 st.header(t("split.models_heading"))
 st.markdown(t("split.models_lesson"))
@@ -118,7 +111,8 @@ c1.metric(t("split.metric_model_block"), f"{m.block.ffn_share:.2%}")
 c2.metric(t("split.metric_model_ffn"), f"{m.ffn_share_of_model:.2%}")
 c3.metric(t("split.metric_model_total"), short(m.total), help=t("split.metric_model_total_help"))
 c4.metric(t("split.metric_model_published"), m.published_text)
-st.caption(t("split.model_caption", source=m.source, total_source=m.total_source, gap=f"{m.total_gap:+.2%}"))
+source_key, total_key = lessons.SOURCE_KEYS[m.id]
+st.caption(t("split.model_caption", source=t(source_key), total_source=t(total_key), gap=f"{m.total_gap:+.2%}"))
 widgets.chart(page, charts.model_bars, parts, t, model_id)
 widgets.chart(page, charts.share_bars, table, t)
 shown = table.rename(columns={
@@ -128,15 +122,11 @@ shown = table.rename(columns={
     "ffn_params": t("split.col_ffn"), "ffn_share": t("split.col_share"), "total_params": t("split.col_total"),
     "published_total": t("split.col_published"), "total_gap": t("split.col_gap"), "source": t("split.col_source"),
 })
-widgets.table(page, shown, "model_presets.csv")
+shown[t("split.col_source")] = [t(lessons.SOURCE_KEYS[i][0]) for i in table["id"]]
+widgets.table(page, shown.drop(columns=["id"]), "model_presets.csv")
 
-by_share = table.set_index("id")["ffn_share"]
-widgets.claim(page, t("split.claim_eighty", llama=f"{by_share['llama2-70b']:.1%}", mistral=f"{by_share['mistral-7b']:.1%}"),
-              ok=by_share["llama2-70b"] > 0.8 and by_share["mistral-7b"] > 0.8)
-low, high = table.loc[table["ffn_share"].idxmin()], table.loc[table["ffn_share"].idxmax()]
-full_mha = table[table["n_heads"] == table["n_kv_heads"]]
-spread = (full_mha["ffn_share"] - 2 / 3).abs().max()
-widgets.takeaway(page, t("split.takeaway_models", low=low["name"], low_share=f"{low['ffn_share']:.1%}", high=high["name"],
-                         high_share=f"{high['ffn_share']:.1%}", spread=t("split.points", value=f"{spread * 100:.2f}"),
-                         model=m.name, model_share=f"{m.ffn_share_of_model:.1%}"))
-widgets.show_code(page, params.block, params.attention_formula, params.ffn_formula, params.model)
+st.subheader(t("split.causes_heading"))
+causes = count_causes()
+widgets.chart(page, charts.cause_bars, causes_frame(causes), t)
+widgets.verdict(page, lessons.judge_models(catalogue, causes, m))
+widgets.show_code(page, params.block, params.attention_formula, params.ffn_formula, params.model, params.causes)

@@ -5,8 +5,15 @@ import streamlit as st
 from ffn_core import attention, ffn, position
 from ui import compute, shell, widgets
 from ui.charts import position as charts
+from ui.lessons import position as lessons
 
-EXACT = 1e-12  # float64 rounding stays many orders below this; a real dependence would not
+SEQUENTIAL_CODE = """x = torch.randn(batch, seq, d)              # [batch, seq, d]
+ffn = nn.Sequential(
+    nn.Linear(d, d_ff),                       # [batch, seq, d] -> [batch, seq, d_ff]
+    nn.GELU(),
+    nn.Linear(d_ff, d),                       # [batch, seq, d_ff] -> [batch, seq, d]
+)
+y = ffn(x)                                    # [batch, seq, d]"""
 
 page = shell.setup("position")
 t = page.t
@@ -44,6 +51,16 @@ def measure(n: int, d: int, act: str, heads: int, causal: bool, perm: str, seed:
     return position.measure(n, d, 4 * d, act, heads, causal, perm, seed)
 
 
+@compute.cached(max_entries=256)
+def block(n: int, d: int, act: str, heads: int, causal: bool, seed: int) -> position.BlockInfluence:
+    return position.block_influence(n, d, 4 * d, act, heads, causal, seed)
+
+
+@compute.cached(max_entries=64)
+def sequential(d: int, seed: int) -> position.SequentialCheck:
+    return position.sequential_check(2, 8, d, 4 * d, seed)
+
+
 with st.spinner(t("common.computing")):
     res = measure(int(n), int(d), act, int(heads), bool(causal), perm, int(seed))
 
@@ -76,16 +93,6 @@ st.caption(t("position.influence_caption"))
 left, right = st.columns(2)
 left.metric(t("position.metric_rowwise"), err(res.rowwise_max_abs_diff), help=t("position.metric_rowwise_help"))
 right.metric(t("position.metric_perm"), err(res.permutation_max_abs_diff), help=t("position.metric_perm_help"))
-widgets.claim(page, t("position.claim_rowwise", diff=err(res.rowwise_max_abs_diff)), ok=res.rowwise_max_abs_diff <= EXACT)
-widgets.claim(page, t("position.claim_perm", diff=err(res.permutation_max_abs_diff)),
-              ok=res.permutation_max_abs_diff <= EXACT)
-widgets.claim(
-    page,
-    t("position.claim_diagonal", share=share(res.ffn_off_diagonal_fraction),
-      attention=share(res.attention_off_diagonal_fraction)),
-    ok=res.ffn_off_diagonal_fraction == 0,
-)
-
 st.subheader(t("position.checks_heading"))
 checks = pd.DataFrame(
     {
@@ -100,14 +107,28 @@ checks = pd.DataFrame(
 widgets.table(page, checks, "position_checks.csv")
 st.caption(t("position.checks_caption"))
 
-ok = res.ffn_off_diagonal_fraction == 0 and res.rowwise_max_abs_diff <= EXACT
-lines = [
-    t("position.takeaway_ok" if ok else "position.takeaway_leak", n=n, ffn_share=share(res.ffn_off_diagonal_fraction),
-      rowwise=err(res.rowwise_max_abs_diff), attention_share=share(res.attention_off_diagonal_fraction)),
-    t("position.takeaway_equivariant" if res.attention_permutation_max_abs_diff <= EXACT else "position.takeaway_causal",
-      attention_perm=err(res.attention_permutation_max_abs_diff)),
-]
-widgets.takeaway(page, " ".join(lines))
+widgets.verdict(page, lessons.judge(res))
+
+st.header(t("position.block_heading"))
+st.markdown(t("position.block_lesson"))
+st.latex(r"h_i = x_i + \mathrm{Attn}(X)_i, \qquad y_i = h_i + \mathrm{FFN}(h_i)")
+with st.spinner(t("common.computing")):
+    blk = block(int(n), int(d), act, int(heads), bool(causal), int(seed))
+block_frame = blk.to_frame()
+left, right = st.columns(2)
+with left:
+    widgets.chart(page, charts.influence_heatmap, block_frame[block_frame["model"] == "ffn"], t,
+                  t("position.block_ffn_chart_title"))
+with right:
+    widgets.chart(page, charts.influence_heatmap, block_frame[block_frame["model"] == "block"], t,
+                  t("position.block_chart_title"))
+widgets.verdict(page, lessons.judge_block(blk))
+
+st.header(t("position.shapes_heading"))
+st.markdown(t("position.shapes_lesson"))
+st.code(SEQUENTIAL_CODE, language="python")
+shapes = sequential(int(d), int(seed))
+widgets.verdict(page, lessons.judge_sequential(shapes))
 
 if page.show_details:
     with st.expander(t("position.perm_heading")):
@@ -130,4 +151,5 @@ if page.show_details:
                              "j": t("position.col_input"), "influence": t("position.col_influence")}),
             "position_influence.csv",
         )
-widgets.show_code(page, position.measure, position.influence, attention.SelfAttention)
+widgets.show_code(page, position.measure, position.influence, attention.SelfAttention, position.block_influence,
+                  position.sequential_check)

@@ -4,9 +4,9 @@ import streamlit as st
 from ffn_core import collapse, ffn
 from ui import compute, shell, widgets
 from ui.charts import collapse as charts
+from ui.lessons import collapse as lessons
 
-EXACT = 1e-12  # float64 rounding of a product stays many orders below this
-NONLINEAR = 0.01  # a best linear fit missing more than 1% of the output's spread has clearly failed
+NARROW = (0, 1, 2, 4, 8, 16, 32)  # 0: every hidden layer d wide
 
 page = shell.setup("collapse")
 t = page.t
@@ -33,6 +33,19 @@ def measure(d: int, m: int, act: str, bias: bool, seed: int) -> collapse.Collaps
     return collapse.measure(d, m, act, bias, seed)
 
 
+@compute.cached(max_entries=256)
+def stack(d: int, layers: int, narrow: int, bias: bool, seed: int) -> collapse.Stack:
+    return collapse.stack(d, hidden_widths(d, layers, narrow), bias, seed)
+
+
+def hidden_widths(d: int, layers: int, narrow: int) -> tuple[int, ...]:
+    """d for every hidden layer, the middle one narrowed to `narrow` when it is set."""
+    widths = [d] * (layers - 1)
+    if narrow:
+        widths[(layers - 1) // 2] = narrow
+    return tuple(widths)
+
+
 with st.spinner(t("common.computing")):
     res = measure(int(d), int(m), act, bool(bias), int(seed))
 
@@ -43,51 +56,55 @@ def err(x: float) -> str:
 
 st.caption(t("collapse.sizes_caption", d=d, m=m, n_fit=f"{collapse.N_FIT:,}", n_test=f"{collapse.N_TEST:,}"))
 
-chart_column, numbers = st.columns([3, 2], gap="large")
-with chart_column:
-    st.subheader(t("collapse.spectrum_heading"))
-    widgets.chart(page, charts.singular_values, res.to_frame(), t)
-    st.caption(t("collapse.spectrum_caption"))
-with numbers:
-    left, right = st.columns(2)
-    left.metric(t("collapse.metric_rank"), res.rank, help=t("collapse.metric_rank_help"))
-    right.metric(t("collapse.metric_bound"), res.rank_bound)
-    left.metric(t("collapse.metric_two"), f"{res.two_layer_params:,}", help=t("collapse.metric_two_help"))
-    right.metric(t("collapse.metric_one"), f"{res.single_matrix_params:,}", help=t("collapse.metric_one_help"))
-    left.metric(t("collapse.metric_eff_rank"), f"{res.effective_rank:.1f}", help=t("collapse.metric_eff_rank_help"))
-    st.metric(t("collapse.metric_residual"), err(res.max_abs_residual), help=t("collapse.metric_residual_help"))
-    st.metric(t("collapse.metric_fit"), err(res.fit_relative_error), help=t("collapse.metric_fit_help"))
-
-widgets.claim(page, t("collapse.claim_rank", rank=res.rank, bound=res.rank_bound), ok=res.rank <= res.rank_bound)
-act_name = t(f"collapse.act_{act}")
 if act == "none":
-    widgets.claim(page, t("collapse.claim_replace", residual=err(res.max_abs_residual)),
-                  ok=res.max_abs_residual <= EXACT)
+    chart_column, numbers = st.columns([3, 2], gap="large")
+    with chart_column:
+        st.subheader(t("collapse.spectrum_heading"))
+        widgets.chart(page, charts.singular_values, res.to_frame(), t)
+        st.caption(t("collapse.spectrum_caption"))
+    with numbers:
+        left, right = st.columns(2)
+        left.metric(t("collapse.metric_rank"), res.rank, help=t("collapse.metric_rank_help"))
+        right.metric(t("collapse.metric_bound"), res.rank_bound)
+        left.metric(t("collapse.metric_two"), f"{res.two_layer_params:,}", help=t("collapse.metric_two_help"))
+        right.metric(t("collapse.metric_one"), f"{res.single_matrix_params:,}", help=t("collapse.metric_one_help"))
+        left.metric(t("collapse.metric_eff_rank"), f"{res.effective_rank:.1f}", help=t("collapse.metric_eff_rank_help"))
+        st.metric(t("collapse.metric_residual"), err(res.max_abs_residual), help=t("collapse.metric_residual_help"))
 else:
-    widgets.claim(page, t("collapse.claim_nonlinear", act=act_name, error=err(res.fit_relative_error)),
-                  ok=res.fit_relative_error > NONLINEAR)
+    # With an activation between them, W₂W₁ is only the product of the weights, not the layer's map:
+    # its rank and spectrum would describe a function this layer does not compute.
+    st.caption(t("collapse.no_product", act=t(f"collapse.act_{act}")))
+    left, middle, right = st.columns(3)
+    left.metric(t("collapse.metric_two"), f"{res.two_layer_params:,}", help=t("collapse.metric_two_help"))
+    middle.metric(t("collapse.metric_one"), f"{res.single_matrix_params:,}", help=t("collapse.metric_one_help"))
+    right.metric(t("collapse.metric_fit"), err(res.fit_relative_error), help=t("collapse.metric_fit_help"))
 
-values = dict(d=d, m=m, rank=res.rank, residual=err(res.max_abs_residual), act=act_name,
-               two=f"{res.two_layer_params:,}", one=f"{res.single_matrix_params:,}",
-               extra=f"{res.two_layer_params - res.single_matrix_params:,}", lost=d - res.rank,
-               error=f"{res.fit_relative_error:.0%}" if res.fit_relative_error >= 0.005 else err(res.fit_relative_error))
-if act != "none" and res.fit_relative_error <= NONLINEAR:
-    lines = [t("collapse.takeaway_nearly_linear", **values)]
-elif act != "none":
-    # With m ≤ d/2 the two layers hold no more weights than one d × d matrix: nothing "extra" to pay for.
-    wide = res.two_layer_params > res.single_matrix_params
-    lines = [t("collapse.takeaway_nonlinear" if wide else "collapse.takeaway_nonlinear_narrow", **values)]
-elif res.max_abs_residual > EXACT:
-    lines = [t("collapse.takeaway_broken", **values)]
-else:
-    bottleneck = m < d
-    lines = [t("collapse.takeaway_same" if bottleneck else "collapse.takeaway_linear", **values),
-             t("collapse.takeaway_bottleneck" if bottleneck else "collapse.takeaway_wide", **values)]
-widgets.takeaway(page, " ".join(lines))
-
-if page.show_details:
+if page.show_details and act == "none":
     with st.expander(t("collapse.table_heading")):
         frame = res.to_frame().rename(columns={"index": t("collapse.col_k"), "singular_value": t("collapse.col_sv"),
                                                "counted": t("collapse.col_counted")})
         widgets.table(page, frame, "collapse_singular_values.csv")
-widgets.show_code(page, collapse.measure, collapse.collapsed, collapse.best_affine_fit)
+widgets.verdict(page, lessons.judge(res))
+
+st.header(t("collapse.stack_heading"))
+st.markdown(t("collapse.stack_lesson"))
+st.latex(r"W_L \cdots W_2 W_1 x = W x, \qquad \operatorname{rank}(W) \le \min(d, w_1, \dots, w_{L-1})")
+left, right = st.columns(2)
+layers = left.slider(t("collapse.layers"), 2, collapse.MAX_LAYERS, 4, key="layers", bind="query-params",
+                     help=t("collapse.layers_help"))
+narrow = widgets.choice(page, right.selectbox, t("collapse.narrow"), NARROW, key="narrow",
+                        option_label=lambda tr, k: tr("collapse.narrow_none") if k == 0 else str(k),
+                        help=t("collapse.narrow_help"))
+with st.spinner(t("common.computing")):
+    tower = stack(int(d), int(layers), int(narrow), bool(bias), int(seed))
+chart_column, numbers = st.columns([3, 2], gap="large")
+with chart_column:
+    st.subheader(t("collapse.stack_spectrum_heading"))
+    widgets.chart(page, charts.singular_values, tower.to_frame(), t)
+with numbers:
+    st.metric(t("collapse.metric_stack_params"), f"{tower.layer_params:,}")
+    st.metric(t("collapse.metric_stack_rank"), tower.rank)
+    st.metric(t("collapse.metric_stack_residual"), err(tower.max_abs_residual))
+widgets.verdict(page, lessons.judge_stack(tower))
+
+widgets.show_code(page, collapse.measure, collapse.collapsed, collapse.best_affine_fit, collapse.stack)

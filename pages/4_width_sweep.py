@@ -1,10 +1,12 @@
-"""Width sweep: m ReLU neurons give at most m kinks, m + 1 pieces; the error falls as m grows."""
+"""Width sweep: m ReLU neurons give at most m kinks, m + 1 pieces; the error falls as m grows (GELU: smooth bends)."""
 import pandas as pd
 import streamlit as st
 
-from ffn_core import best, expr, net1d, sweep, targets, varpro
+from ffn_core.sweep import best, expr, lesson, net1d, sweep, targets, varpro
 from ui import compute, shell, widgets
+from ui.charts import activations as act_charts
 from ui.charts import sweep as charts
+from ui.lessons import sweep as verdicts
 
 WIDTH_OPTIONS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 TARGETS = (*targets.BUILTIN, "custom")
@@ -35,6 +37,9 @@ method = widgets.choice(page, left.radio, t("sweep.method"), METHODS, key="metho
                         option_label=lambda tr, m: tr(f"sweep.method_{m}"), help=t("sweep.method_help"))
 seed = right.number_input(t("sweep.seed"), 0, 9999, 0, step=1, key="seed", bind="query-params",
                           help=t("sweep.seed_help"))
+with st.expander(t("activations.heading")):
+    widgets.chart(page, act_charts.activations, act, t, ("relu", "gelu"))
+    st.caption(t(f"activations.caption_{act}"))
 
 key = target if target in targets.BUILTIN else targets.DEFAULT
 if target == "custom":
@@ -49,6 +54,8 @@ if not widths:
     st.stop()
 widths = tuple(sorted(int(m) for m in widths))
 methods = ("pieces", "naive") if method == "both" else (method,)
+# The 4x trade-off: widths 1x, 2x, 8/3x, 3x, 4x and 8x of d = 8 (8/3 * 8 rounds to 21).
+EXPANSIONS = {8: "1×", 16: "2×", 21: "8/3×", 24: "3×", 32: "4×", 64: "8×"}
 
 
 @compute.cached(max_entries=32)
@@ -69,15 +76,16 @@ def best_found(results: dict[str, sweep.Sweep], ref: best.Reference) -> list[flo
 def chart_frames(target: str, widths: tuple[int, ...], act: str, methods: tuple[str, ...], seed: int) -> tuple:
     """The long tables behind the three static charts, built once per setting."""
     results = {m: run(target, widths, act, m, seed) for m in methods}
+    tol = results[methods[0]].exact_tol
     curves = pd.concat([r.curves_frame() for r in results.values()], ignore_index=True)
     kinks = pd.concat([r.kinks_frame() for r in results.values()], ignore_index=True)
     rows = [{"series": m, "width": f.width, "rmse": f.rmse} for m, r in results.items() for f in r.fits]
     rows += [{"series": "best", "width": m, "rmse": r}
              for m, r in zip(widths, best_found(results, reference(target, widths, act)))]
     if target == "sin3x" and act == "relu":
-        rows += [{"series": "seed", "width": m, "rmse": r} for m, r in sweep.SEED_RMSE.items()]
-    # A log axis cannot place an exact 0 (|x| is exact from width 2): such points are left out, not faked.
-    by_width = pd.DataFrame([r for r in rows if r["rmse"] > 0])
+        rows += [{"series": "seed", "width": m, "rmse": r} for m, r in lesson.SEED_RMSE.items()]
+    # A log axis has no place for an exact fit (rounding noise, or 0): such points are left out, not faked.
+    by_width = pd.DataFrame([r for r in rows if r["rmse"] > tol], columns=["series", "width", "rmse"])
     return curves, kinks, by_width, pd.concat([r.rmse_frame() for r in results.values()])
 
 
@@ -86,8 +94,14 @@ with st.spinner(t("sweep.computing")):
     ref = reference(key, widths, act)
     curves, kinks, by_width, pieces = chart_frames(key, widths, act, methods, int(seed))
 main = results[methods[0]]
-show_seed = key == "sin3x" and act == "relu"
+relu = act == "relu"
+show_seed = key == "sin3x" and relu
 best_rmse = best_found(results, ref)
+
+
+def shown(value: float) -> str:
+    return "≈0" if value <= main.exact_tol else f"{value:.4g}"
+
 
 st.caption(t("sweep.setup_caption", target=main.label, lo=sweep.X_RANGE[0], hi=sweep.X_RANGE[1],
              points=sweep.POINTS, steps=main.steps, act=t(f"sweep.act_{act}")))
@@ -95,58 +109,42 @@ st.caption(t("sweep.setup_caption", target=main.label, lo=sweep.X_RANGE[0], hi=s
 # --- fits and kinks -------------------------------------------------------------------------------------------
 st.subheader(t("sweep.fits_heading"))
 widgets.chart(page, charts.fits, curves, kinks, t)
-st.caption(t("sweep.fits_caption"))
+st.caption(t("sweep.fits_caption" if relu else "sweep.fits_caption_gelu"))
 
 narrow, wide = main.fits[0], main.fits[-1]
-cols = st.columns(4)
-cols[0].metric(t("sweep.metric_rmse", m=narrow.width), f"{narrow.rmse:.4g}")
-cols[1].metric(t("sweep.metric_rmse", m=wide.width), f"{wide.rmse:.4g}")
-cols[2].metric(t("sweep.metric_best", m=wide.width), f"{best_rmse[-1]:.4g}", help=t("sweep.metric_best_help"))
-cols[3].metric(t("sweep.metric_kinks", m=wide.width), f"{wide.kinks_inside} / {wide.width}")
+cols = st.columns(4 if relu else 3)
+cols[0].metric(t("sweep.metric_rmse", m=narrow.width), shown(narrow.rmse))
+cols[1].metric(t("sweep.metric_rmse", m=wide.width), shown(wide.rmse))
+cols[2].metric(t("sweep.metric_best", m=wide.width), shown(best_rmse[-1]), help=t("sweep.metric_best_help"))
+if relu:
+    cols[3].metric(t("sweep.metric_pieces", m=wide.width), f"{wide.pieces} / {wide.width + 1}",
+                   help=t("sweep.metric_pieces_help"))
 
 # --- RMSE by width and pieces ---------------------------------------------------------------------------------
-left, right = st.columns(2, gap="large")
+left, right = st.columns(2, gap="large") if relu else (st.container(), None)
 with left:
     st.subheader(t("sweep.rmse_heading"))
-    widgets.chart(page, charts.rmse_by_width, by_width, t)
-    st.caption(t("sweep.rmse_caption_seed" if show_seed else "sweep.rmse_caption"))
-with right:
-    st.subheader(t("sweep.pieces_heading"))
-    widgets.chart(page, charts.pieces, pieces, t)
-    st.caption(t("sweep.pieces_caption"))
+    if by_width.empty:
+        st.caption(t("sweep.rmse_all_exact"))
+    else:
+        widgets.chart(page, charts.rmse_by_width, by_width, t)
+        st.caption(t("sweep.rmse_caption_seed" if show_seed else "sweep.rmse_caption"))
+if right is not None:
+    with right:
+        st.subheader(t("sweep.pieces_heading"))
+        widgets.chart(page, charts.pieces, pieces, t)
+        st.caption(t("sweep.pieces_caption"))
 
 # --- claims and takeaway --------------------------------------------------------------------------------------
-for m, res in results.items():
-    values = [f.rmse for f in res.fits]
-    falls = all(a > b for a, b in zip(values, values[1:]))
-    chain = f"{values[0]:.3g}" + "".join(f"{' > ' if b < a else ' ≤ '}{b:.3g}" for a, b in zip(values, values[1:]))
-    widgets.claim(page, t("sweep.claim_falls", method=t(f"sweep.method_{m}"), chain=chain), ok=falls)
-    counts = ", ".join(f"{f.kinks_inside} ≤ {f.width}" for f in res.fits)
-    widgets.claim(page, t("sweep.claim_kinks", method=t(f"sweep.method_{m}"), counts=counts),
-                  ok=all(f.kinks_inside <= f.width for f in res.fits))
+widgets.verdict(page, verdicts.judge(results, best_rmse))
 
-values = [f.rmse for f in main.fits]
-falls = all(a > b for a, b in zip(values, values[1:]))
-worst = max(f.rmse / b if b > 0 else (1.0 if f.rmse == 0 else float("inf")) for f, b in zip(main.fits, best_rmse))
-lines = []
-if len(values) == 1:
-    lines.append(t("sweep.takeaway_one", m=narrow.width, rmse=f"{narrow.rmse:.3g}", pieces=narrow.kinks_inside + 1))
-elif falls:
-    factor = values[0] / values[-1] if values[-1] > 0 else float("inf")
-    lines.append(t("sweep.takeaway_falls", m0=narrow.width, m1=wide.width, r0=f"{values[0]:.3g}",
-                   r1=f"{values[-1]:.3g}", factor=f"{factor:,.0f}" if factor < 1e6 else "≥10⁶",
-                   kinks=wide.kinks_inside))
-else:
-    rises = [f"{a.width}→{b.width}" for a, b in zip(main.fits, main.fits[1:]) if b.rmse >= a.rmse]
-    lines.append(t("sweep.takeaway_not_falls", steps=", ".join(rises)))
-lines.append(t("sweep.takeaway_close" if worst <= 1.5 else "sweep.takeaway_far", ratio=f"{worst:.2g}"))
-if len(results) == 2:
-    naive_fits = results["naive"].fits
-    gap = max(n.rmse / p.rmse if p.rmse > 0 else float("inf") for p, n in zip(main.fits, naive_fits))
-    lines.append(t("sweep.takeaway_naive", gap=f"{gap:,.0f}" if gap < 1e6 else "≥10⁶", steps=main.steps))
-if show_seed and (seed_rmse := sweep.SEED_RMSE.get(wide.width)):
-    lines.append(t("sweep.takeaway_seed", m=wide.width, seed=f"{seed_rmse:.4f}", ours=f"{wide.rmse:.4f}"))
-widgets.takeaway(page, " ".join(lines))
+# --- the 4x expansion: finer pieces against parameters ---------------------------------------------------------
+if st.toggle(t("sweep.params_heading"), False, key="expansion", bind="query-params"):
+    trade = run(key, tuple(EXPANSIONS), act, "pieces", int(seed))
+    frame = trade.rmse_frame().assign(expansion=lambda d: d["width"].map(EXPANSIONS))
+    widgets.chart(page, charts.by_params, frame, t)
+    st.caption(t("sweep.params_caption"))
+    widgets.verdict(page, verdicts.judge_expansion(trade))
 
 # --- live training --------------------------------------------------------------------------------------------
 
@@ -182,13 +180,18 @@ if page.show_details:
         rows = []
         for m, res in results.items():
             for f, b in zip(res.fits, best_rmse):
-                rows.append({
+                row = {
                     t("sweep.col_method"): t(f"sweep.method_{m}"), t("sweep.col_width"): f.width,
-                    t("sweep.col_rmse"): f.rmse, t("sweep.col_best"): b,
-                    t("sweep.col_seed"): sweep.SEED_RMSE.get(f.width) if show_seed else None,
-                    t("sweep.col_kinks"): f.kinks_inside, t("sweep.col_pieces_used"): f.kinks_inside + 1,
-                    t("sweep.col_bound"): f.width + 1,
-                })
+                    t("sweep.col_rmse"): f.rmse, t("sweep.col_exact"): f.exact, t("sweep.col_best"): b,
+                }
+                if show_seed:
+                    row[t("sweep.col_seed")] = lesson.SEED_RMSE.get(f.width)
+                    row[t("sweep.col_seed_kinks")] = lesson.SEED_KINKS.get(f.width)
+                if relu:
+                    row.update({t("sweep.col_kinks"): f.kinks_inside, t("sweep.col_pieces_used"): f.pieces,
+                                t("sweep.col_bound"): f.width + 1})
+                rows.append(row)
         widgets.table(page, pd.DataFrame(rows), "width_sweep.csv")
-        st.caption(t("sweep.table_caption", source=", ".join(sorted(set(ref.source)))))
-widgets.show_code(page, sweep.fit_widths, varpro.fit, varpro.step_relu)
+        sources = ", ".join(t(f"sweep.source_{s}") for s in dict.fromkeys(ref.source))
+        st.caption(t("sweep.table_caption", source=sources))
+widgets.show_code(page, sweep.fit_widths, varpro.fit, varpro.step_relu, sweep.pieces_that_matter)

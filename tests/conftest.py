@@ -12,6 +12,20 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+# Property tests of the verdicts run the real experiments, so CI draws a bounded number of settings;
+# HYPOTHESIS_PROFILE=thorough explores more when there is time.
+try:
+    import os
+
+    from hypothesis import HealthCheck, settings
+
+    settings.register_profile("ci", max_examples=25, deadline=None, derandomize=True,
+                              suppress_health_check=[HealthCheck.too_slow])
+    settings.register_profile("thorough", max_examples=300, deadline=None)
+    settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+except ImportError:  # the app's own requirements do not include hypothesis
+    pass
+
 # A cold torch import plus a first computation takes longer than AppTest's 3 s default.
 TIMEOUT = 60.0
 

@@ -6,7 +6,7 @@ import math
 import pytest
 import torch
 
-from ffn_core import expr, targets
+from ffn_core.sweep import expr, targets
 
 X = torch.linspace(-2.0, 2.0, 17, dtype=torch.float64)
 

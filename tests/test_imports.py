@@ -5,7 +5,12 @@ import sys
 
 from tests.conftest import ROOT
 
-CORE_MODULES = sorted(path.stem for path in (ROOT / "ffn_core").glob("*.py") if path.stem != "__init__")
+# Every module of the core, subpackages included, by dotted name ("collapse", "sweep.varpro").
+CORE_MODULES = sorted(
+    ".".join(path.relative_to(ROOT / "ffn_core").with_suffix("").parts)
+    for path in (ROOT / "ffn_core").rglob("*.py")
+    if path.stem != "__init__"
+)
 
 
 def test_core_imports_without_streamlit_or_altair():
@@ -21,6 +26,7 @@ def test_core_imports_without_streamlit_or_altair():
     result = json.loads(out.stdout.strip().splitlines()[-1])
     assert result["ui"] == []
     assert len(CORE_MODULES) >= 15
+    assert {"sweep.sweep", "sweep.best", "sweep.varpro", "sweep.expr"} <= set(CORE_MODULES)
 
 
 def test_core_never_seeds_globally():
@@ -39,7 +45,7 @@ def test_every_experiment_runs_without_loading_sympy():
     # sweep's other method and activation run too; none of them needs it.
     code = (
         "import json, sys\n"
-        "from ffn_core import report, sweep\n"
+        "from ffn_core import report\nfrom ffn_core.sweep import sweep\n"
         "report.collect(seed=0)\n"
         "sweep.fit_widths(widths=(2, 4), act='gelu', method='naive', steps=3)\n"
         "print(json.dumps(sorted(n for n in sys.modules if n.split('.')[0] in ('sympy', 'mpmath'))))\n"

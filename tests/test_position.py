@@ -165,3 +165,26 @@ def test_bounds(kwargs):
 def test_attention_rejects_heads_that_do_not_divide():
     with pytest.raises(ValueError):
         attention.SelfAttention(10, n_heads=4)
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_random_permutation_is_never_the_identity(n):
+    for seed in range(40):
+        g = torch.Generator().manual_seed(seed)
+        p = position.permutation(n, "random", g).tolist()
+        assert sorted(p) == list(range(n)) and p != list(range(n))
+
+
+def test_block_mixes_tokens_through_attention():
+    res = position.block_influence(5, 8, 32, "gelu", 2, False, 3)
+    ffn_map = torch.tensor(res.ffn_influence)
+    assert (ffn_map - torch.diag(torch.diag(ffn_map))).abs().max() == 0
+    assert res.block_off_diagonal_fraction > 0.05
+    causal = position.block_influence(5, 8, 32, "gelu", 2, True, 3)
+    assert all(causal.block_influence[i][j] == 0 for i in range(5) for j in range(i + 1, 5))
+
+
+def test_sequential_is_the_same_module():
+    res = position.sequential_check(3, 5, 8, 32, seed=1)
+    assert (res.input_shape, res.hidden_shape, res.output_shape) == ((3, 5, 8), (3, 5, 32), (3, 5, 8))
+    assert res.max_abs_diff <= 1e-12

@@ -8,7 +8,7 @@ import statistics
 import pytest
 import torch
 
-from ffn_core import best, naive, sweep, targets, varpro
+from ffn_core.sweep import best, expr, lesson, naive, sweep, targets, varpro
 
 # What a search for width-m ReLU networks found before this code (issue 4); the stored best must match or beat it.
 ISSUE_BEST = {2: 0.56, 4: 0.081, 8: 0.040, 16: 0.0102, 32: 0.0031}
@@ -33,7 +33,11 @@ def test_kink_count_exact_on_a_hand_built_network() -> None:
 def test_a_tiny_output_weight_does_not_count_but_a_real_one_does() -> None:
     # tolerance: slope change |v·w| > 1e-6 · (target span / x span) = 1e-6 · 2/4 for sin(3x) on [-2, 2]
     fit = sweep.evaluate("sin3x", (1.0, 1.0), (0.0, -1.0), (1e-9, 1e-3), 0.0)
-    assert fit.kinks_inside == 1 and fit.kinks == pytest.approx((1.0,))
+    assert fit.kinks_inside == 1
+    # ...but a bend that moves the curve by 1e-3 · (2 - 1) is under 0.1% of sin(3x)'s span of 2: no piece of its own
+    assert fit.kinks == () and fit.pieces == 1
+    fit = sweep.evaluate("sin3x", (1.0, 1.0), (0.0, -1.0), (1e-9, 1e-2), 0.0)
+    assert fit.kinks == pytest.approx((1.0,)) and fit.pieces == 2
 
 
 def _explicit_reference(lay: varpro.Layout, x: torch.Tensor, y: torch.Tensor, k: torch.Tensor,
@@ -139,7 +143,7 @@ def test_default_sweep_meets_issue_4_for_seeds_0_to_4() -> None:
     for j, m in enumerate(sweep.WIDTHS):
         median = statistics.median(row[j] for row in table)
         assert median <= 1.5 * best.combine(ref.rmse[j], *(row[j] for row in table)), (m, median)
-        assert median < sweep.SEED_RMSE[m]  # and better than the seed's own table
+        assert median < lesson.SEED_RMSE[m]  # and better than the seed's own table
 
 
 def test_pieces_beats_naive_at_every_width() -> None:
@@ -184,7 +188,7 @@ def test_reference_searches_when_nothing_is_stored_and_combine_takes_the_min() -
 
 
 def test_report_keys_and_values() -> None:
-    rep = sweep.report(seed=0)
+    rep = lesson.report(seed=0)
     assert set(rep) == {"target", "x_range", "points", "rows"}
     assert rep["target"] == "sin(3x)" and rep["x_range"] == [-2.0, 2.0] and rep["points"] == 256
     assert [r["width"] for r in rep["rows"]] == [2, 4, 8, 16, 32]
@@ -209,9 +213,10 @@ def test_frames_are_long_and_consistent() -> None:
     assert len(res.curves_frame()) == 2 * 256
     rf = res.rmse_frame()
     assert list(rf["pieces_bound"]) == [3, 9]
-    assert list(rf["pieces_used"]) == [f.kinks_inside + 1 for f in res.fits]
+    assert list(rf["pieces_used"]) == [f.pieces for f in res.fits]
+    assert list(rf["params"]) == [7, 25]
     kf = res.kinks_frame()
-    assert len(kf) == sum(f.kinks_inside for f in res.fits)
+    assert len(kf) == sum(f.pieces - 1 for f in res.fits)
     assert set(res.loss_frame()["width"]) == {2, 8}
 
 
@@ -242,3 +247,56 @@ def test_kink_markers_sit_on_the_fitted_curve() -> None:
     fit = sweep.evaluate("sin3x", (1.0, -2.0), (0.5, 1.0), (0.7, -0.3), 0.1)
     for k, y in zip(fit.kinks, fit.kink_y):
         assert y == pytest.approx(0.1 + 0.7 * max(k + 0.5, 0) - 0.3 * max(-2 * k + 1, 0), abs=1e-12)
+
+
+def test_pieces_that_matter_drops_only_bends_below_eps() -> None:
+    # A polyline 0 → 1 → 2 along y = x with a 1e-5 wiggle at x = 0.5 and a real bend at x = 2.
+    xs = [0.0, 0.5, 1.0, 2.0, 3.0]
+    ys = [0.0, 0.5 + 1e-5, 1.0, 2.0, 1.0]
+    assert sweep.pieces_that_matter(xs, ys, 1e-3) == [3]
+    assert sweep.pieces_that_matter(xs, ys, 1e-6) == [1, 2, 3]  # the wiggle bends the line twice
+    assert sweep.pieces_that_matter([0.0, 1.0], [0.0, 5.0], 1e-3) == []
+
+
+def test_abs_is_two_pieces_whatever_the_width() -> None:
+    # |x| = relu(x) + relu(-x), padded with neurons whose bends are at rounding level or cancel.
+    w = (1.0, -1.0, 1.0, 1.0, -2.0)
+    b = (0.0, 0.0, -0.5, -0.5 - 1e-9, 1.0)
+    v = (1.0, 1.0, 1e-9, -1e-9, 1e-10)
+    fit = sweep.evaluate("abs", w, b, v, 0.0)
+    assert fit.exact and fit.rmse < 1e-9
+    assert fit.pieces == 2 and fit.kinks == pytest.approx((0.0,))
+    assert fit.kinks_inside == 2  # two neurons bend at x = 0: one vertex, still two neurons
+
+
+def test_gelu_fits_have_no_kinks() -> None:
+    res = sweep.fit_widths(widths=(2, 8), act="gelu", steps=5)
+    assert all(f.kinks_inside == 0 and f.kinks == () and f.pieces is None for f in res.fits)
+    assert res.kinks_frame().empty
+
+
+def test_exact_flag_follows_the_error_scale() -> None:
+    res = sweep.fit_widths("step", (2, 4), steps=150)
+    assert res.exact_tol == pytest.approx(1e-9)
+    for f in res.fits:
+        assert f.exact == (f.rmse <= res.exact_tol)
+    assert any(f.exact for f in res.fits)  # a step on the grid is two kinks between neighbouring points
+
+
+@pytest.mark.parametrize("text", ["0", "x-x", "0*x", "sin(0)", "1e-300*x", "3 + 1e-9*x"])
+def test_flat_targets_are_refused(text: str) -> None:
+    with pytest.raises(expr.ExprError) as err:
+        sweep.fit_widths(text, (2, 4), steps=3)
+    assert err.value.code == "flat"
+
+
+def test_stored_best_is_re_evaluated_not_copied(monkeypatch) -> None:
+    entry = best.table()["entries"][best.entry_key("relu", "sin3x", 4)]
+    ref = best.reference("sin3x", (4,))
+    live = sweep.evaluate("sin3x", entry["w"], entry["b"], entry["v"], entry["c"])
+    assert ref.rmse[0] == live.rmse
+    # A stored figure that disagrees with its own weights is not what the page shows.
+    forged = dict(best.table())
+    forged["entries"] = {**forged["entries"], best.entry_key("relu", "sin3x", 4): {**entry, "rmse": 1e-9}}
+    monkeypatch.setattr(best, "table", lambda: forged)
+    assert best.reference("sin3x", (4,)).rmse[0] == live.rmse

@@ -34,6 +34,23 @@ html { font-size: 21px !important; }
 """
 
 
+# Streamlit keeps a page link's label, a metric's label and a widget's label on one line and cuts
+# what does not fit with an ellipsis. A demo card's title, "Neurons for 90% (before → after)" or a
+# select's name are the words a class reads: they wrap instead, in every view (a Korean title is
+# cut on a 1280-pixel window even at the usual size).
+_WRAP_CSS = """
+<style>
+[data-testid="stMain"] [data-testid="stPageLink"] *,
+[data-testid="stMetricLabel"] *,
+[data-testid="stMain"] [data-testid="stWidgetLabel"] * {
+  white-space: normal !important; overflow: visible !important; text-overflow: clip !important;
+  overflow-wrap: anywhere;
+}
+[data-testid="stMain"] [data-testid="stPageLink"] a { height: auto; align-items: flex-start; }
+</style>
+"""
+
+
 @dataclass(frozen=True)
 class Page:
     """What a page needs from the shell: the language, its translator and the presenter options."""
@@ -153,7 +170,6 @@ def setup(section: str) -> Page:
     show_details = _choose_flag("code", True)
     page = Page(section=section, lang=lang, t=t, presenter=presenter, show_details=show_details)
     _sync_url()
-    if presenter:
-        st.markdown(_PRESENTER_CSS, unsafe_allow_html=True)
+    st.markdown(_WRAP_CSS + (_PRESENTER_CSS if presenter else ""), unsafe_allow_html=True)
     _sidebar(page)
     return page

@@ -21,10 +21,11 @@ import torch
 
 CORE = Path(__file__).resolve().parents[2] / "ffn_core"
 # Modules that expose the report contract; found by reading the files, so collection imports nothing.
+# Dotted names below ffn_core, subpackages included ("sweep.lesson"); ffn_core/report.py runs them all.
 MODULES = sorted(
-    path.stem
-    for path in CORE.glob("*.py")
-    if path.stem != "report" and re.search(r"^def report\(", path.read_text(encoding="utf-8"), re.M)
+    ".".join(path.relative_to(CORE).with_suffix("").parts)
+    for path in CORE.rglob("*.py")
+    if path != CORE / "report.py" and re.search(r"^def report\(", path.read_text(encoding="utf-8"), re.M)
 )
 
 

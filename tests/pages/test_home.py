@@ -17,7 +17,11 @@ def test_home_shows_the_measured_split_and_the_map(lang):
     [spec] = chart_specs(at)
     [rows] = spec["datasets"].values()
     assert {r["part"]: r["params"] for r in rows} == {"attention": 4 * d * d, "ffn": 8 * d * d}
-    assert at.success[0].value.endswith("✓") and "2/3" in at.success[0].value
+    # One fixed block: its split is a stated fact with the counts, not a ✓ that could never be ✗.
+    assert not at.success and not at.error
+    assert t("home.claim", ffn=8 * d * d, block=12 * d * d) in at.info[0].value
+    assert at.info[0].value.startswith(f"**{t('common.fact')}**")
+    assert t("home.takeaway", ratio=2.0, share=2 / 3) in at.info[1].value
     assert len(at.get("graphviz_chart")) == 1
     main_links = [link.proto.page for link in at.main.get("page_link")]
     # a link names its page by URL path: the file's name without the order prefix

@@ -13,7 +13,7 @@ BAD = ("abc", "-1", "99999", "1.5", "", "<script>alert(1)</script>")
 def _maps(at) -> dict[str, dict[tuple[int, int], float]]:
     """Both heatmaps' data, keyed by model, as {(i, j): influence}."""
     maps = {}
-    for spec in chart_specs(at):
+    for spec in chart_specs(at)[:2]:  # the FFN's and attention's maps; the block's section follows
         rows = [row for rows in spec["datasets"].values() for row in rows]
         [model] = {row["model"] for row in rows}
         maps[model] = {(row["i"], row["j"]): row["influence"] for row in rows}
@@ -39,7 +39,8 @@ def test_defaults_measure_a_diagonal_ffn_and_a_dense_attention(lang):
     assert all(v > 0 for v in maps["attention"].values())
     assert maps["attention"][(2, 5)] == ref.attention_influence[2][5]
     claims = [s.value for s in at.success]
-    assert len(claims) == 3 and all(c.endswith("✓") for c in claims)
+    # The FFN's three checks, the block's mixing, nn.Sequential's equality.
+    assert len(claims) == 5 and all(c.endswith("✓") for c in claims)
     assert not at.error
     assert "84" in at.info[0].value  # the takeaway quotes attention's measured share (84.4% at seed 0)
 
@@ -101,7 +102,7 @@ def test_too_many_numbers_stop_with_a_warning():
 def test_every_key_bad_at_once_falls_back_to_defaults(bad):
     at = open_page(PAGE, "en", **{key: bad for key in KEYS})
     assert not at.exception, [e.value for e in at.exception]
-    assert len(chart_specs(at)) == 2
+    assert len(chart_specs(at)) == 4
     assert at.slider(key="n").value == 8 and at.select_slider(key="d").value == 64
 
 
@@ -109,7 +110,7 @@ def test_every_key_bad_at_once_falls_back_to_defaults(bad):
 def test_markup_in_one_key(key):
     at = open_page(PAGE, "<b>x</b>", **{key: "<script>alert(1)</script>"})
     assert not at.exception, [e.value for e in at.exception]
-    assert len(chart_specs(at)) == 2
+    assert len(chart_specs(at)) == 4
 
 
 def _colour_scales(node):
@@ -128,7 +129,40 @@ def test_heatmaps_use_no_identity_colour_scale():
     # frontend (seen in Chromium; AppTest cannot see it), so the cell ink needs an explicit scale.
     at = open_page(PAGE, "en")
     specs = chart_specs(at)
-    assert len(specs) == 2
+    assert len(specs) == 4
     for spec in specs:
         colours = list(_colour_scales(spec["layer"]))
         assert colours and all(c.get("scale", {}) is not None for c in colours), colours
+
+
+@pytest.mark.parametrize("lang", i18n.LANGS)
+def test_causal_link_says_attention_is_not_equivariant_and_moves_tokens(lang):
+    # Seed 0 with n = 4 once drew the identity permutation, and the page called both layers equivariant.
+    at = open_page(PAGE, lang, n="4", causal="true")
+    assert not at.exception, [e.value for e in at.exception]
+    t = i18n.Translator(lang)
+    ref = position.measure(4, 64, 256, "relu", 1, True, "random", 0)
+    assert ref.permutation != (0, 1, 2, 3)
+    takeaway = at.info[0].value
+    assert t("position.takeaway_causal", attention_perm=ref.attention_permutation_max_abs_diff) in takeaway
+    assert t("position.takeaway_equivariant", attention_perm=0.0, moved=4, n=4)[:20] not in takeaway
+    perm_claim = at.success[1].value
+    assert t("position.claim_perm", moved=ref.moved, n=4, diff=ref.permutation_max_abs_diff) in perm_claim
+
+
+@pytest.mark.parametrize("lang", i18n.LANGS)
+def test_block_mixes_and_sequential_matches(lang):
+    at = open_page(PAGE, lang, n="4", d="16")
+    assert not at.exception, [e.value for e in at.exception]
+    t = i18n.Translator(lang)
+    blk = position.block_influence(4, 16, 64, "relu", 1, False, 0)
+    assert blk.block_off_diagonal_fraction > 0.05 and blk.ffn_off_diagonal_fraction == 0
+    texts = [s.value for s in at.success]
+    assert any(t("position.claim_block", block=blk.block_off_diagonal_fraction, ffn=0.0) in x for x in texts)
+    seq = position.sequential_check(2, 8, 16, 64, 0)
+    assert seq.max_abs_diff <= 1e-12
+    assert any(t("position.claim_sequential", x=[2, 8, 16], h=[2, 8, 64], y=[2, 8, 16], diff=seq.max_abs_diff) in x
+               for x in texts)
+    block_specs = chart_specs(at)[2:]
+    rows = [row for spec in block_specs for rows in spec["datasets"].values() for row in rows]
+    assert {row["model"] for row in rows} == {"ffn", "block"}

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import pytest
 
+from ffn_core import params
+from ui import i18n
 from tests.conftest import chart_specs, open_page
 
 PAGE = "pages/1_parameter_split.py"
@@ -32,17 +34,23 @@ def test_defaults_show_the_seed_figures(lang):
     metrics = _metrics(at)
     assert metrics[:3] == ["1,048,576", "2,097,152", "66.67%"]
     assert metrics[3] == "66.66%" and metrics[6] == "124M"  # GPT-2 small, biases included
-    assert len(at.success) == 3 and not at.error  # formula = modules, 2/3, past 80%: all ✓
-    assert "2,097,152 / 3,145,728 = 2/3" in at.success[1].value
+    # formula = modules and 2/3 for this block: ✓; past 80% and its two causes for each model: stated facts
+    assert len(at.success) == 2 and not at.error
+    facts = [i.value for i in at.info if i.value.startswith(f"**{i18n.Translator(lang)('common.fact')}**")]
+    assert len(facts) == 3
+    t = i18n.Translator(lang)
+    assert t("split.claim_two_thirds", ffn=2_097_152, block=3_145_728, share=2 / 3) in at.success[1].value
+    assert "66.67%" in at.success[1].value
     block = _block_rows(at)[0]
     assert [r["matrix"] for r in block] == ["w_q", "w_k", "w_v", "w_o", "w_1", "w_2"]
     assert sum(r["params"] for r in block) == 3_145_728
     shares = {r["name"]: r["ffn_share"] for r in _dataset(at, "ffn_share")}
     assert len(shares) == 10 and shares["LLaMA-2 70B"] > 0.8 and shares["Mistral 7B"] > 0.8
-    assert _dataset(at, "label") == [{"x": 2 / 3, "label": "2/3"}]  # the reference line
+    assert {"x": 2 / 3, "label": "2/3"} in _dataset(at, "label")  # the reference line
     table = at.dataframe[1].value
-    assert list(table["id"]) == ["gpt2-small", "gpt2-medium", "gpt2-large", "gpt2-xl", "bert-base", "bert-large",
-                                 "llama2-7b", "llama2-13b", "llama2-70b", "mistral-7b"]
+    assert list(table[t("split.col_name")]) == ["GPT-2 small", "GPT-2 medium", "GPT-2 large", "GPT-2 XL", "BERT-base",
+                                                "BERT-large", "LLaMA-2 7B", "LLaMA-2 13B", "LLaMA-2 70B", "Mistral 7B"]
+    assert "id" not in table.columns
     formulas = at.dataframe[0].value
     assert list(formulas.iloc[:, 1]) == list(formulas.iloc[:, 3]) == [1_048_576, 2_097_152]
 
@@ -119,3 +127,40 @@ def test_all_garbage_at_once_in_korean():
                    model="../../etc/passwd")
     assert not at.exception
     assert _metrics(at)[:3] == ["1,048,576", "2,097,152", "66.67%"]
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_gqa_at_eight_thirds_is_not_past_eighty_and_the_causes_are_split(lang):
+    # LLaMA-2 70B's attention (64 query heads, 8 key/value heads) with a gated FFN at 8/3·d: 78.05%.
+    at = open_page(PAGE, lang, d="8192", expansion="8/3", heads="64", kv_heads="8", glu="true")
+    assert not at.exception
+    assert _metrics(at)[2] == "78.05%"
+    t = i18n.Translator(lang)
+    two_thirds = [e.value for e in at.error if t("split.claim_two_thirds", ffn=0, block=0, share=0.0)[:10] in e.value]
+    assert len(two_thirds) == 1  # computed for this block, not the lesson's: a ✗ at 78.05%
+    texts = [e.value for e in at.info]
+    # By hand: attention 2d² + 2d·(d/g), FFN 3·d·d_ff in units of d².
+    for preset, group, gqa, both in (("llama2-70b", 8, 8 / (8 + 2.25), 10.5 / 12.75),
+                                     ("mistral-7b", 4, 8 / (8 + 2.5), 10.5 / 13)):
+        c = params.causes(preset)
+        assert c.group == group and c.expansion == 3.5 and c.share == pytest.approx(both)
+        assert c.gqa_share == pytest.approx(gqa, abs=1e-4) and c.wide_share == pytest.approx(10.5 / 14.5)
+        line = t("split.claim_causes", model=c.name, group=group, gqa=c.gqa_share, expansion=3.5,
+                 wide=c.wide_share, both=c.share)
+        assert any(line in x for x in texts), (preset, texts)
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_expansion_three_and_a_half_is_offered(lang):
+    at = open_page(PAGE, lang, d="4096", expansion="3.5", heads="32", kv_heads="8", glu="true")
+    assert not at.exception
+    assert at.select_slider(key="expansion").value == "3.5"
+    assert _metrics(at)[2] == "80.77%"  # Mistral 7B's block
+    t = i18n.Translator(lang)
+    assert t("split.cause_expansion", expansion=3.5, lesson=t("split.lesson_width_glu")) in at.info[0].value
+
+
+def test_korean_model_sources_are_korean():
+    at = open_page(PAGE, "ko")
+    caption = " ".join(c.value for c in at.caption)
+    assert "OpenAI의 GPT-2 공개본" in caption and "which names" not in caption

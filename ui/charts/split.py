@@ -114,3 +114,30 @@ def share_bars(table: pd.DataFrame, t: Translator) -> alt.LayerChart:
     )
     # The bars' frame sits on the layer; the reference line keeps its own.
     return alt.layer(bars, labels, rule, rule_text, data=data, height=alt.Step(26))
+
+
+def cause_bars(frame: pd.DataFrame, t: Translator) -> alt.LayerChart:
+    """A model's FFN share four ways (base, GQA alone, wider FFN alone, both), with 80% drawn as a line."""
+    steps = ["base", "gqa", "wide", "both"]
+    data = frame.assign(
+        label=[f"{name} · {t(f'split.cause_step_{step}')}" for name, step in zip(frame["name"], frame["step"])],
+        text=[f"{s:.1%}" for s in frame["share"]],
+    )
+    order = [f"{name} · {t(f'split.cause_step_{step}')}" for name in dict.fromkeys(frame["name"]) for step in steps]
+    base = alt.Chart().encode(y=alt.Y(field="label", type="nominal", sort=order, title=None))
+    bars = base.mark_bar(color=PART_COLOURS["ffn"]).encode(
+        x=alt.X(field="share", type="quantitative", title=t("split.axis_ffn_share"), axis=alt.Axis(format="%"),
+                scale=alt.Scale(domain=[0, 1])),
+        tooltip=[alt.Tooltip(field="label", type="nominal", title=t("split.axis_model")),
+                 alt.Tooltip(field="share", type="quantitative", format=".2%")],
+    )
+    labels = base.mark_text(align="left", dx=4).encode(
+        x=alt.X(field="share", type="quantitative"), text=alt.Text(field="text", type="nominal")
+    )
+    reference = pd.DataFrame({"x": [2 / 3, 0.8], "label": ["2/3", "80%"]})
+    x = alt.X(field="x", type="quantitative")
+    rule = alt.Chart(reference).mark_rule(strokeDash=[6, 4], color="#111827").encode(x=x)
+    rule_text = alt.Chart(reference).mark_text(align="left", dx=4, dy=-8, fontWeight="bold").encode(
+        x=x, y=alt.YValue(0), text=alt.Text(field="label", type="nominal")
+    )
+    return alt.layer(bars, labels, rule, rule_text, data=data, height=alt.Step(22))

@@ -120,3 +120,19 @@ def loss(frame: pd.DataFrame, t: Translator) -> alt.Chart:
         )
         .properties(height=260)
     )
+
+
+def by_params(frame: pd.DataFrame, t: Translator) -> alt.LayerChart:
+    """RMSE against the network's weights (3m + 1), both log, each point named by its expansion of d = 8."""
+    data = frame[~frame["exact"]]
+    base = alt.Chart(data).encode(
+        x=alt.X(field="params", type="quantitative", title=t("sweep.axis_params"), scale=alt.Scale(type="log")),
+        y=alt.Y(field="rmse", type="quantitative", title=t("sweep.axis_rmse"), scale=alt.Scale(type="log")),
+        tooltip=[alt.Tooltip(field="expansion", type="nominal", title=t("sweep.col_expansion")),
+                 alt.Tooltip(field="width", type="quantitative", title=t("sweep.col_width")),
+                 alt.Tooltip(field="params", type="quantitative", title=t("sweep.col_params")),
+                 alt.Tooltip(field="rmse", type="quantitative", title=t("sweep.col_rmse"), format=".4g")],
+    )
+    line = base.mark_line(point=True, color=METHOD_COLORS["pieces"])
+    labels = base.mark_text(dy=-12, fontSize=13).encode(text=alt.Text(field="expansion", type="nominal"))
+    return alt.layer(line, labels, height=280)

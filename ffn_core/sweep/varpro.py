@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import torch
 
-from ffn_core import net1d
+from ffn_core.sweep import net1d
 
 JITTER = 0.8
 

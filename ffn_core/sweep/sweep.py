@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import pandas as pd
 import torch
 
-from ffn_core import naive, net1d, targets, varpro
+from ffn_core.sweep import naive, net1d, targets, varpro
 
 MAX_WIDTH = 256
 MAX_WIDTHS = 8
@@ -24,21 +24,32 @@ BUDGET_SECONDS = 1.0
 MAX_CELLS = 2 ** 21
 MAX_SECONDS = 60.0
 METHODS = ("pieces", "naive")
-# The seed's measured table for sin(3x) (blog post, "폭이 사는 것: 조각 수").
-SEED_RMSE = {2: 0.6221, 4: 0.2251, 8: 0.0989, 16: 0.0388, 32: 0.0250}
-SEED_KINKS = {2: 2, 4: 4, 8: 7, 16: 16, 32: 31}
 # A slope change below this fraction of (target's span / x's span) does not count as a kink.
 KINK_TOL = 1e-6
+# An RMSE below this fraction of the target's largest |value| is rounding error: the fit is exact.
+# Exact fits measured here sit at 1e-15 to 1e-11 of it, the closest inexact ones at 1e-6 and above.
+EXACT_REL = 1e-9
+# A kink matters when taking it out (joining its neighbours with one straight line) moves the curve by
+# more than this fraction of the target's span: smaller bends are wiggles no chart can show.
+PIECE_REL = 1e-3
 LR = 0.1
 
 
 @dataclass(frozen=True)
 class WidthFit:
-    """One width's fitted network, its kinks inside the range, its curve and its RMSE after each step."""
+    """One width's fitted network, its kinks inside the range, its curve and its RMSE after each step.
+
+    kinks_inside counts the neurons that bend the curve inside the range (at most m: one kink each);
+    kinks are the bends that matter (PIECE_REL), and pieces = len(kinks) + 1 the straight pieces the
+    curve is made of. A smooth activation (gelu) has no kinks: kinks_inside 0, kinks (), pieces None.
+    exact: the RMSE is rounding error (EXACT_REL of the target's scale).
+    """
 
     width: int
     rmse: float
+    exact: bool
     kinks_inside: int
+    pieces: int | None
     kinks: tuple[float, ...]
     kink_y: tuple[float, ...]
     w: tuple[float, ...]
@@ -62,6 +73,7 @@ class Sweep:
     seed: int
     steps: int
     step: int
+    exact_tol: float
     x: tuple[float, ...]
     y: tuple[float, ...]
     fits: tuple[WidthFit, ...]
@@ -71,10 +83,10 @@ class Sweep:
         return tuple(f.width for f in self.fits)
 
     def rmse_frame(self) -> pd.DataFrame:
-        """One row per width: rmse, kinks inside, the m+1-pieces bound and the pieces actually used."""
+        """One row per width: rmse, exact, kinks inside, the pieces that matter and the m+1-pieces bound."""
         return pd.DataFrame([
-            {"method": self.method, "width": f.width, "rmse": f.rmse, "kinks_inside": f.kinks_inside,
-             "pieces_used": f.kinks_inside + 1, "pieces_bound": f.width + 1}
+            {"method": self.method, "width": f.width, "params": params(f.width), "rmse": f.rmse, "exact": f.exact,
+             "kinks_inside": f.kinks_inside, "pieces_used": f.pieces, "pieces_bound": f.width + 1}
             for f in self.fits
         ])
 
@@ -99,6 +111,28 @@ class Sweep:
             for f in self.fits for t, r in enumerate(f.history)
             if t % stride == 0 or t == len(f.history) - 1
         ])
+
+
+def params(width: int) -> int:
+    """Weights of a width-m network on one input: m input weights, m biases, m output weights, one output bias."""
+    return 3 * width + 1
+
+
+def pieces_that_matter(xs: list[float], ys: list[float], eps: float) -> list[int]:
+    """Indices of the inner vertices of a polyline left after taking out, one at a time, every vertex
+    whose removal moves the line by at most eps (the vertical distance to the line through its neighbours:
+    the line between two vertices is straight, so that distance is the most the curve moves)."""
+    keep = list(range(len(xs)))
+    while len(keep) > 2:
+        x, y = torch.tensor([xs[i] for i in keep], dtype=torch.float64), torch.tensor([ys[i] for i in keep],
+                                                                                     dtype=torch.float64)
+        t = (x[1:-1] - x[:-2]) / (x[2:] - x[:-2])
+        gap = (y[1:-1] - (y[:-2] + t * (y[2:] - y[:-2]))).abs()
+        j = int(gap.argmin())
+        if float(gap[j]) > eps:
+            break
+        keep.pop(j + 1)
+    return keep[1:-1]
 
 
 def check(widths: tuple[int, ...], act: str, method: str, steps: int | None) -> tuple[int, ...]:
@@ -154,23 +188,36 @@ def _assemble(target: str, x: torch.Tensor, y: torch.Tensor, widths: tuple[int, 
     tol = KINK_TOL * y_span / (x_range[1] - x_range[0])
     counted = net1d.inside(w, b, v, mask, x_range, tol)
     k = net1d.kinks(w, b)
+    exact_tol = EXACT_REL * float(y.abs().max())
     fits = []
     for j, m in enumerate(widths):
-        at = k[j][counted[j]].sort().values
-        kink_y = (net1d.act_fn(act, at[:, None] * w[j] + b[j]) * mask[j]) @ v[j] + c[j]
+        kinks: tuple[float, ...] = ()
+        kink_y: tuple[float, ...] = ()
+        pieces = None
+        if act == "relu":
+            # Neurons bending at the same x make one vertex of the curve.
+            at = torch.unique(k[j][counted[j]])
+            ends = torch.tensor(x_range, dtype=torch.float64)
+            xs = torch.cat([ends[:1], at, ends[1:]])
+            ys = ((net1d.act_fn(act, xs[:, None] * w[j] + b[j]) * mask[j]) @ v[j] + c[j]).tolist()
+            kept = pieces_that_matter(xs.tolist(), ys, PIECE_REL * y_span)
+            kinks, kink_y = tuple(xs[kept].tolist()), tuple(ys[i] for i in kept)
+            pieces = len(kinks) + 1
         fits.append(WidthFit(
             width=m,
             rmse=float(rmse[j]),
-            kinks_inside=int(counted[j].sum()),
-            kinks=tuple(at.tolist()),
-            kink_y=tuple(kink_y.tolist()),
+            exact=float(rmse[j]) <= exact_tol,
+            kinks_inside=int(counted[j].sum()) if act == "relu" else 0,
+            pieces=pieces,
+            kinks=kinks,
+            kink_y=kink_y,
             w=tuple(w[j, :m].tolist()), b=tuple(b[j, :m].tolist()), v=tuple(v[j, :m].tolist()), c=float(c[j]),
             curve=tuple(curves[j].tolist()),
             history=tuple(history[j].tolist()),
         ))
     return Sweep(target=target, label=targets.label(target), x_range=x_range, points=x.numel(), act=act,
-                 method=method, seed=seed, steps=steps, step=step, x=tuple(x.tolist()), y=tuple(y.tolist()),
-                 fits=tuple(fits))
+                 method=method, seed=seed, steps=steps, step=step, exact_tol=exact_tol, x=tuple(x.tolist()),
+                 y=tuple(y.tolist()), fits=tuple(fits))
 
 
 def evaluate(target: str, w: tuple[float, ...], b: tuple[float, ...], v: tuple[float, ...], c: float,
@@ -231,21 +278,3 @@ def fit_widths(target: str = targets.DEFAULT, widths: tuple[int, ...] = WIDTHS,
             on_step(_assemble(key, x, y, widths, act, method, seed, steps, t, params, history))
     params, history = naive.fit(x, y, widths, act, seed, steps, snap_naive, every)
     return _assemble(key, x, y, widths, act, method, seed, steps, steps, params, history)
-
-
-def report(seed: int = 0) -> dict:
-    """The width_sweep entry of the lesson report: sin(3x) on [-2, 2], 256 points, widths 2…32."""
-    from ffn_core import best
-
-    res = fit_widths(seed=seed)
-    ref = best.reference(res.target, res.widths, res.x_range, res.points, res.act)
-    return {
-        "target": res.label,
-        "x_range": list(res.x_range),
-        "points": res.points,
-        "rows": [
-            {"width": f.width, "rmse": f.rmse, "kinks_inside": f.kinks_inside,
-             "best_rmse": best.combine(r, f.rmse)}
-            for f, r in zip(res.fits, ref.rmse)
-        ],
-    }

@@ -5,11 +5,14 @@ from collections.abc import Callable
 
 import torch
 
-from ffn_core import expr
+from ffn_core.sweep import expr
 
 MAX_POINTS = 1024
 MIN_POINTS = 8
 MAX_ABS_X = 100.0
+# A custom target whose values vary by less than this is flat: the output bias alone fits it,
+# every width's error is rounding noise (or exactly 0, which no log axis can place).
+MIN_SPAN = 1e-6
 
 
 def _sawtooth(x: torch.Tensor) -> torch.Tensor:
@@ -50,7 +53,11 @@ def grid(x_range: tuple[float, float], points: int) -> torch.Tensor:
 
 
 def values(target: str, x: torch.Tensor) -> torch.Tensor:
-    """The target's values at x in float64: a built-in id, or a whitelisted expression (ExprError if refused)."""
+    """The target's values at x in float64: a built-in id, or a whitelisted expression (ExprError if refused,
+    code "flat" when it varies by less than MIN_SPAN over x: 0, x - x, sin(0), 1e-300 * x)."""
     if target in BUILTIN:
         return BUILTIN[target][1](x.to(torch.float64))
-    return expr.evaluate(target, x)
+    y = expr.evaluate(target, x)
+    if y.numel() > 1 and float(y.max() - y.min()) < MIN_SPAN:
+        raise expr.ExprError("flat")
+    return y

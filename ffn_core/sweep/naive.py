@@ -9,7 +9,8 @@ from collections.abc import Callable
 
 import torch
 
-from ffn_core import adam, net1d
+from ffn_core import adam
+from ffn_core.sweep import net1d
 
 LR = 1e-2
 

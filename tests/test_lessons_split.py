@@ -1,0 +1,65 @@
+"""The parameter-split verdicts agree with the numbers they cite, over the page's whole control space."""
+from fractions import Fraction
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ffn_core import params, presets
+from tests.lesson_checks import assert_readable
+from ui.lessons import split as lessons
+
+HEADS = (1, 2, 4, 8, 16, 32, 64)
+
+
+@st.composite
+def blocks(draw):
+    heads = draw(st.sampled_from(HEADS))
+    kv = draw(st.sampled_from([k for k in HEADS if heads % k == 0]))
+    # The slider's steps of 64 are divisible by every head count offered.
+    d = draw(st.integers(1, params.MAX_D_MODEL // 64)) * 64
+    return dict(d=d, expansion=draw(st.sampled_from(params.EXPANSIONS)), heads=heads, kv=kv,
+                bias=draw(st.booleans()), glu=draw(st.booleans()))
+
+
+@given(blocks())
+def test_block_verdict_agrees_with_its_numbers(b):
+    s = params.split(b["d"], b["expansion"], b["heads"], b["kv"], b["bias"], b["glu"])
+    full = params.split(b["d"], b["expansion"], b["heads"], b["heads"], b["bias"], b["glu"])
+    v = lessons.judge_block(s, b["expansion"], full.attention_params)
+    formula, two_thirds = v.claims
+    assert formula.ok == (s.attention_params == s.attention_formula and s.ffn_params == s.ffn_formula)
+    # "2/3" checked in integers on the block on screen: 3·FFN = 2·(attention + FFN).
+    assert two_thirds.values["ffn"] == s.ffn_params and two_thirds.values["block"] == s.attention_params + s.ffn_params
+    assert two_thirds.ok == (3 * s.ffn_params == 2 * (s.attention_params + s.ffn_params))
+    keys = v.takeaway.split()
+    first = {1: "split.takeaway_ffn", -1: "split.takeaway_attention", 0: "split.takeaway_even"}
+    assert keys[0] == first[(s.ffn_params > s.attention_params) - (s.ffn_params < s.attention_params)]
+    causes = {k for k in keys if k.startswith("split.cause_")}
+    if two_thirds.ok:
+        assert not causes
+    else:
+        # Every departure from 2/3 is explained by a cause the takeaway names.
+        assert causes or "split.takeaway_gqa" in keys
+    if "split.cause_expansion" in keys:
+        assert Fraction(b["expansion"]) != (Fraction(8, 3) if b["glu"] else 4)
+    if "split.cause_rounding" in keys:
+        assert (Fraction(b["expansion"]) * b["d"]).denominator != 1 and s.d_ff != Fraction(b["expansion"]) * b["d"]
+    assert ("split.takeaway_gqa" in keys) == (b["kv"] < b["heads"])
+    assert ("split.cause_bias" in keys) <= b["bias"]
+    assert_readable(v)
+
+
+def test_models_verdict_states_its_counts_as_facts():
+    catalogue = params.catalogue()
+    causes = tuple(params.causes(i) for i in lessons.PAST_EIGHTY)
+    for preset in presets.IDS:
+        v = lessons.judge_models(catalogue, causes, catalogue.models[presets.IDS.index(preset)])
+        assert all(c.ok is None for c in v.claims)  # fixed configs: stated facts, not checks
+        eighty, *per_model = v.claims
+        assert eighty.key == "split.claim_eighty" and min(eighty.values.values()) > 0.8
+        for claim in per_model:
+            assert claim.key == "split.claim_causes"
+            assert claim.values["both"] > 0.8 >= max(claim.values["gqa"], claim.values["wide"])
+        shares = [m.block.ffn_share for m in catalogue.models]
+        assert v.takeaway_values["low_share"] == min(shares) and v.takeaway_values["high_share"] == max(shares)
+        assert_readable(v)
