@@ -374,6 +374,8 @@ class Session:
             proto = getattr(el, kind)
             # A keyed widget's id ends in "-<key>"; the bound URL name is query_param_key.
             key = proto.query_param_key or (proto.id.rsplit("-", 1)[-1] if proto.id.startswith("$$ID-") else "")
+            if key:  # a choice writes its key into the address itself, without a query_param_key
+                run.bound_keys.add(key)
             run.widgets.append(Widget(proto.id, kind, key, proto))
 
 
