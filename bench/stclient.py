@@ -193,6 +193,7 @@ class Widget:
     kind: str
     key: str  # the URL name when bound (query_param_key), else ""
     proto: object
+    fragment_id: str = ""  # set when drawn inside an st.fragment: pressing it reruns only that
 
 
 @dataclass
@@ -210,6 +211,8 @@ class Run:
     bound_keys: set[str] = field(default_factory=set)  # URL names of every control drawn, of any kind
     charts: int = 0
     settings: str = ""  # the page and the values this session set: what its cached call is keyed on
+    buttons: list[Widget] = field(default_factory=list)  # buttons of the main area (Train, Step)
+    captions: list[str] = field(default_factory=list)  # st.caption texts of the main area
 
     @property
     def ok(self) -> bool:
@@ -274,14 +277,42 @@ class Session:
         return settings_key(self.page, self.query_string, self.values)
 
     def rerun(self) -> Run:
+        return self.read_run(self.send_rerun())
+
+    def send_rerun(self, extra: list[WidgetState] = (), fragment_id: str = "") -> float:
+        """Ask for a rerun without waiting for it (read it with read_run); the time it was sent."""
         msg = BackMsg()
         cs = msg.rerun_script
         cs.query_string = self.query_string
         cs.page_script_hash = ""
         cs.page_name = self.page.url_path
-        cs.widget_states.widgets.extend(self.widget_states.values())
+        cs.widget_states.widgets.extend([*self.widget_states.values(), *extra])
+        if fragment_id:
+            cs.fragment_id = fragment_id
         start = time.perf_counter()
         self.ws.send_binary(msg.SerializeToString())
+        return start
+
+    def start(self, page: AppPage, query_string: str = "") -> float:
+        """Open a page with a link, as open() does, without waiting for its run."""
+        self.page = page
+        self.query_string = query_string
+        self.widget_states = {}
+        self.values = {}
+        return self.send_rerun()
+
+    def press(self, button: Widget) -> float:
+        """Press a button as the browser does (a trigger, only its fragment rerun); don't wait."""
+        return self.send_rerun([WidgetState(id=button.id, trigger_value=True)], button.fragment_id)
+
+    def clear_cache(self) -> None:
+        """What the app menu's "Clear cache" sends: Streamlit honours it from any client."""
+        msg = BackMsg()
+        msg.clear_cache = True
+        self.ws.send_binary(msg.SerializeToString())
+
+    def read_run(self, start: float) -> Run:
+        """Read what the server sends until a run ends; its time counts from `start`."""
         run = Run(seconds=0.0, status="", query_string=self.query_string, settings=self.settings())
         deadline = start + self.timeout_s
         while True:
@@ -330,6 +361,11 @@ class Session:
             run.metrics.append((el.metric.label, el.metric.body))
         elif kind == "markdown" and in_main:
             run.texts.append(el.markdown.body)
+            if el.markdown.element_type == el.markdown.Type.CAPTION:
+                run.captions.append(el.markdown.body)
+        elif kind == "button" and in_main:
+            run.buttons.append(Widget(el.button.id, "button", el.button.id.rsplit("-", 1)[-1], el.button,
+                                      fwd.delta.fragment_id))
         elif kind == "alert" and in_main and el.alert.format == Alert.WARNING:
             run.warnings.append(el.alert.body)
         elif kind == "vega_lite_chart":
@@ -338,6 +374,8 @@ class Session:
             proto = getattr(el, kind)
             # A keyed widget's id ends in "-<key>"; the bound URL name is query_param_key.
             key = proto.query_param_key or (proto.id.rsplit("-", 1)[-1] if proto.id.startswith("$$ID-") else "")
+            if key:  # a choice writes its key into the address itself, without a query_param_key
+                run.bound_keys.add(key)
             run.widgets.append(Widget(proto.id, kind, key, proto))
 
 
@@ -398,3 +436,24 @@ def neighbour(widget: Widget, rng, current: object = None) -> object:
             moved = current - (moved - current)
         return moved if low <= moved <= high else current
     raise ValueError(widget.kind)
+
+
+def metric_values(url: str, family: str) -> dict[str, float]:
+    """One family of the server's /_stcore/metrics: {labels: value}; empty if it does not answer."""
+    try:
+        with urllib.request.urlopen(f"{url}/_stcore/metrics?families={family}", timeout=5) as r:
+            text = r.read().decode("utf-8", "replace")
+    except OSError:
+        return {}
+    values = {}
+    for line in text.splitlines():
+        name, _, rest = line.partition("{")
+        if name in (family, f"{family}_total") and "}" in rest:
+            labels, _, value = rest.rpartition("} ")
+            values[labels] = float(value)
+    return values
+
+
+def experiments(url: str) -> dict[str, int]:
+    """What the app's turns have done so far (ui/compute.py): computed, shared, abandoned, dropped, failed."""
+    return {labels.split('"')[1]: int(v) for labels, v in metric_values(url, "ffnlab_experiments").items()}

@@ -167,8 +167,8 @@ def live_training() -> None:
             with loss_slot.container():
                 widgets.chart(page, charts.loss(snap.loss_frame(), t))
 
-        final = sweep.fit_widths(key, widths, act=act, method=m, seed=int(seed),
-                                 on_step=show, every=max(1, main.steps // 12))
+        final = compute.train(sweep.fit_widths, key, widths, act=act, method=m, seed=int(seed),
+                              on_step=show, every=max(1, main.steps // 12))
         show(final)
 
 

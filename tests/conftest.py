@@ -32,12 +32,16 @@ TIMEOUT = 60.0
 
 @pytest.fixture(autouse=True)
 def _fresh_caches():
-    """Each test starts with empty st.cache_data caches, so no test reads another's result."""
+    """Each test starts with empty caches (st.cache_data's and the experiments'), so no test reads another's result."""
     import streamlit as st
 
+    from ui import compute
+
     st.cache_data.clear()
+    compute.clear()
     yield
     st.cache_data.clear()
+    compute.clear()
 
 
 def open_page(path: str = "dashboard.py", lang: str = "en", **query: Any):

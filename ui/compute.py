@@ -1,23 +1,45 @@
-"""The pages' experiments: cached for every session, and computed one at a time."""
+"""The pages' experiments: cached for every session, computed one at a time, in fair turns.
+
+A class presses together: thirty students set a new value in the same second. Python runs one
+thread at a time, so two experiments computing at once both take twice as long, and every
+student whose page is only being redrawn waits behind both. So experiments take turns
+(ui/turns.py): one computes, the others wait in arrival order, each student sees how many are
+ahead, identical requests are computed once, and work for a student who has left or asked for
+something newer is never started.
+
+The results live in the project's own bounded cache, not st.cache_data: Streamlit empties every
+st.cache_data cache of the server when any client sends "clear cache", and one student must not
+be able to make the whole class recompute.
+"""
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
 import functools
+import os
+import pickle
 import threading
-from collections.abc import Callable
-from typing import ParamSpec, TypeVar
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, ParamSpec, TypeVar
 
 import streamlit as st
+from streamlit.runtime import Runtime
+from streamlit.runtime.scriptrunner_utils.exceptions import ScriptControlException, StopException
+from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx, in_cached_function
+from streamlit.runtime.stats import CounterStat, GaugeStat
+
+from ui import i18n, turns
 
 P = ParamSpec("P")
 R = TypeVar("R")
 
-# Streamlit runs each session's script on its own thread, and Python runs one thread at a time.
-# Two experiments computing at once both take twice as long, and every student whose page is
-# only being redrawn from the cache waits behind both. Taking turns keeps a cached rerun quick
-# while a class explores, and bounds the memory held by experiments in flight.
-_TURN = threading.Lock()
+# Every experiment's result together stays under this many bytes (pickled, as stored). A result
+# is 1-30 kB, so the per-function max_entries bound comes first in practice.
+MAX_BYTES = int(float(os.environ.get("FFNLAB_CACHE_MB", "64")) * 2**20)
+
+RESULTS = turns.ResultCache(MAX_BYTES)
+TURNS = turns.Scheduler()
 
 
 def _glibc() -> ctypes.CDLL | None:
@@ -44,23 +66,196 @@ def _give_back_memory() -> None:
         _LIBC.malloc_trim(ctypes.c_size_t(0))
 
 
-def cached(max_entries: int) -> Callable[[Callable[P, R]], Callable[P, R]]:
-    """st.cache_data for one experiment (shared by every session), run under the server-wide turn.
+# --- who is asking ---------------------------------------------------------------------------
 
-    Only for functions that call no other cached function: Streamlit holds a lock per cache key
-    while computing, and a cached call made while holding the turn could wait on a key whose
-    owner waits for the turn.
+
+def _session_gone(session_id: str) -> bool:
+    return Runtime.exists() and not Runtime.instance().is_active_session(session_id)
+
+
+def _caller() -> turns.Caller:
+    """The running script's session, and how to tell it has gone or asked for something newer."""
+    ctx = get_script_run_ctx(suppress_warning=True)
+    if ctx is None:  # a bare thread (tests, benchmarks): waits its turn, nothing to give up for
+        return turns.Caller(None, lambda: None, StopException)
+
+    def check() -> None:
+        # A newer rerun of this session, or its end (the tab closed: Streamlit asks the script to
+        # stop), raises here exactly as it would at the script's next st call; a session the
+        # server no longer knows is stopped too. Inside an st.cache_data function this drops that
+        # function's run as well, which costs nothing: the experiment is what is slow, and it
+        # was not started.
+        ctx.yield_check()
+        if _session_gone(ctx.session_id):
+            raise StopException()
+
+    return turns.Caller(ctx.session_id, check, StopException, (ScriptControlException,))
+
+
+class _Note:
+    """'n experiments ahead of yours', in a placeholder drawn only while the student waits."""
+
+    def __init__(self) -> None:
+        self.slot = None
+        self.t = i18n.Translator(st.session_state.get("lang", i18n.DEFAULT_LANG))
+
+    def __call__(self, ahead: int) -> None:
+        if ahead <= 0:
+            if self.slot is not None:
+                self.slot.empty()
+            return
+        if self.slot is None:
+            self.slot = st.empty()
+        self.slot.caption(self.t("compute.ahead", n=ahead))
+
+
+def _waiting_note(caller: turns.Caller) -> Callable[[int], None] | None:
+    # Not from inside an st.cache_data function: what it draws would be replayed on every hit.
+    return _Note() if caller.session is not None and not in_cached_function.get() else None
+
+
+# --- the experiments --------------------------------------------------------------------------
+
+
+def _name(func: Callable[..., Any]) -> str:
+    # Every page script runs as __main__: the file tells two pages' `run` apart.
+    code = func.__code__
+    return f"{Path(code.co_filename).stem}.{func.__qualname__}:{code.co_firstlineno}"
+
+
+def cached(max_entries: int) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """Cache an experiment for every session (plain-valued arguments) and compute it in its turn.
+
+    A cached result is returned at once, without queueing. A miss waits for its turn; a student
+    waiting sees how many experiments are ahead; students asking for the same thing share one
+    computation; a student who leaves or changes the setting while waiting gives up its place.
+    Each caller gets its own copy of the result (it is stored pickled, as st.cache_data stores it).
     """
 
     def decorate(func: Callable[P, R]) -> Callable[P, R]:
+        name = _name(func)
+
         @functools.wraps(func)
         def in_turn(*args: P.args, **kwargs: P.kwargs) -> R:
-            with _TURN:
+            _register_stats()
+            key = (turns.plain_key(args), turns.plain_key(kwargs))
+            blob = RESULTS.get(name, key)
+            _count_lookup(name, blob is not None)
+            if blob is not None:
+                return pickle.loads(blob)
+
+            def work(_publish: Callable[[Any], None]) -> R:
                 try:
                     return func(*args, **kwargs)
                 finally:
                     _give_back_memory()
 
-        return st.cache_data(max_entries=max_entries, show_spinner=False)(in_turn)
+            caller = _caller()
+            return TURNS.run((name, key), work, caller, on_wait=_waiting_note(caller),
+                             on_result=lambda blob: RESULTS.put(name, key, blob, max_entries))
+
+        return in_turn
 
     return decorate
+
+
+def train(func: Callable[..., R], *args: Any, on_step: Callable[[Any], None], **kwargs: Any) -> R:
+    """func(*args, on_step=..., **kwargs), a live training, computed in its turn like any experiment.
+
+    Not cached (it is watched, not read back), but students who start the same training at the
+    same time share one run: each sees its progress through its own `on_step`. A session trains
+    one thing at a time: a press while its training waits replaces it, so presses never pile up.
+    """
+    _register_stats()
+    key = ("train", _name(func), turns.plain_key(args), turns.plain_key(kwargs))
+
+    def work(publish: Callable[[Any], None]) -> R:
+        def step(snapshot: Any) -> None:
+            publish(snapshot)
+            on_step(snapshot)
+
+        try:
+            return func(*args, on_step=step, **kwargs)
+        finally:
+            _give_back_memory()
+
+    caller = _caller()
+    return TURNS.run(key, work, caller, on_wait=_waiting_note(caller), on_progress=on_step)
+
+
+def clear() -> None:
+    """Empty the results cache (tests start from it empty); nothing a client sends calls this."""
+    RESULTS.clear()
+
+
+# --- /_stcore/metrics ---------------------------------------------------------------------------
+# The cache's lookups appear beside st.cache_data's (cache_type "ffnlab_compute"), so a load test
+# that counts hits and misses there sees them; the queue's outcomes are ffnlab_experiments_total.
+
+_LOOKUPS: dict[tuple[str, bool], int] = {}
+_LOOKUPS_LOCK = threading.Lock()
+_REGISTERED = threading.Lock()
+_registered = False
+
+
+def _count_lookup(name: str, hit: bool) -> None:
+    with _LOOKUPS_LOCK:
+        _LOOKUPS[name, hit] = _LOOKUPS.get((name, hit), 0) + 1
+
+
+def counts() -> dict[str, int]:
+    """The queue's outcomes so far (computed, shared, abandoned, dropped, failed) and the cache's."""
+    with _LOOKUPS_LOCK:
+        hits = sum(n for (_, hit), n in _LOOKUPS.items() if hit)
+        misses = sum(n for (_, hit), n in _LOOKUPS.items() if not hit)
+    entries, size = RESULTS.size()
+    return {**TURNS.counts, "hits": hits, "misses": misses, "entries": entries, "bytes": size,
+            **{f"evicted_{reason}": n for reason, n in RESULTS.evictions.items()}}
+
+
+class _Stats:
+    """A Streamlit stats provider (streamlit.runtime.stats.StatsProvider) for the cache and the queue."""
+
+    stats_families: Sequence[str] = ("cache_lookups", "cache_evictions", "ffnlab_experiments", "ffnlab_cache")
+
+    def get_stats(self, family_names: Sequence[str] | None = None) -> dict[str, list]:
+        want = set(family_names or self.stats_families)
+        labels = {"cache_type": "ffnlab_compute"}
+        out: dict[str, list] = {}
+        if "cache_lookups" in want:
+            with _LOOKUPS_LOCK:
+                lookups = dict(_LOOKUPS)
+            out["cache_lookups"] = [
+                CounterStat("cache_lookups", n, {**labels, "cache": name, "result": "hit" if hit else "miss"},
+                            help="Total calls to a cached function by lookup result.")
+                for (name, hit), n in sorted(lookups.items())]
+        if "cache_evictions" in want:
+            out["cache_evictions"] = [
+                CounterStat("cache_evictions", RESULTS.evictions[reason], {**labels, "cache": "all", "reason": reason},
+                            help="Total cache entries removed automatically, by reason.")
+                for reason in ("max_entries", "max_size")]
+        if "ffnlab_experiments" in want:
+            counts_now = dict(TURNS.counts)
+            out["ffnlab_experiments"] = [
+                CounterStat("ffnlab_experiments", counts_now.get(result, 0), {"result": result},
+                            help="Experiments by outcome: computed, shared with an identical request in flight, "
+                                 "abandoned by a caller that left or moved on, dropped unrun, failed.")
+                for result in ("computed", "shared", "abandoned", "dropped", "failed")]
+        if "ffnlab_cache" in want:
+            entries, size = RESULTS.size()
+            out["ffnlab_cache"] = [
+                GaugeStat("ffnlab_cache", entries, {"measure": "entries"}, help="The results cache now."),
+                GaugeStat("ffnlab_cache", size, {"measure": "bytes"}, help="The results cache now."),
+                GaugeStat("ffnlab_cache", TURNS.queued(), {"measure": "queued"}, help="The results cache now."),
+            ]
+        return out
+
+
+def _register_stats() -> None:
+    global _registered
+    if _registered or not Runtime.exists():
+        return
+    with _REGISTERED:
+        if not _registered:
+            Runtime.instance().stats_mgr.register_provider(_Stats())
+            _registered = True

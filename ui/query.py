@@ -1,10 +1,12 @@
 """Query parameters read by hand (the app-wide ones); page controls bind to the URL themselves."""
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from urllib.parse import urlencode
 
 import streamlit as st
+from streamlit.runtime.state import get_session_state
 
 FLAGS: dict[str, bool] = {"1": True, "true": True, "on": True, "0": False, "false": False, "off": False}
 
@@ -22,6 +24,34 @@ def flag(name: str) -> bool | None:
     """A 0/1 switch from the URL; anything else counts as absent."""
     value = text(name)
     return None if value is None else FLAGS.get(value.strip().lower())
+
+
+def _non_finite(value: str) -> bool:
+    try:
+        return not math.isfinite(float(value))
+    except ValueError:
+        return False
+
+
+def drop_non_finite() -> list[str]:
+    """Remove every query value that reads as an infinite or NaN number (`inf`, `1e400`, `nan`); the keys removed.
+
+    Streamlit 1.67 reads `?seed=inf` for an integer number box as int(inf) and catches only
+    ValueError, TypeError and IndexError: the OverflowError would reach the student as a traceback.
+    No control of the app takes such a number, so every key is cleaned, before any widget reads it.
+    Widgets read the values the page was opened with, which st.query_params does not expose:
+    those are cleaned as well (also on back and forward, where the box is already bound).
+    """
+    try:
+        bad = [key for key in st.query_params if any(map(_non_finite, st.query_params.get_all(key)))]
+    except Exception:  # a malformed query string must not reach the student as a traceback
+        return []
+    if bad:
+        with get_session_state().query_params() as params:
+            for key in bad:
+                params._initial_query_params.pop(key, None)
+                params.remove_param(key)  # also from the address bar
+    return bad
 
 
 def set_value(name: str, value: str | None) -> None:

@@ -33,6 +33,14 @@ html { font-size: 21px !important; }
 </style>
 """
 
+# A displayed formula wider than a phone scrolls inside itself; otherwise the whole page would
+# scroll sideways under the student's thumb.
+_NARROW_CSS = """
+<style>
+.katex-display { overflow-x: auto; overflow-y: hidden; }
+</style>
+"""
+
 
 # Streamlit keeps a page link's label, a metric's label and a widget's label on one line and cuts
 # what does not fit with an ellipsis. A demo card's title, "Neurons for 90% (before → after)" or a
@@ -60,6 +68,7 @@ class Page:
     t: i18n.Translator
     presenter: bool
     show_details: bool
+    phone: bool = False
 
 
 def _browser_lang() -> str:
@@ -68,6 +77,16 @@ def _browser_lang() -> str:
     except Exception:  # no browser behind the session (a bare script run)
         locale = None
     return i18n.resolve_lang(locale) or i18n.DEFAULT_LANG
+
+
+def _on_phone() -> bool:
+    # The browser's own word (the "Mobi" token every phone browser sends, as MDN advises to test):
+    # the server never learns the screen's width, and a chart's layout is decided on the server.
+    try:
+        agent = st.context.headers.get("User-Agent") or ""
+    except Exception:  # no browser behind the session (a bare script run)
+        agent = ""
+    return "Mobi" in agent
 
 
 def _choose_lang() -> str:
@@ -157,6 +176,7 @@ def _sidebar(page: Page) -> None:
 
 def setup(section: str) -> Page:
     """Set the page config, draw the sidebar and return the page's language, translator and options."""
+    query.drop_non_finite()
     _open_fresh(section)
     lang = _choose_lang()
     t = i18n.Translator(lang)
@@ -164,12 +184,13 @@ def setup(section: str) -> Page:
         page_title=f"{t(f'{section}.title')} · FFN Lab",
         page_icon=":material/neurology:",
         layout="wide",
-        initial_sidebar_state="expanded",
+        initial_sidebar_state="auto",  # open on a laptop or projector, closed on a phone
     )
     presenter = _choose_flag("present", False)
     show_details = _choose_flag("code", True)
-    page = Page(section=section, lang=lang, t=t, presenter=presenter, show_details=show_details)
+    page = Page(section=section, lang=lang, t=t, presenter=presenter, show_details=show_details, phone=_on_phone())
     _sync_url()
+    st.html(_NARROW_CSS)
     st.markdown(_WRAP_CSS + (_PRESENTER_CSS if presenter else ""), unsafe_allow_html=True)
     _sidebar(page)
     return page

@@ -78,6 +78,19 @@ def _spec(name: str, _builder: Callable[..., alt.TopLevelMixin], *args: Any, **k
     return _to_spec(_builder(*args, **kwargs))
 
 
+def _one_column(spec: dict[str, Any]) -> dict[str, Any]:
+    """The same chart with its panels one under another (a facet's columns, side-by-side views)."""
+    spec = dict(spec)
+    if "hconcat" in spec:
+        spec["vconcat"] = spec.pop("hconcat")
+    if "concat" in spec or ("facet" in spec and "columns" in spec):
+        spec["columns"] = 1
+    facet = spec.get("facet")
+    if isinstance(facet, dict) and "column" in facet and "row" not in facet:
+        spec["facet"] = {**{k: v for k, v in facet.items() if k != "column"}, "row": facet["column"]}
+    return spec
+
+
 def chart(page: Page, builder: Callable[..., alt.TopLevelMixin] | alt.TopLevelMixin, *args: Any, **kwargs: Any) -> None:
     """Draw builder(*args, **kwargs), an Altair chart, across the column; bigger type on a projector.
 
@@ -88,6 +101,8 @@ def chart(page: Page, builder: Callable[..., alt.TopLevelMixin] | alt.TopLevelMi
         spec = _to_spec(builder)
     else:
         spec = _spec(f"{builder.__module__}.{builder.__qualname__}", builder, *args, **kwargs)
+    if page.phone:  # panels side by side would be wider than the screen
+        spec = _one_column(spec)
     if page.presenter:
         config = spec.get("config", {})
         spec = {**spec, "config": {**config, **{k: {**config.get(k, {}), **v} for k, v in _PRESENTER_CONFIG.items()}}}
@@ -140,18 +155,21 @@ def show_code(page: Page, *funcs: Callable[..., Any]) -> None:
             st.code(_source(func), language="python")
 
 
-def _adopt_url_choice(page: Page, options: list[Any], key: str, option_label: Callable[[Translator, Any], str]) -> None:
-    # A bound choice keeps its shown label in the URL; a link written in the other language,
-    # or by hand with the option's id, would otherwise fall back to the default.
-    raw = query.text(key)
-    if raw is None or raw in {option_label(page.t, option) for option in options}:
-        return
-    for lang in i18n.LANGS:
+def _option_in_link(page: Page, options: list[Any], raw: str | None,
+                    option_label: Callable[[Translator, Any], str]) -> Any | None:
+    # Links name an option by its id; links written before, by hand or in the other language
+    # may name it by its label in either language.
+    if raw is None:
+        return None
+    for option in options:
+        if raw == str(option):
+            return option
+    for lang in (page.lang, *i18n.LANGS):
         translator = Translator(lang)
         for option in options:
-            if raw in (str(option), option_label(translator, option)):
-                st.session_state[key] = option
-                return
+            if raw == option_label(translator, option):
+                return option
+    return None
 
 
 def choice(
@@ -162,12 +180,27 @@ def choice(
     *,
     key: str,
     option_label: Callable[[Translator, Any], str],
+    index: int = 0,
     **kwargs: Any,
 ) -> Any:
-    """A selectbox or radio bound to the URL whose link works in either language and by option id."""
+    """A selectbox or radio whose option the address bar carries by id (`act=gelu`), in either language.
+
+    Not `bind="query-params"`: a bound widget writes its shown label into the address, so a link
+    would change with the language, and Streamlit drops any other spelling of the option (its id,
+    the other language's label) from the address while the page still shows it.
+    """
     options = list(options)
-    _adopt_url_choice(page, options, key, option_label)
-    return widget(label, options, key=key, bind="query-params", format_func=lambda o: option_label(page.t, o), **kwargs)
+    default = options[index]
+    state = st.session_state
+    if key not in state:
+        # A page opened by a link or from the menu: the address decides, else the default.
+        # The default goes in through the session too; a widget given both an index and a session
+        # value logs a warning with a stack trace.
+        named = _option_in_link(page, options, query.text(key), option_label)
+        state[key] = default if named is None else named
+    value = widget(label, options, key=key, format_func=lambda o: option_label(page.t, o), **kwargs)
+    query.set_value(key, None if value == default else str(value))
+    return value
 
 
 def verdict(page: Page, v: lessons.Verdict) -> None:
