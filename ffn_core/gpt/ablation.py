@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from ffn_core.gpt import corpus, evaluate
+from ffn_core.gpt import evaluate
 from ffn_core.gpt import model as gpt_model
 
 
@@ -69,12 +69,8 @@ class Scores:
 
 def scores(model: gpt_model.GPT) -> Scores:
     """Fact accuracy on seen and held-out prompts and template-word accuracy (evaluate's definitions)."""
-    heldout = corpus.prompts("heldout")
-    return Scores(
-        seen=evaluate.fact_accuracy(model, corpus.prompts("seen")),
-        heldout=evaluate.fact_accuracy(model, heldout) if heldout else float("nan"),
-        template=evaluate.template_accuracy(model),
-    )
+    e = evaluate.evaluate(model)
+    return Scores(seen=e.fact_accuracy_seen, heldout=e.fact_accuracy_heldout, template=e.template_accuracy)
 
 
 def ablate(model: gpt_model.GPT, target: str, base: Scores | None = None) -> Ablation:

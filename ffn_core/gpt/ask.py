@@ -34,6 +34,7 @@ class NextToken:
                              "is_answer": [token == self.answer for token in self.tokens]})
 
 
+@torch.no_grad()
 def next_token(model: gpt_model.GPT, words: Sequence[str], answer: str | None = None, k: int = TOP_K) -> NextToken:
     """The model's distribution over the token after `words` (all in the vocabulary)."""
     v = gpt_vocab.vocab()

@@ -67,6 +67,7 @@ class Attribution:
         return pd.DataFrame([vars(lens) for lens in self.lens])
 
 
+@torch.no_grad()
 def attribute(model: gpt_model.GPT, words: Sequence[str], answer: str) -> Attribution:
     """Direct logit attribution and the logit lens for the next token after `words`, on a float64 copy."""
     m64 = trace.float64(model)

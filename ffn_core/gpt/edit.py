@@ -185,6 +185,6 @@ def edit(model: gpt_model.GPT, country: str, relation: str, lang: str, template:
         edited=share(groups["edited"]), other_templates=share(groups["other_templates"]),
         other_lang=share(groups["other_lang"]), other_prompts_changed=changed_prompts,
         other_prompts=other_prompts, other_facts_changed=len(changed_facts), other_facts=len(other_facts),
-        delta_norm=float(torch.linalg.norm(change)), weight_norm=float(torch.linalg.norm(w.to(torch.float64))),
+        delta_norm=float(torch.linalg.norm(change.detach())), weight_norm=float(torch.linalg.norm(w.to(torch.float64))),
         rows=tuple(rows),
     )

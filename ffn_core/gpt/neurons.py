@@ -79,6 +79,7 @@ def batched_last_hidden(model: gpt_model.GPT, prompts: Sequence[corpus.Prompt]) 
     return out
 
 
+@torch.no_grad()
 def top_neurons(model: gpt_model.GPT, words: Sequence[str], answer: str, n: int = N_NEURONS,
                 hidden: torch.Tensor | None = None, prompts: Sequence[corpus.Prompt] | None = None) -> Neurons:
     """The n neurons (any block) adding most to the answer's logit after `words`, with their values and keys.

@@ -31,6 +31,7 @@ class Trace:
     logits: torch.Tensor  # (T, vocab)
 
 
+@torch.no_grad()
 def float64(model: gpt_model.GPT) -> gpt_model.GPT:
     """A float64 copy of the model, for sums that must add up to rounding; the model itself is left as it was."""
     return copy.deepcopy(model).to(torch.float64).eval()
@@ -69,6 +70,7 @@ def frozen_scale(norm: nn.LayerNorm, x: torch.Tensor) -> torch.Tensor:
     return 1.0 / torch.sqrt(x.var(unbiased=False) + norm.eps)
 
 
+@torch.no_grad()
 def readout(model: gpt_model.GPT, x_last: torch.Tensor, token: int) -> tuple[torch.Tensor, float]:
     """(u, c): the answer's logit is u·x + c for any part x of the residual at this position, scale frozen.
 
@@ -88,6 +90,7 @@ def readout(model: gpt_model.GPT, x_last: torch.Tensor, token: int) -> tuple[tor
     return u, float(c)
 
 
+@torch.no_grad()
 def value_logits(model: gpt_model.GPT, vectors: torch.Tensor) -> torch.Tensor:
     """Each vector (n, d) read on the vocabulary through the final norm's γ and centering: (n, vocab).
 
