@@ -65,12 +65,14 @@ class Scores:
     seen: float
     heldout: float
     template: float
+    active: tuple[float, ...]  # per block, the FFN's active fraction on the corpus tokens (same pass)
 
 
 def scores(model: gpt_model.GPT) -> Scores:
     """Fact accuracy on seen and held-out prompts and template-word accuracy (evaluate's definitions)."""
     e = evaluate.evaluate(model)
-    return Scores(seen=e.fact_accuracy_seen, heldout=e.fact_accuracy_heldout, template=e.template_accuracy)
+    return Scores(seen=e.fact_accuracy_seen, heldout=e.fact_accuracy_heldout, template=e.template_accuracy,
+                  active=tuple(e.active_fraction))
 
 
 def ablate(model: gpt_model.GPT, target: str, base: Scores | None = None) -> Ablation:

@@ -58,7 +58,7 @@ class Neurons:
 
 @torch.no_grad()
 def batched_last_hidden(model: gpt_model.GPT, prompts: Sequence[corpus.Prompt]) -> torch.Tensor:
-    """last_hidden for many prompts at once: prompts of one length share a batch (no padding needed)."""
+    """Every block's FFN coefficients at each prompt's last token, (n_prompts, n_layers, d_ff); one batch per prompt length."""
     v = gpt_vocab.vocab()
     out = torch.empty(len(prompts), len(model.blocks), model.config.d_ff)
     by_length: dict[int, list[int]] = {}
@@ -79,13 +79,33 @@ def batched_last_hidden(model: gpt_model.GPT, prompts: Sequence[corpus.Prompt]) 
     return out
 
 
+@dataclass(frozen=True)
+class Keys:
+    """What every neuron's key responds to across the corpus prompts (at their last token), per block."""
+
+    prompts: tuple[corpus.Prompt, ...]
+    top_index: torch.Tensor  # (n_layers, d_ff, N_PROMPTS): the prompts with the largest a_i, largest first
+    top_value: torch.Tensor  # (n_layers, d_ff, N_PROMPTS): those a_i
+    covariance: torch.Tensor  # (n_layers, d_ff, d_ff): E[a·aᵀ] over the prompts, for the edit (summed in float64, kept in float32)
+
+
 @torch.no_grad()
-def top_neurons(model: gpt_model.GPT, words: Sequence[str], answer: str, n: int = N_NEURONS,
-                hidden: torch.Tensor | None = None, prompts: Sequence[corpus.Prompt] | None = None) -> Neurons:
+def corpus_keys(model: gpt_model.GPT, prompts: Sequence[corpus.Prompt] | None = None) -> Keys:
+    """One pass over the corpus prompts; what is kept is small (the top prompts, one d_ff × d_ff matrix per block)."""
+    prompts = tuple(corpus.prompts("all") if prompts is None else prompts)
+    hidden = batched_last_hidden(model, prompts).transpose(0, 1)  # (n_layers, n_prompts, d_ff)
+    top = hidden.topk(min(N_PROMPTS, hidden.shape[1]), dim=1)  # over prompts
+    h64 = hidden.to(torch.float64)
+    covariance = (h64.transpose(1, 2) @ h64 / hidden.shape[1]).to(torch.float32)
+    return Keys(prompts, top.indices.transpose(1, 2).contiguous(), top.values.transpose(1, 2).contiguous(), covariance)
+
+
+@torch.no_grad()
+def top_neurons(model: gpt_model.GPT, words: Sequence[str], answer: str, keys: Keys | None = None,
+                n: int = N_NEURONS) -> Neurons:
     """The n neurons (any block) adding most to the answer's logit after `words`, with their values and keys.
 
-    hidden/prompts: the corpus prompts' last-position coefficients (batched_last_hidden) and the prompts,
-    when the caller keeps them; computed here otherwise.
+    keys: corpus_keys(model), when the caller keeps it; computed here otherwise.
     """
     m64 = trace.float64(model)
     v = gpt_vocab.vocab()
@@ -106,22 +126,17 @@ def top_neurons(model: gpt_model.GPT, words: Sequence[str], answer: str, n: int 
     flat = torch.cat([c for _, _, c in per_block])
     d_ff = m64.config.d_ff
     chosen = flat.topk(min(n, flat.numel())).indices.tolist()
-    if prompts is None:
-        prompts = corpus.prompts("all")
-    if hidden is None:
-        hidden = batched_last_hidden(model, prompts)
+    keys = corpus_keys(model) if keys is None else keys
     values = torch.stack([m64.blocks[i // d_ff].ffn.w_2.weight[:, i % d_ff] for i in chosen])
     promoted = trace.value_logits(m64, values).topk(N_TOKENS, dim=-1).indices
     neurons = []
     for row, i in enumerate(chosen):
         layer, index = divmod(i, d_ff)
         a, on_answer, contributions = per_block[layer]
-        keys = hidden[:, layer, index]
-        best = keys.topk(min(N_PROMPTS, keys.numel()))
         neurons.append(Neuron(
             layer=layer + 1, index=index, coefficient=float(a[index]), value_on_answer=float(on_answer[index]),
             contribution=float(contributions[index]), promotes=tuple(v.decode(promoted[row].tolist())),
-            top_prompts=tuple(" ".join(prompts[j].words) for j in best.indices.tolist()),
-            top_activations=tuple(float(x) for x in best.values),
+            top_prompts=tuple(" ".join(keys.prompts[j].words) for j in keys.top_index[layer, index].tolist()),
+            top_activations=tuple(float(x) for x in keys.top_value[layer, index]),
         ))
     return Neurons(tuple(words), answer, tuple(totals), tuple(active), d_ff, tuple(neurons), residual)

@@ -19,6 +19,7 @@ class Split:
     n_layers: int
     vocab_size: int
     counts: tuple[tuple[str, int], ...]  # (part, parameters), in PARTS order
+    tied: bool  # the head reuses the token embedding's matrix (counted once, under embeddings)
 
     @property
     def total(self) -> int:
@@ -72,4 +73,5 @@ def split(model: gpt_model.GPT) -> Split:
     if uncounted:
         raise ValueError(f"parameters outside every part: {uncounted}")
     c = model.config
-    return Split(c.d_model, c.d_ff, c.n_layer, c.vocab_size, tuple(counts.items()))
+    tied = model.head.weight is model.wte.weight
+    return Split(c.d_model, c.d_ff, c.n_layer, c.vocab_size, tuple(counts.items()), tied)
