@@ -57,15 +57,6 @@ with st.spinner(t("common.computing")):
     parts = gpt_model.parameter_split()
 
 
-def claims(verdict: lessons.Verdict, values: dict[str, dict[str, object]]) -> None:
-    for key, ok in verdict.claims:
-        text = t(key, **values.get(key, {}))
-        if ok is None:
-            st.markdown(text)
-        else:
-            widgets.claim(page, text, ok)
-
-
 # 1. Ask the model
 st.header(t("gpt.ask_heading"))
 c1, c2, c3, c4 = st.columns(4)
@@ -86,13 +77,7 @@ widgets.chart(page, charts.accuracy, frame, t)
 if page.show_details:
     with st.expander(t("gpt.accuracy_table")):
         widgets.table(page, frame, "gpt_accuracy.csv")
-verdict = lessons.ask(acc.seen, acc.heldout, None if answer is None else nxt.correct)
-claims(verdict, {
-    "gpt.claim_seen": {"value": f"{acc.seen:.1%}", "n": acc.n_seen},
-    "gpt.claim_heldout": {"value": f"{acc.heldout:.1%}", "n": acc.n_heldout},
-    "gpt.claim_prompt": {"answer": answer, "top": nxt.tokens[0]},
-})
-widgets.takeaway(page, t(verdict.takeaway, seen=f"{acc.seen:.0%}", heldout=f"{acc.heldout:.0%}"))
+widgets.verdict(page, lessons.ask(acc.seen, acc.heldout, acc.n_seen, acc.n_heldout, answer, nxt.tokens[0]))
 
 # 2. Layer by layer
 st.header(t("gpt.layers_heading"))
@@ -112,16 +97,7 @@ with right:
     st.markdown(f"**{t('gpt.lens_heading', answer=target)}**")
     widgets.chart(page, charts.lens, attr.lens_frame(), t)
 first = next((lens.layer for lens in attr.lens if lens.answer_rank == 1), None)
-verdict = lessons.layers(attr.max_abs_residual, sum(attr.attn), sum(attr.ffn))
-claims(verdict, {
-    "gpt.claim_sum": {"residual": f"{attr.max_abs_residual:.1e}"},
-    "gpt.claim_ffn_writes": {"ffn": f"{sum(attr.ffn):+.2f}", "attn": f"{sum(attr.attn):+.2f}"},
-})
-best = max(range(len(attr.ffn)), key=lambda i: max(attr.ffn[i], attr.attn[i]))
-kind = "ffn" if attr.ffn[best] >= attr.attn[best] else "attn"
-widgets.takeaway(page, t(verdict.takeaway, answer=target, ffn=f"{sum(attr.ffn):+.1f}", attn=f"{sum(attr.attn):+.1f}",
-                         part=t(f"gpt.kind_{kind}"), block=best + 1,
-                         first="—" if first is None else str(first)))
+widgets.verdict(page, lessons.layers(target, attr.max_abs_residual, attr.embedding, attr.attn, attr.ffn, first))
 
 # 3. Trained key-value neurons
 st.header(t("gpt.neurons_heading"))
@@ -129,7 +105,6 @@ st.markdown(t("gpt.neurons_lesson"))
 st.latex(r"u_a\cdot\mathrm{FFN}_l(x) = \sum_{i=1}^{m} a_i\,(u_a\cdot v_i) + u_a\cdot b_2")
 ffn_total = sum(top.ffn_total)
 top_sum = sum(n.contribution for n in top.neurons)
-share = top_sum / ffn_total if ffn_total > 0 else float("nan")
 c1, c2, c3 = st.columns(3)
 c1.metric(t("gpt.metric_active"), " / ".join(str(a) for a in top.active), help=t("gpt.metric_active_help", m=top.d_ff))
 c2.metric(t("gpt.metric_top_sum", n=len(top.neurons)), f"{top_sum:+.2f}")
@@ -141,13 +116,10 @@ shown = neuron_frame[["label", "coefficient", "value_on_answer", "contribution",
     "contribution": t("gpt.axis_logit_term"), "promotes": t("gpt.col_promotes"), "top_prompts": t("gpt.col_prompts"),
 })
 widgets.table(page, shown.round(4), "gpt_neurons.csv")
-verdict = lessons.neurons(share)
-claims(verdict, {"gpt.claim_few": {"n": len(top.neurons), "top": f"{top_sum:+.2f}", "total": f"{ffn_total:+.2f}",
-                                   "m": top.d_ff * len(top.active)}})
 lead = top.neurons[0] if top.neurons else None
-widgets.takeaway(page, t(verdict.takeaway, n=len(top.neurons), share="—" if share != share else f"{share:.0%}",
-                         neuron="—" if lead is None else f"L{lead.layer}·#{lead.index}",
-                         promotes="—" if lead is None else ", ".join(lead.promotes[:3]), answer=target))
+widgets.verdict(page, lessons.neurons(
+    target, [n.contribution for n in top.neurons], ffn_total, top.d_ff * len(top.active),
+    "—" if lead is None else f"L{lead.layer}·#{lead.index}", "—" if lead is None else ", ".join(lead.promotes[:3])))
 
 # 4. The model's own parameter split
 st.header(t("gpt.split_heading"))
@@ -160,10 +132,7 @@ c2.metric(t("gpt.metric_ffn_share_all"), f"{parts.ffn_share:.1%}")
 c3.metric(t("gpt.metric_ffn_share_blocks"), f"{parts.ffn_share_of_blocks:.4f}")
 if parts.tied:
     st.caption(t("gpt.tied_caption"))
-verdict = lessons.split(parts.ffn_share_of_blocks)
-claims(verdict, {"gpt.claim_two_thirds": {"value": f"{parts.ffn_share_of_blocks:.4f}"}})
-widgets.takeaway(page, t(verdict.takeaway, ffn=f"{parts.count('ffn'):,}", total=f"{parts.total:,}",
-                         share=f"{parts.ffn_share:.0%}", embed=f"{parts.count('embeddings') / parts.total:.0%}"))
+widgets.verdict(page, lessons.split(parts.count("ffn"), parts.count("attention"), parts.count("embeddings"), parts.total))
 
 st.page_link("pages/8_gpt_surgery.py", label=t("gpt.link_surgery"), icon=":material/arrow_forward:",
              query_params=shell.link_params(page))

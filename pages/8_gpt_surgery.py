@@ -18,15 +18,6 @@ n_layers = len(model.blocks)
 blocks = list(range(1, n_layers + 1))
 
 
-def claims(verdict: lessons.Verdict, values: dict[str, dict[str, object]]) -> None:
-    for key, ok in verdict.claims:
-        text = t(key, **values.get(key, {}))
-        if ok is None:
-            st.markdown(text)
-        else:
-            widgets.claim(page, text, ok)
-
-
 def target_label(tr, target: str) -> str:
     if target in ("none", "ffn_all"):
         return tr(f"gptsurgery.target_{target}")
@@ -51,15 +42,8 @@ frame = pd.DataFrame([{"measure": name, "state": state, "accuracy": getattr(scor
                       for name in ("seen", "heldout", "template")
                       for state, scores in (("shipped", base), ("ablated", after))])
 widgets.chart(page, charts.ablation, frame, t)
-verdict = lessons.ablation(target, (base.seen, after.seen), (base.template, after.template))
-claims(verdict, {
-    "gptsurgery.claim_facts_fall": {"before": f"{base.seen:.1%}", "after": f"{after.seen:.1%}"},
-    "gptsurgery.claim_grammar_holds": {"before": f"{base.template:.1%}", "after": f"{after.template:.1%}",
-                                       "facts": f"{100 * (base.seen - after.seen):.1f}",
-                                       "grammar": f"{100 * (base.template - after.template):.1f}"},
-})
-widgets.takeaway(page, t(verdict.takeaway, target=target_label(t, target), before=f"{base.seen:.0%}",
-                         after=f"{after.seen:.0%}", t_before=f"{base.template:.0%}", t_after=f"{after.template:.0%}"))
+widgets.verdict(page, lessons.ablation(target, target_label(t, target), (base.seen, after.seen),
+                                       (base.template, after.template)))
 
 # 2. Edit one memory
 st.header(t("gptsurgery.edit_heading"))
@@ -116,20 +100,10 @@ else:
                                 "before": t("gptsurgery.col_before"), "after": t("gptsurgery.col_after")})
     widgets.table(page, rows, "gpt_edit.csv")
     st.caption(t("gptsurgery.delta_caption", delta=f"{res.delta_norm:.3f}", weight=f"{res.weight_norm:.3f}", layer=layer))
-    changed_share = res.other_prompts_changed / res.other_prompts if res.other_prompts else 0.0
-    verdict = lessons.edit(1, res.edited[1], None if res.other_lang is None else res.other_lang[1], changed_share,
-                           unchanged)
-    claims(verdict, {
-        "gptsurgery.claim_rank": {"layer": layer},
-        "gptsurgery.claim_took": {"prompt": prompt_words, "new": new_answer, "value": f"{res.edited[1]:.0%}"},
-        "gptsurgery.claim_local": {"changed": res.other_prompts_changed, "total": res.other_prompts,
-                                   "share": f"{changed_share:.1%}"},
-        "gptsurgery.claim_other_lang": {"answer": res.new_answer_other,
-                                        "value": "—" if res.other_lang is None else f"{res.other_lang[1]:.0%}"},
-        "gptsurgery.claim_unchanged": {"old": fact.answer(elang)},
-    })
-    widgets.takeaway(page, t(verdict.takeaway, new=new_answer, other=res.new_answer_other,
-                             changed=res.other_facts_changed, facts=res.other_facts, layer=layer))
+    widgets.verdict(page, lessons.edit(
+        int(layer), prompt_words, new_answer, res.new_answer_other, res.edited[1],
+        None if res.other_lang is None else res.other_lang[1], res.other_prompts_changed, res.other_prompts,
+        res.other_facts_changed, res.other_facts, unchanged))
 
 # 3. Sparsity from training
 st.header(t("gptsurgery.sparsity_heading"))
@@ -150,14 +124,6 @@ for i, (column, a, b) in enumerate(zip(cols, start, now), start=1):
     column.metric(t("gpt.block_n", layer=i), f"{a:.3f} → {b:.3f}", help=t("gptsurgery.metric_block_help", step=step))
 widgets.chart(page, charts.sparsity, curve.to_frame(), ffn_sparsity.PUBLISHED, t)
 st.caption(t("gptsurgery.sparsity_caption"))
-verdict = lessons.sparsity(start, now, gap)
-claims(verdict, {
-    "gptsurgery.claim_log": {"gap": "—" if gap is None else f"{gap:.1e}", "step": step},
-    "gptsurgery.claim_sparser": {"start": " / ".join(f"{a:.2f}" for a in start),
-                                 "now": " / ".join(f"{b:.2f}" for b in now), "step": step},
-})
-sparsest = min(range(len(now)), key=now.__getitem__)
-widgets.takeaway(page, t(verdict.takeaway, step=step, start=f"{sum(start) / len(start):.2f}",
-                         now=f"{sum(now) / len(now):.2f}", block=sparsest + 1, low=f"{now[sparsest]:.1%}"))
+widgets.verdict(page, lessons.sparsity(int(step), start, now, gap))
 
 widgets.show_code(page, ablation.ablated, edit.rank_one, sparsity_curve.curve)

@@ -11,6 +11,8 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from ui import lessons
+
 LANGS: tuple[str, ...] = ("ko", "en")
 DEFAULT_LANG = "en"
 LOCALES = Path(__file__).parent / "locales"
@@ -54,7 +56,10 @@ def resolve_lang(candidate: object) -> str | None:
 
 
 class Translator:
-    """t("section.key", **values): the string in this language, formatted; English, then the key, as fallbacks."""
+    """t("section.key", **values): the string in this language, formatted; English, then the key, as fallbacks.
+
+    Values that are `lessons.Term`s are translated first, so a sentence can cite another key's words.
+    """
 
     def __init__(self, lang: str) -> None:
         self.lang = lang if lang in LANGS else DEFAULT_LANG
@@ -63,7 +68,9 @@ class Translator:
         text = strings(self.lang).get(key)
         if text is None:
             text = strings(DEFAULT_LANG).get(key, key)
-        return text.format(**values) if values else text
+        values = {name: self(v.key) if isinstance(v, lessons.Term) else v for name, v in values.items()}
+        # Numbers never in scientific notation, Korean particles agreeing with them (ui.lessons.render).
+        return lessons.render(text, values) if values else text
 
     def has(self, key: str) -> bool:
         return key in strings(self.lang)

@@ -13,7 +13,7 @@ import pandas as pd
 import streamlit as st
 from streamlit import dataframe_util
 
-from ui import i18n, query
+from ui import i18n, lessons, query
 from ui.i18n import Translator
 from ui.shell import Page
 
@@ -168,3 +168,16 @@ def choice(
     options = list(options)
     _adopt_url_choice(page, options, key, option_label)
     return widget(label, options, key=key, bind="query-params", format_func=lambda o: option_label(page.t, o), **kwargs)
+
+
+def verdict(page: Page, v: lessons.Verdict) -> None:
+    """A page's verdict: each claim measured (✓/✗) or stated as a fact (no mark), then the takeaway."""
+    for item in v.claims:
+        text = page.t(item.key, **item.values)
+        if item.ok is None:
+            st.info(f"**{page.t('common.fact')}** — {text}", icon=":material/menu_book:")
+        else:
+            claim(page, text, item.ok)
+    text = " ".join(page.t(key, **v.takeaway_values) for key in v.takeaway.split())
+    if text:
+        takeaway(page, text)
