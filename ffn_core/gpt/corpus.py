@@ -275,8 +275,15 @@ def tokenize(text: str) -> list[str]:
     while i < len(raw):
         for phrase in phrases:
             n = len(phrase)
-            if tuple(w.casefold() for w in raw[i : i + n]) == tuple(w.casefold() for w in phrase):
-                out.append(" ".join(phrase))
+            if [w.casefold() for w in raw[i : i + n - 1]] != [w.casefold() for w in phrase[:-1]] or i + n > len(raw):
+                continue
+            last = raw[i + n - 1]
+            # The last word may carry particles: "중앙아프리카 공화국의".
+            tail = [] if last.casefold() == phrase[-1].casefold() else (
+                _split_suffixes(last[len(phrase[-1]) :], suffixes) if last.startswith(phrase[-1]) else None
+            )
+            if tail is not None:
+                out.extend([" ".join(phrase), *tail])
                 i += n
                 break
         else:

@@ -63,65 +63,106 @@ def fact_accuracy(model: gpt_model.GPT, prompts: Sequence[corpus.Prompt]) -> flo
     return sum(p == a for p, a in zip(predictions(model, prompts), answers)) / len(prompts)
 
 
+@dataclass(frozen=True)
+class _Batch:
+    """Corpus sentences of one length: ids (n, T); template-target mask (n, T - 1); prompt rows."""
+
+    ids: torch.Tensor
+    template_mask: torch.Tensor
+    prompt_rows: torch.Tensor
+    prompt_positions: torch.Tensor
+    prompt_answers: torch.Tensor
+    prompt_heldout: torch.Tensor
+
+
 @functools.cache
-def _corpus_batches() -> tuple[tuple[torch.Tensor, torch.Tensor], ...]:
-    """The training sentences by length: (ids (n, T), template-target mask (n, T - 1))."""
-    rows = corpus.template_positions()
+def _corpus_batches() -> tuple[_Batch, ...]:
+    """Every corpus sentence, held-out ones included, grouped by length.
+
+    A prompt is a prefix of its sentence, so in a causal model the sentence's logits at the position
+    before the answer are the prompt's: one pass scores the facts and the grammar together.
+    """
+    every = corpus.sentences()
+    targets = dict(corpus.template_positions())
+    v = gpt_vocab.vocab()
     out = []
-    for ids, index in _by_length([words for words, _ in rows]):
+    for ids, index in _by_length([s.words for s in every]):
         mask = torch.zeros(ids.shape[0], ids.shape[1] - 1, dtype=torch.bool)
+        rows, positions, answers, held = [], [], [], []
         for r, i in enumerate(index):
-            mask[r, list(rows[i][1])] = True
-        out.append((ids, mask))
+            s = every[i]
+            if not s.heldout:
+                mask[r, list(targets[s.words])] = True
+            if s.prompt:
+                rows.append(r)
+                positions.append(s.answer_index - 1)
+                answers.append(v.index[s.words[s.answer_index]])
+                held.append(s.heldout)
+        out.append(_Batch(ids, mask, torch.tensor(rows, dtype=torch.long), torch.tensor(positions, dtype=torch.long),
+                          torch.tensor(answers, dtype=torch.long), torch.tensor(held, dtype=torch.bool)))
     return tuple(out)
 
 
-def _corpus_pass(model: gpt_model.GPT) -> tuple[float, list[float]]:
-    """Template-word accuracy and per-layer active fraction, from one pass over the training sentences."""
-    counts = [0] * len(model.blocks)
-    handles = [
-        block.ffn.act.register_forward_hook(
-            lambda _m, inputs, _out, layer=layer: counts.__setitem__(layer, counts[layer] + int((inputs[0] > 0).sum()))
-        )
-        for layer, block in enumerate(model.blocks)
-    ]
-    hits, total, tokens = 0, 0, 0
+@dataclass
+class _Counts:
+    facts_seen: int = 0
+    facts_seen_right: int = 0
+    facts_heldout: int = 0
+    facts_heldout_right: int = 0
+    template: int = 0
+    template_right: int = 0
+    tokens: int = 0
+
+
+def _corpus_pass(model: gpt_model.GPT) -> tuple[_Counts, list[int]]:
+    """One pass over every corpus sentence: fact and template-word hits, FFN units active per layer."""
+    active = [0] * len(model.blocks)
+
+    def count(layer: int):
+        def hook(_module, inputs, _output):
+            active[layer] += int((inputs[0] > 0).sum())
+        return hook
+
+    handles = [block.ffn.act.register_forward_hook(count(layer)) for layer, block in enumerate(model.blocks)]
+    c = _Counts()
     try:
         with torch.no_grad():
-            for ids, mask in _corpus_batches():
-                best = model(ids)[:, :-1].argmax(dim=-1)
-                hits += int((best == ids[:, 1:])[mask].sum())
-                total += int(mask.sum())
-                tokens += ids.numel()
+            for b in _corpus_batches():
+                best = model(b.ids).argmax(dim=-1)  # (n, T)
+                right = (best[:, :-1] == b.ids[:, 1:])[b.template_mask]
+                c.template += right.numel()
+                c.template_right += int(right.sum())
+                c.tokens += b.ids.numel()
+                if b.prompt_rows.numel():
+                    hit = best[b.prompt_rows, b.prompt_positions] == b.prompt_answers
+                    c.facts_heldout += int(b.prompt_heldout.sum())
+                    c.facts_heldout_right += int(hit[b.prompt_heldout].sum())
+                    c.facts_seen += int((~b.prompt_heldout).sum())
+                    c.facts_seen_right += int(hit[~b.prompt_heldout].sum())
     finally:
         for h in handles:
             h.remove()
-    d_ff = model.config.d_ff
-    return hits / total, [c / (tokens * d_ff) for c in counts]
+    return c, active
 
 
 def template_accuracy(model: gpt_model.GPT) -> float:
     """Argmax accuracy on the template words that the prefix fixes (corpus.template_positions)."""
-    return _corpus_pass(model)[0]
+    return evaluate(model).template_accuracy
 
 
 def active_fraction(model: gpt_model.GPT) -> list[float]:
     """Per layer, the share of FFN hidden units with a positive pre-activation over the corpus tokens."""
-    return _corpus_pass(model)[1]
+    return list(evaluate(model).active_fraction)
 
 
 def evaluate(model: gpt_model.GPT) -> Evaluation:
-    """Every score at once: fact accuracy (all, seen, held-out), template accuracy, active fraction."""
-    all_prompts = corpus.prompts("all")
-    v = gpt_vocab.vocab()
-    right = [p == a for p, a in zip(predictions(model, all_prompts), v.encode([p.answer for p in all_prompts]))]
-    seen = [r for r, p in zip(right, all_prompts) if not p.heldout]
-    held = [r for r, p in zip(right, all_prompts) if p.heldout]
-    template, active = _corpus_pass(model)
+    """Every score from one pass over the corpus: fact accuracy (all, seen, held-out), template
+    accuracy, and the active fraction over every token of every corpus sentence."""
+    c, active = _corpus_pass(model)
     return Evaluation(
-        fact_accuracy=sum(right) / len(right),
-        fact_accuracy_seen=sum(seen) / len(seen),
-        fact_accuracy_heldout=sum(held) / len(held) if held else float("nan"),
-        template_accuracy=template,
-        active_fraction=tuple(active),
+        fact_accuracy=(c.facts_seen_right + c.facts_heldout_right) / (c.facts_seen + c.facts_heldout),
+        fact_accuracy_seen=c.facts_seen_right / c.facts_seen,
+        fact_accuracy_heldout=c.facts_heldout_right / c.facts_heldout,
+        template_accuracy=c.template_right / c.template,
+        active_fraction=tuple(a / (c.tokens * model.config.d_ff) for a in active),
     )

@@ -1,9 +1,9 @@
 """A GPT in nanoGPT's shape (Karpathy): token and position embeddings, pre-LayerNorm blocks of
 causal self-attention and the project's FFN, a final LayerNorm and an output head.
 
-The head is its own matrix, not the token embedding transposed: the model reads a country's
-embedding as a subject and writes a country as an answer, and with a separate head the logit lens and
-the value vectors read as tokens through exactly the matrix that makes the prediction.
+The output head shares its matrix with the token embedding, as in GPT-2 and nanoGPT: a word is one
+vector whether it is read or predicted, which saves vocab_size × d_model parameters (an eighth of
+the model) and lets six checkpoints ship in 12 MB.
 """
 from __future__ import annotations
 
@@ -78,6 +78,7 @@ class GPT(nn.Module):
         self.blocks = nn.ModuleList(Block(config) for _ in range(config.n_layer))
         self.ln_f = nn.LayerNorm(config.d_model)
         self.head = ffn.Linear(config.d_model, config.vocab_size, bias=False)
+        self.head.weight = self.wte.weight
         self.init_weights(torch.Generator().manual_seed(config.seed))
 
     def init_weights(self, generator: torch.Generator) -> None:
@@ -85,7 +86,7 @@ class GPT(nn.Module):
         std_residual = 0.02 / math.sqrt(2 * self.config.n_layer)
         with torch.no_grad():
             for name, p in self.named_parameters():
-                if name.startswith(("wte", "wpe", "head")) or name.endswith(("c_attn.weight", "w_1.weight")):
+                if name.startswith(("wte", "wpe")) or name.endswith(("c_attn.weight", "w_1.weight")):
                     p.normal_(0.0, 0.02, generator=generator)
                 elif name.endswith(("c_proj.weight", "w_2.weight")):
                     p.normal_(0.0, std_residual, generator=generator)

@@ -45,7 +45,15 @@ def steps(directory: Path = WEIGHTS_DIR) -> tuple[int, ...]:
 
 @functools.cache
 def _state(step: int, directory: Path) -> dict[str, torch.Tensor]:
-    return {k: t.float() for k, t in load_file(directory / checkpoint_name(step)).items()}
+    return load_file(directory / checkpoint_name(step))
+
+
+def from_state(config: gpt_model.GPTConfig, state: dict[str, torch.Tensor]) -> gpt_model.GPT:
+    """A float32 GPT in eval mode from saved tensors (the head is tied to wte, so it is not saved)."""
+    model = gpt_model.GPT(config)
+    full = {k: t.float() for k, t in state.items()}
+    model.load_state_dict({**full, "head.weight": full["wte.weight"]})
+    return model.eval()
 
 
 def load(step: int | None = None, directory: Path = WEIGHTS_DIR) -> gpt_model.GPT:
@@ -54,10 +62,9 @@ def load(step: int | None = None, directory: Path = WEIGHTS_DIR) -> gpt_model.GP
     step = shipped[-1] if step is None else step
     if step not in shipped:
         raise ValueError(f"no checkpoint at step {step}; shipped: {shipped}")
-    model = gpt_model.GPT(config(directory))
-    if step != 0:
-        model.load_state_dict(_state(step, directory))
-    return model.eval()
+    if step == 0:
+        return gpt_model.GPT(config(directory)).eval()
+    return from_state(config(directory), _state(step, directory))
 
 
 def log(directory: Path = WEIGHTS_DIR) -> dict:
