@@ -178,7 +178,7 @@ def edit(model: gpt_model.GPT, country: str, relation: str, lang: str, template:
             return None
         return (sum(b == t for t, b, _ in items) / len(items), sum(a == t for t, _, a in items) / len(items))
 
-    w = model.blocks[layer - 1].ffn.w_2.weight
+    w = model.blocks[layer - 1].ffn.w_2.weight.detach()
     return Edit(
         country=country, relation=relation, lang=lang, template=template, scope=scope, layer=layer,
         method=method, old_answer=fact.answer(lang), new_answer=new_answer, new_answer_other=new_other,

@@ -4,7 +4,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from ffn_core.gpt import ablation, corpus, edit, split, sparsity_curve, weights
+from ffn_core.gpt import ablation, corpus, edit, evaluate, split, weights
 
 # The report's fixed example edit: France's capital becomes Rome, written into block 2's W2 from the
 # English prompt "The capital of France is".
@@ -30,7 +30,8 @@ def _measure() -> dict[str, Any]:
     parts = split.split(model)
     base = ablation.scores(model)
     no_ffn = ablation.ablate(model, "ffn_all", base)
-    curve = sparsity_curve.curve()
+    # The first checkpoint measured anew; the final one's fraction comes with the scores' corpus pass.
+    start = evaluate.active_fraction(weights.load(weights.steps()[0]))
     moved = example_edit(model)
     return {
         "d_model": parts.d_model,
@@ -44,8 +45,8 @@ def _measure() -> dict[str, Any]:
         "fact_accuracy_no_ffn": no_ffn.seen,
         "template_accuracy": base.template,
         "template_accuracy_no_ffn": no_ffn.template,
-        "active_fraction_init": list(curve.first),
-        "active_fraction_final": list(curve.last),
+        "active_fraction_init": list(start),
+        "active_fraction_final": list(base.active),
         "edit_success": moved.success,
         "edit_other_facts_changed": moved.other_facts_changed,
     }
