@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ffn_core import collapse, keyvalue, params, position, sparsity
+from ffn_core.gpt import report as gpt_report
 from ffn_core.sweep import lesson as sweep_lesson
 
 # The seed texts' own numbers (the blog post's measurements), shown beside what we measure.
@@ -32,6 +33,7 @@ def collect(seed: int = 0) -> dict[str, Any]:
         "key_value": _timed(lambda: keyvalue.report(seed)),
         "activation_sparsity": _timed(lambda: sparsity.report(seed)),
         "model_presets": params.presets_report(),
+        "trained_gpt": _timed(lambda: gpt_report.report(seed)),
     }
 
 
@@ -68,7 +70,28 @@ def _rows(r: dict[str, Any]) -> list[tuple[str, str, str]]:
         (f"active neurons per token at init ({act['n_tokens']} tokens)", f"{SEED_ACTIVE:.4f}",
          f"{act['mean_active_fraction']:.4f}"),
     ]
-    return rows
+    return rows + _gpt_rows(r["trained_gpt"])
+
+
+def _layers(values: Sequence[float]) -> str:
+    return " / ".join(f"{v:.3f}" for v in values)
+
+
+def _gpt_rows(g: dict[str, Any]) -> list[tuple[str, str, str]]:
+    # The seed texts measured no trained model of their own: "—" in their column.
+    return [
+        (f"trained GPT ({g['n_layers']} blocks, d = {g['d_model']}, m = {g['d_ff']}): params, FFN share",
+         "—", f"{g['params']:,}, {g['ffn_share']:.1%}"),
+        (f"trained GPT: fact accuracy, seen / held-out templates ({g['facts']} facts)", "—",
+         f"{g['fact_accuracy']:.3f} / {g['heldout_accuracy']:.3f}"),
+        ("trained GPT: fact accuracy, every FFN zeroed", "—", f"{g['fact_accuracy_no_ffn']:.3f}"),
+        ("trained GPT: template-word accuracy, with / without FFNs", "—",
+         f"{g['template_accuracy']:.3f} / {g['template_accuracy_no_ffn']:.3f}"),
+        ("trained GPT: active fraction per block, init → trained", "0.503 at init",
+         f"{_layers(g['active_fraction_init'])} → {_layers(g['active_fraction_final'])}"),
+        ("trained GPT: rank-one edit, success / other facts changed", "—",
+         f"{g['edit_success']:.2f} / {g['edit_other_facts_changed']}"),
+    ]
 
 
 def markdown(r: dict[str, Any]) -> str:

@@ -106,4 +106,6 @@ elif run.change >= 0.01:
 else:
     widgets.takeaway(page, t("sparsity.takeaway_flat", **values))
 
+st.page_link("pages/8_gpt_surgery.py", label=t("sparsity.link_trained"), icon=":material/arrow_forward:",
+             query_params=shell.link_params(page))
 widgets.show_code(page, sparsity.at_init, memorise.train_module)

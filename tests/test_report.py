@@ -16,6 +16,9 @@ CONTRACT = {
     "width_sweep": {"target", "x_range", "points", "seconds", "rows"},
     "key_value": {"d_model", "d_ff", "max_abs_residual", "seconds"},
     "activation_sparsity": {"d_model", "d_ff", "n_tokens", "mean_active_fraction", "seconds"},
+    "trained_gpt": {"d_model", "d_ff", "n_layers", "params", "ffn_share", "facts", "fact_accuracy", "heldout_accuracy",
+                    "fact_accuracy_no_ffn", "template_accuracy", "template_accuracy_no_ffn", "active_fraction_init",
+                    "active_fraction_final", "edit_success", "edit_other_facts_changed", "seconds"},
 }
 PRESET_KEYS = {"id", "name", "d_model", "d_ff", "glu", "n_heads", "n_kv_heads", "bias",
                "attention_params", "ffn_params", "ffn_share"}

@@ -20,6 +20,8 @@ PAGES: tuple[tuple[str, str, str], ...] = (
     ("sweep", "pages/4_width_sweep.py", ":material/show_chart:"),
     ("keyvalue", "pages/5_key_value.py", ":material/key:"),
     ("sparsity", "pages/6_activation_sparsity.py", ":material/bolt:"),
+    ("gpt", "pages/7_trained_gpt.py", ":material/psychology:"),
+    ("gptsurgery", "pages/8_gpt_surgery.py", ":material/healing:"),
 )
 LANG_NAMES = {"ko": "한국어", "en": "English"}
 

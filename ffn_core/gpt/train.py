@@ -1,0 +1,202 @@
+"""Train the small GPT from scratch: python -m ffn_core.gpt.train [--out DIR] [--steps N].
+
+Next-token cross-entropy on every word of the training sentences, AdamW (the project's hand-written
+Adam with decoupled weight decay on the matrices), a warmup then cosine learning rate. Deterministic:
+one local generator draws the init and the batches, float32, a fixed thread count.
+
+Files written (see weights.py): config.json, log.json, and a safetensors checkpoint per step in
+TrainConfig.checkpoints (step 0 excepted: the seed rebuilds it). The final checkpoint is float32; the
+earlier ones are float16, which keeps all of them within 12 MB, and the log's numbers at those steps
+are measured on the float16 weights as shipped.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import math
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+from torch.nn import functional as F
+
+from ffn_core import adam
+from ffn_core.gpt import corpus, evaluate, model as gpt_model, vocab as gpt_vocab, weights
+
+THREADS = 1
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    steps: int = 1500
+    batch_size: int = 128
+    lr: float = 3e-3
+    min_lr: float = 3e-4
+    warmup: int = 50
+    weight_decay: float = 0.1
+    seed: int = 0
+    checkpoints: tuple[int, ...] = (50, 100, 200, 500, 1000)
+    log_every: int = 100
+
+
+def lr_at(step: int, tc: TrainConfig) -> float:
+    """Linear warmup to lr, then a cosine down to min_lr at the last step (step counted from 1)."""
+    if step <= tc.warmup:
+        return tc.lr * step / tc.warmup
+    progress = (step - tc.warmup) / max(1, tc.steps - tc.warmup)
+    return tc.min_lr + 0.5 * (tc.lr - tc.min_lr) * (1 + math.cos(math.pi * progress))
+
+
+def training_tensor() -> torch.Tensor:
+    """The training sentences as ids, right-padded with <pad> (id 0) to the longest: (n, T)."""
+    v = gpt_vocab.vocab()
+    sentences = corpus.training_sentences()
+    width = max(len(s) for s in sentences)
+    ids = torch.zeros(len(sentences), width, dtype=torch.long)
+    for i, words in enumerate(sentences):
+        ids[i, : len(words)] = torch.tensor(v.encode(words))
+    return ids
+
+
+def batches(n: int, batch_size: int, generator: torch.Generator) -> Iterator[torch.Tensor]:
+    """Row indices: epochs of a fresh permutation each, cut into batches."""
+    while True:
+        order = torch.randperm(n, generator=generator)
+        for start in range(0, n - batch_size + 1, batch_size):
+            yield order[start : start + batch_size]
+
+
+def model_config(seed: int = 0) -> gpt_model.GPTConfig:
+    return gpt_model.GPTConfig(vocab_size=len(gpt_vocab.vocab()), block_size=weights.BLOCK_SIZE, seed=seed)
+
+
+def half(model: gpt_model.GPT) -> dict[str, torch.Tensor]:
+    """The model's unique tensors rounded to float16 (the shipped form of an early checkpoint)."""
+    return {k: t.detach().to(torch.float16).contiguous() for k, t in unique_state(model).items()}
+
+
+def unique_state(model: gpt_model.GPT) -> dict[str, torch.Tensor]:
+    """state_dict without the head's weight, which is the token embedding (tied)."""
+    return {k: t for k, t in model.state_dict().items() if k != "head.weight"}
+
+
+@dataclass(frozen=True)
+class Result:
+    """What a run produced: the final model, the checkpoints as shipped, the log rows."""
+
+    model: gpt_model.GPT
+    checkpoints: dict[int, dict[str, torch.Tensor]]
+    log: list[dict]
+    seconds: float
+
+
+def _row(step: int, loss: float, m: gpt_model.GPT) -> dict:
+    e = evaluate.evaluate(m)
+    return {"step": step, "loss": loss, **dataclasses.asdict(e), "active_fraction": list(e.active_fraction)}
+
+
+def train(
+    tc: TrainConfig = TrainConfig(), until: int | None = None, measure: bool = True, progress: bool = False
+) -> Result:
+    """Run training to tc.steps (or stop early at `until`, same schedule), recording checkpoints and the log."""
+    torch.set_num_threads(THREADS)
+    start = time.perf_counter()
+    config = model_config(tc.seed)
+    model = gpt_model.GPT(config)
+    generator = torch.Generator().manual_seed(tc.seed + 1)
+    data = training_tensor()
+    params = [p for _, p in model.named_parameters()]
+    decayed = [p.dim() >= 2 for p in params]
+    state = adam.moments(params)
+    stop = tc.steps if until is None else until
+    log: list[dict] = [_row(0, float("nan"), model.eval())] if measure else []
+    checkpoints: dict[int, dict[str, torch.Tensor]] = {}
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=stop, desc="training", unit="step")
+    source = batches(data.shape[0], tc.batch_size, generator)
+    losses: list[float] = []
+    for step in range(1, stop + 1):
+        model.train()
+        rows = data[next(source)]
+        logits = model(rows[:, :-1])
+        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), rows[:, 1:].reshape(-1), ignore_index=0)
+        grads = torch.autograd.grad(loss, params)
+        lr = lr_at(step, tc)
+        with torch.no_grad():
+            for p, d in zip(params, decayed):
+                if d:
+                    p.mul_(1 - lr * tc.weight_decay)
+        adam.step(params, grads, state, step, lr)
+        losses.append(loss.item())
+        if bar is not None:
+            bar.update(1)
+            bar.set_postfix(loss=f"{losses[-1]:.3f}")
+        final = step == tc.steps
+        if step in tc.checkpoints or final:
+            checkpoints[step] = {k: t.detach().clone() for k, t in unique_state(model).items()} if final else half(model)
+        if measure and (step in tc.checkpoints or final or step % tc.log_every == 0):
+            recent = sum(losses[-tc.log_every :]) / len(losses[-tc.log_every :])
+            shipped = model.eval() if final or step not in checkpoints else weights.from_state(config, checkpoints[step])
+            log.append(_row(step, recent, shipped))
+            if bar is not None:
+                bar.set_postfix(loss=f"{losses[-1]:.3f}", facts=f"{log[-1]['fact_accuracy_seen']:.2f}")
+    if bar is not None:
+        bar.close()
+    return Result(model.eval(), checkpoints, log, time.perf_counter() - start)
+
+
+def write(result: Result, tc: TrainConfig, out: Path) -> None:
+    """Write the checkpoints, config.json and log.json into `out`."""
+    from safetensors.torch import save_file
+
+    out.mkdir(parents=True, exist_ok=True)
+    for old in out.glob("step_*.safetensors"):
+        old.unlink()
+    for step, state in result.checkpoints.items():
+        save_file(state, str(out / weights.checkpoint_name(step)))
+    steps = [0, *sorted(result.checkpoints)]
+    manifest = {
+        "model": dataclasses.asdict(result.model.config),
+        "train": {**dataclasses.asdict(tc), "checkpoints": list(tc.checkpoints), "threads": THREADS},
+        "steps": steps,
+        "dtype": {str(s): ("seed" if s == 0 else "float32" if s == steps[-1] else "float16") for s in steps},
+        "params": sum(p.numel() for p in result.model.parameters()),
+        "seconds": round(result.seconds, 1),
+    }
+    (out / "config.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
+    (out / "log.json").write_text(json.dumps({"steps": result.log}, indent=None) + "\n", encoding="utf-8")
+
+
+def summary(result: Result) -> str:
+    last = result.log[-1]
+    first = result.log[0]
+    lines = [
+        f"params {sum(p.numel() for p in result.model.parameters()):,}   time {result.seconds:.1f} s",
+        f"loss {last['loss']:.4f}",
+        f"fact accuracy  seen {last['fact_accuracy_seen']:.3f}   held-out {last['fact_accuracy_heldout']:.3f}",
+        f"template accuracy {last['template_accuracy']:.3f}",
+        "active fraction per layer  init " + " ".join(f"{a:.3f}" for a in first["active_fraction"])
+        + "   final " + " ".join(f"{a:.3f}" for a in last["active_fraction"]),
+    ]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="Train the small GPT on the facts corpus.")
+    parser.add_argument("--out", type=Path, default=weights.WEIGHTS_DIR)
+    parser.add_argument("--steps", type=int, default=TrainConfig.steps)
+    args = parser.parse_args(argv)
+    tc = TrainConfig(steps=args.steps, checkpoints=tuple(s for s in TrainConfig.checkpoints if s < args.steps))
+    result = train(tc, progress=True)
+    write(result, tc, args.out)
+    print(summary(result))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,78 @@
+"""The shipped model: checkpoints written by `python -m ffn_core.gpt.train`, read back as GPT modules.
+
+Files in WEIGHTS_DIR: config.json (the model config, the training settings and the checkpoint list),
+log.json (the training log), step_NNNNN.safetensors (one per checkpoint). Step 0 is not shipped: it
+is the seed's initial state, rebuilt exactly by GPT(config).
+"""
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+
+import torch
+from safetensors.torch import load_file
+
+from ffn_core.gpt import corpus, model as gpt_model, vocab as gpt_vocab
+
+WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
+BLOCK_SIZE = 16
+
+
+def checkpoint_name(step: int) -> str:
+    return f"step_{step:05d}.safetensors"
+
+
+@functools.cache
+def _manifest(directory: Path = WEIGHTS_DIR) -> dict:
+    path = directory / "config.json"
+    if not path.exists():
+        # No training run yet: the seed's untrained model stands in.
+        cfg = gpt_model.GPTConfig(vocab_size=len(gpt_vocab.vocab()), block_size=BLOCK_SIZE)
+        return {"model": cfg.__dict__, "steps": [0]}
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def config(directory: Path = WEIGHTS_DIR) -> gpt_model.GPTConfig:
+    """The shipped model's config."""
+    return gpt_model.GPTConfig(**_manifest(directory)["model"])
+
+
+def steps(directory: Path = WEIGHTS_DIR) -> tuple[int, ...]:
+    """The checkpoint steps, ascending; the last is the final model."""
+    return tuple(_manifest(directory)["steps"])
+
+
+@functools.cache
+def _state(step: int, directory: Path) -> dict[str, torch.Tensor]:
+    return load_file(directory / checkpoint_name(step))
+
+
+def from_state(config: gpt_model.GPTConfig, state: dict[str, torch.Tensor]) -> gpt_model.GPT:
+    """A float32 GPT in eval mode from saved tensors (the head is tied to wte, so it is not saved)."""
+    model = gpt_model.GPT(config)
+    full = {k: t.float() for k, t in state.items()}
+    model.load_state_dict({**full, "head.weight": full["wte.weight"]})
+    return model.eval()
+
+
+def load(step: int | None = None, directory: Path = WEIGHTS_DIR) -> gpt_model.GPT:
+    """A fresh float32 GPT in eval mode holding the checkpoint of `step` (None: the final one)."""
+    shipped = steps(directory)
+    step = shipped[-1] if step is None else step
+    if step not in shipped:
+        raise ValueError(f"no checkpoint at step {step}; shipped: {shipped}")
+    if step == 0:
+        return gpt_model.GPT(config(directory)).eval()
+    return from_state(config(directory), _state(step, directory))
+
+
+def log(directory: Path = WEIGHTS_DIR) -> dict:
+    """The training log: loss, fact accuracy and per-layer active fraction at each logged step."""
+    path = directory / "log.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {"steps": []}
+
+
+def max_prompt_length() -> int:
+    """The longest input the model was trained on."""
+    return max(len(s.words) for s in corpus.sentences())

@@ -1,0 +1,165 @@
+"""The trained-GPT pages' charts: next-token bars, accuracy, attribution, logit lens, neurons, split, surgery, sparsity."""
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+
+from ui.i18n import Translator
+
+PART_COLOURS = {"embedding": "#9ca3af", "attn": "#2563eb", "ffn": "#ea580c", "constant": "#d1d5db"}
+SPLIT_COLOURS = {"embeddings": "#9ca3af", "attention": "#2563eb", "ffn": "#ea580c", "norms": "#10b981", "head": "#6b7280"}
+STATE_COLOURS = {"shipped": "#9ca3af", "ablated": "#dc2626"}
+LAYER_COLOURS = ["#2563eb", "#ea580c", "#10b981", "#9333ea", "#dc2626", "#0891b2", "#ca8a04", "#4b5563"]
+ANSWER, OTHER = "#ea580c", "#9ca3af"
+
+
+def top_tokens(frame: pd.DataFrame, t: Translator) -> alt.Chart:
+    """The top next tokens as horizontal bars, most likely on top; the true answer in orange."""
+    data = frame.assign(kind=[t("gpt.legend_answer") if a else t("gpt.legend_other") for a in frame["is_answer"]])
+    return alt.Chart(data).mark_bar().encode(
+        y=alt.Y(field="token", type="nominal", sort=alt.EncodingSortField(field="prob", order="descending"),
+                title=t("gpt.axis_token")),
+        x=alt.X(field="prob", type="quantitative", title=t("gpt.axis_prob"), axis=alt.Axis(format="%"),
+                scale=alt.Scale(domain=[0, 1])),
+        color=alt.Color(field="kind", type="nominal", title=None,
+                        scale=alt.Scale(domain=[t("gpt.legend_answer"), t("gpt.legend_other")], range=[ANSWER, OTHER]),
+                        legend=alt.Legend(orient="top")),
+        tooltip=[alt.Tooltip(field="token", type="nominal", title=t("gpt.axis_token")),
+                 alt.Tooltip(field="prob", type="quantitative", title=t("gpt.axis_prob"), format=".2%")],
+    ).properties(height=320)
+
+
+def accuracy(frame: pd.DataFrame, t: Translator) -> alt.Chart:
+    """Accuracy by relation and prompt language, seen templates beside held-out ones."""
+    data = frame.assign(
+        relation_label=frame["relation"].map(lambda r: t(f"gpt.relation_{r}")),
+        group=[f"{t(f'gpt.lang_{lang}')} · {t('gpt.heldout' if h else 'gpt.seen')}"
+               for lang, h in zip(frame["lang"], frame["heldout"])],
+    )
+    return alt.Chart(data).mark_bar().encode(
+        x=alt.X(field="relation_label", type="nominal", title=None, axis=alt.Axis(labelAngle=0)),
+        xOffset=alt.XOffset(field="group", type="nominal"),
+        y=alt.Y(field="accuracy", type="quantitative", title=t("gpt.axis_accuracy"), axis=alt.Axis(format="%"),
+                scale=alt.Scale(domain=[0, 1])),
+        color=alt.Color(field="group", type="nominal", title=None, legend=alt.Legend(orient="top")),
+        tooltip=[alt.Tooltip(field="relation_label", type="nominal", title=""),
+                 alt.Tooltip(field="group", type="nominal", title=""),
+                 alt.Tooltip(field="accuracy", type="quantitative", title=t("gpt.axis_accuracy"), format=".1%"),
+                 alt.Tooltip(field="prompts", type="quantitative", title=t("gpt.axis_prompts"))],
+    ).properties(height=300)
+
+
+def attribution(frame: pd.DataFrame, t: Translator) -> alt.Chart:
+    """Each part's term on the answer's logit: embedding, then attention and FFN of every block, then the constant."""
+    labels = []
+    for part, layer in zip(frame["part"], frame["layer"]):
+        labels.append(t(f"gpt.part_{part}", layer=layer))
+    data = frame.assign(label=labels, order=range(len(frame)), part_label=frame["part"].map(lambda p: t(f"gpt.kind_{p}")))
+    parts = [p for p in PART_COLOURS if p in set(frame["part"])]
+    return alt.Chart(data).mark_bar().encode(
+        x=alt.X(field="label", type="nominal", sort=alt.EncodingSortField(field="order"), title=None,
+                axis=alt.Axis(labelAngle=-30)),
+        y=alt.Y(field="contribution", type="quantitative", title=t("gpt.axis_logit_term")),
+        color=alt.Color(field="part_label", type="nominal", title=None, legend=alt.Legend(orient="top"),
+                        scale=alt.Scale(domain=[t(f"gpt.kind_{p}") for p in parts],
+                                        range=[PART_COLOURS[p] for p in parts])),
+        tooltip=[alt.Tooltip(field="label", type="nominal", title=""),
+                 alt.Tooltip(field="contribution", type="quantitative", title=t("gpt.axis_logit_term"), format=".3f")],
+    ).properties(height=340)
+
+
+def lens(frame: pd.DataFrame, t: Translator) -> alt.LayerChart:
+    """The answer's probability if the model stopped after each block, each point labelled with the top token then."""
+    base = alt.Chart(frame).encode(
+        x=alt.X(field="layer", type="ordinal", title=t("gpt.axis_after_block"), axis=alt.Axis(labelAngle=0)),
+        y=alt.Y(field="answer_prob", type="quantitative", title=t("gpt.axis_answer_prob"), axis=alt.Axis(format="%"),
+                scale=alt.Scale(domain=[0, 1])),
+        tooltip=[alt.Tooltip(field="layer", type="ordinal", title=t("gpt.axis_after_block")),
+                 alt.Tooltip(field="top_token", type="nominal", title=t("gpt.axis_top_token")),
+                 alt.Tooltip(field="top_prob", type="quantitative", title=t("gpt.axis_top_prob"), format=".1%"),
+                 alt.Tooltip(field="answer_prob", type="quantitative", title=t("gpt.axis_answer_prob"), format=".1%"),
+                 alt.Tooltip(field="answer_rank", type="quantitative", title=t("gpt.axis_rank"))],
+    )
+    line = base.mark_line(point=True, color=ANSWER)
+    text = base.mark_text(dy=-12, color="#111827").encode(text=alt.Text(field="top_token", type="nominal"))
+    return alt.layer(line, text, height=300)
+
+
+def neurons(frame: pd.DataFrame, t: Translator) -> alt.Chart:
+    """The neurons adding most to the answer's logit, coloured by block."""
+    data = frame.assign(block=frame["layer"].map(lambda layer: t("gpt.block_n", layer=layer)))
+    return alt.Chart(data).mark_bar().encode(
+        x=alt.X(field="label", type="nominal", sort=alt.EncodingSortField(field="contribution", order="descending"),
+                title=t("gpt.axis_neuron"), axis=alt.Axis(labelAngle=0)),
+        y=alt.Y(field="contribution", type="quantitative", title=t("gpt.axis_logit_term")),
+        color=alt.Color(field="block", type="nominal", title=None, legend=alt.Legend(orient="top"),
+                        scale=alt.Scale(range=LAYER_COLOURS)),
+        tooltip=[alt.Tooltip(field="label", type="nominal", title=t("gpt.axis_neuron")),
+                 alt.Tooltip(field="coefficient", type="quantitative", title="aᵢ", format=".3f"),
+                 alt.Tooltip(field="value_on_answer", type="quantitative", title="u·vᵢ", format=".3f"),
+                 alt.Tooltip(field="contribution", type="quantitative", title=t("gpt.axis_logit_term"), format=".3f"),
+                 alt.Tooltip(field="promotes", type="nominal", title=t("gpt.col_promotes"))],
+    ).properties(height=300)
+
+
+def parameter_split(frame: pd.DataFrame, t: Translator) -> alt.Chart:
+    """The model's parameters by part, one horizontal bar each."""
+    parts = list(frame["part"])
+    data = frame.assign(label=[t(f"gpt.split_{p}") for p in parts])
+    return alt.Chart(data).mark_bar().encode(
+        y=alt.Y(field="label", type="nominal", sort=[t(f"gpt.split_{p}") for p in parts], title=None),
+        x=alt.X(field="params", type="quantitative", title=t("gpt.axis_params")),
+        color=alt.Color(field="label", type="nominal", legend=None,
+                        scale=alt.Scale(domain=[t(f"gpt.split_{p}") for p in parts],
+                                        range=[SPLIT_COLOURS[p] for p in parts])),
+        tooltip=[alt.Tooltip(field="label", type="nominal", title=""),
+                 alt.Tooltip(field="params", type="quantitative", title=t("gpt.axis_params"), format=","),
+                 alt.Tooltip(field="share", type="quantitative", title=t("gpt.axis_share"), format=".1%")],
+    ).properties(height=220)
+
+
+def ablation(frame: pd.DataFrame, t: Translator) -> alt.Chart:
+    """Seen, held-out and template-word accuracy, shipped model beside the ablated copy."""
+    data = frame.assign(measure_label=frame["measure"].map(lambda m: t(f"gptsurgery.measure_{m}")),
+                        state_label=frame["state"].map(lambda s: t(f"gptsurgery.state_{s}")))
+    states = list(STATE_COLOURS)
+    return alt.Chart(data).mark_bar().encode(
+        x=alt.X(field="measure_label", type="nominal", title=None, axis=alt.Axis(labelAngle=0),
+                sort=[t(f"gptsurgery.measure_{m}") for m in dict.fromkeys(frame["measure"])]),
+        xOffset=alt.XOffset(field="state_label", type="nominal", sort=[t(f"gptsurgery.state_{s}") for s in states]),
+        y=alt.Y(field="accuracy", type="quantitative", title=t("gpt.axis_accuracy"), axis=alt.Axis(format="%"),
+                scale=alt.Scale(domain=[0, 1])),
+        color=alt.Color(field="state_label", type="nominal", title=None, legend=alt.Legend(orient="top"),
+                        scale=alt.Scale(domain=[t(f"gptsurgery.state_{s}") for s in states],
+                                        range=list(STATE_COLOURS.values()))),
+        tooltip=[alt.Tooltip(field="measure_label", type="nominal", title=""),
+                 alt.Tooltip(field="state_label", type="nominal", title=""),
+                 alt.Tooltip(field="accuracy", type="quantitative", title=t("gpt.axis_accuracy"), format=".1%")],
+    ).properties(height=300)
+
+
+def sparsity(frame: pd.DataFrame, published: dict[str, float], t: Translator) -> alt.LayerChart:
+    """Logged active fraction per block over training (lines), the live recompute (large points), published references."""
+    data = frame.assign(block=frame["layer"].map(lambda layer: t("gpt.block_n", layer=layer)))
+    x = alt.X(field="step", type="quantitative", title=t("gptsurgery.axis_step"))
+    y = alt.Y(field="active", type="quantitative", title=t("gptsurgery.axis_active"), axis=alt.Axis(format="%"),
+              scale=alt.Scale(domain=[0, 1]))
+    colour = alt.Color(field="block", type="nominal", title=None, legend=alt.Legend(orient="top"),
+                       scale=alt.Scale(range=LAYER_COLOURS))
+    tips = [alt.Tooltip(field="block", type="nominal", title=""),
+            alt.Tooltip(field="step", type="quantitative", title=t("gptsurgery.axis_step")),
+            alt.Tooltip(field="active", type="quantitative", title=t("gptsurgery.axis_active"), format=".2%")]
+    logged = alt.Chart(data[data["source"] == "logged"]).mark_line().encode(x=x, y=y, color=colour, tooltip=tips)
+    measured = alt.Chart(data[data["source"] == "measured"]).mark_point(size=110, filled=True, shape="diamond").encode(
+        x=x, y=y, color=colour, tooltip=tips)
+    reference = pd.DataFrame({"value": list(published.values()),
+                              "label": [t("gptsurgery.reference_label", model=name, value=f"{v:.1%}")
+                                        for name, v in published.items()]})
+    value = alt.Y(field="value", type="quantitative")
+    rules = alt.Chart(reference).mark_rule(strokeDash=[6, 4], color="#6b7280").encode(y=value)
+    labels = [
+        alt.Chart(reference.iloc[[i]]).mark_text(align="left", dx=4, dy=dy, color="#374151").encode(
+            y=value, x=alt.XValue(0), text=alt.Text(field="label", type="nominal"))
+        for i, dy in zip(reference["value"].argsort(), (8, -7))
+    ]
+    return alt.layer(logged, measured, rules, *labels, height=360)

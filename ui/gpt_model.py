@@ -1,0 +1,110 @@
+"""The shipped GPT, loaded once per server process, and the cached probes both GPT pages call.
+
+The model is shared by every session and never changed: each probe that alters it (ablation, edit)
+works on a copy it throws away, and only the small result is cached. The probes take plain values
+(words, names, numbers), so st.cache_data can key them.
+"""
+from __future__ import annotations
+
+import streamlit as st
+import torch
+
+from ffn_core.gpt import ablation, ask, attribution, corpus, edit, evaluate, neurons, sparsity_curve, split, weights
+from ffn_core.gpt import model as gpt_model
+from ffn_core.gpt import vocab as gpt_vocab
+from ui import compute
+
+
+@st.cache_resource(show_spinner=False)
+def shipped() -> gpt_model.GPT:
+    """The final checkpoint; frozen so no probe can train it by accident."""
+    model = weights.load()
+    for p in model.parameters():
+        p.requires_grad_(False)
+    return model
+
+
+@st.cache_resource(show_spinner=False)
+def corpus_keys() -> neurons.Keys:
+    """Every neuron's strongest corpus prompts and each block's key covariance: one pass, kept (~4 MB)."""
+    return neurons.corpus_keys(shipped())
+
+
+def parse(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(tokens, unknown words) of a typed prompt; at most the model's block size, the last words kept."""
+    words = corpus.tokenize(text[:300])
+    unknown = tuple(dict.fromkeys(gpt_vocab.vocab().unknown(words)))
+    return tuple(words[-weights.config().block_size:]), unknown
+
+
+def known_answer(words: tuple[str, ...]) -> str | None:
+    """The answer of the corpus prompt with exactly these words, if there is one."""
+    for p in corpus.prompts("all"):
+        if p.words == words:
+            return p.answer
+    return None
+
+
+@compute.cached(max_entries=256)
+def next_token(words: tuple[str, ...], answer: str | None) -> ask.NextToken:
+    return ask.next_token(shipped(), words, answer)
+
+
+@compute.cached(max_entries=1)
+def accuracy() -> ask.Accuracy:
+    return ask.accuracy(shipped())
+
+
+@compute.cached(max_entries=1)
+def base_predictions() -> tuple[int, ...]:
+    return tuple(evaluate.predictions(shipped(), corpus.prompts("all")))
+
+
+@compute.cached(max_entries=256)
+def attribute(words: tuple[str, ...], answer: str) -> attribution.Attribution:
+    return attribution.attribute(shipped(), words, answer)
+
+
+@compute.cached(max_entries=256)
+def top_neurons(words: tuple[str, ...], answer: str, _keys: neurons.Keys) -> neurons.Neurons:
+    return neurons.top_neurons(shipped(), words, answer, keys=_keys)
+
+
+@compute.cached(max_entries=1)
+def parameter_split() -> split.Split:
+    return split.split(shipped())
+
+
+@compute.cached(max_entries=1)
+def base_scores() -> ablation.Scores:
+    return ablation.scores(shipped())
+
+
+@compute.cached(max_entries=32)
+def ablated_scores(target: str) -> ablation.Scores:
+    return ablation.scores(ablation.ablated(shipped(), target))
+
+
+@compute.cached(max_entries=64)
+def edit_fact(country: str, lang: str, new_answer: str, layer: int, method: str,
+              _keys: neurons.Keys, _before: tuple[int, ...]) -> edit.Edit:
+    template = corpus.template_id("capital", lang, 0)
+    return edit.edit(shipped(), country, "capital", lang, template, new_answer, layer, method,
+                     keys=_keys, before=_before)
+
+
+@compute.cached(max_entries=16)
+def active_at(step: int) -> tuple[float, ...]:
+    """Each block's active fraction at one shipped checkpoint, loaded for the measurement and dropped."""
+    return tuple(evaluate.active_fraction(weights.load(step)))
+
+
+@st.cache_data(max_entries=1, show_spinner=False)
+def logged_curve() -> tuple[tuple[int, ...], tuple[tuple[float, ...], ...]]:
+    return sparsity_curve.logged_curve()
+
+
+def shipped_unchanged() -> bool:
+    """The shared model still holds exactly the shipped file's weights (no session's edit reached it)."""
+    fresh = weights.load().state_dict()
+    return all(torch.equal(tensor, fresh[name]) for name, tensor in shipped().state_dict().items())
