@@ -152,3 +152,13 @@ def test_a_stack_of_linear_layers_is_one_matrix(lang):
     assert any(t("collapse.claim_stack", layers=6, d=32, residual=ref.max_abs_residual) in s.value for s in at.success)
     takeaway = [i.value for i in at.info if t("common.takeaway") in i.value][-1]
     assert t("collapse.takeaway_stack_narrow", rank=4, bound=4) in takeaway
+
+
+@pytest.mark.parametrize("lang", i18n.LANGS)
+def test_the_lesson_says_a_narrow_ffn_is_a_rank_m_subset(lang):
+    # "Exactly the same functions as one matrix" holds only for m ≥ d.
+    at = open_page(PAGE, lang, m="16")
+    lesson = at.markdown[0].value if "W₂W₁" in at.markdown[0].value else next(
+        m.value for m in at.markdown if "W₂W₁" in m.value)
+    assert {"en": "strict subset", "ko": "일부일 뿐입니다"}[lang] in lesson
+    assert {"en": "With m ≥ d", "ko": "m ≥ d이면"}[lang] in lesson
