@@ -60,6 +60,10 @@ def test_default_view_shows_the_lesson_measured(lang):
     kinds = {r["kind"] for r in _rows(fits[0])}
     assert kinds == {"target", "fit", "kink"}
     assert sum(r["kind"] == "kink" for r in _rows(fits[0])) == sum(f.pieces - 1 for f in ref.fits)
+    # the seed's table beside ours: its RMSE and its kinks 2, 4, 7, 16, 31 next to the kinks measured here
+    table = at.dataframe[0].value
+    assert list(table[t("sweep.col_seed_kinks")]) == [2, 4, 7, 16, 31]
+    assert list(table[t("sweep.col_kinks")]) == [f.kinks_inside for f in ref.fits]
 
 
 def _facts(at, t) -> list[str]:
