@@ -44,7 +44,7 @@ _WRAP_CSS = """
 [data-testid="stMetricLabel"] *,
 [data-testid="stMain"] [data-testid="stWidgetLabel"] * {
   white-space: normal !important; overflow: visible !important; text-overflow: clip !important;
-  overflow-wrap: anywhere;
+  word-break: keep-all; overflow-wrap: anywhere;  /* Korean breaks between words, as it is printed */
 }
 [data-testid="stMain"] [data-testid="stPageLink"] a { height: auto; align-items: flex-start; }
 </style>
