@@ -34,7 +34,7 @@ def _train(d: int, m: int, steps: int, task: str, act: str, init: str, bias: boo
     return sparsity.train(n=N_KEYS, d=d, m=m, steps=steps, task=task, act=act, init=init, bias=bias, seed=seed)
 
 
-@settings(max_examples=4)
+@settings(max_examples=3)
 @given(space)
 def test_sparsity_verdict_agrees_with_its_numbers(s: dict) -> None:
     assume(N_KEYS * s["d"] * s["m"] * s["steps"] <= memorise.MAX_WORK)  # the page stops with a message otherwise

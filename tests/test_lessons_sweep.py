@@ -76,7 +76,7 @@ settings_space = st.fixed_dictionaries({
 })
 
 
-@settings(max_examples=5)
+@settings(max_examples=10)
 @given(settings_space)
 def test_sweep_verdict_agrees_with_its_numbers(s: dict) -> None:
     key = _usable(s["target"]) if s["target"] not in targets.BUILTIN else s["target"]
@@ -171,7 +171,7 @@ def test_sweep_verdict_agrees_with_its_numbers(s: dict) -> None:
         assert values["ours"] == fits[-1].rmse and values["kinks"] == fits[-1].kinks_inside
 
 
-@settings(max_examples=3)
+@settings(max_examples=2)
 @given(st.integers(0, 9999), st.sampled_from(("relu", "gelu")), st.sampled_from(("sin3x", "abs", "step", "x**3")))
 def test_expansion_verdict_agrees_with_its_numbers(seed: int, act: str, target: str) -> None:
     trade = _run(targets.key(target), (8, 16, 21, 24, 32, 64), act, "pieces", seed)
