@@ -64,7 +64,11 @@ def test_an_activation_cannot_be_collapsed(lang):
     assert len(claims) == 2 and "ReLU" in claims[0] and f"{ref.fit_relative_error:.1%}" in claims[0]
     # With an activation, W₂W₁ is not the layer's map: no rank, no spectrum of it.
     assert t("collapse.metric_rank") not in metrics
-    [stack_spec] = chart_specs(at)  # only the linear stack's spectrum, which has no activation
+    # The layer against its best affine fit, then the linear stack's spectrum (the stack has no activation).
+    fit_spec, stack_spec = chart_specs(at)
+    [points] = [rows for rows in fit_spec["datasets"].values() if len(rows) > 2]  # the diagonal has 2
+    sample = collapse.fit_sample(64, 256, "relu", False, 0)
+    assert [p["actual"] for p in points] == list(sample.actual)
     rows = [row for rows in stack_spec["datasets"].values() for row in rows]
     assert [r["singular_value"] for r in rows] == list(collapse.stack(64, (64, 64, 64), False, 0).singular_values)
     assert not any(t("collapse.fact_rank", rank=64, bound=64) in i.value for i in at.info)
