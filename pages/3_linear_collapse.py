@@ -59,7 +59,8 @@ def err(x: float) -> str:
     return f"{x:.1e}" if x < 1e-3 else f"{x:.3g}"
 
 
-st.caption(t("collapse.sizes_caption" if act == "none" else "collapse.sizes_caption_act", d=d, m=m, n_fit=f"{collapse.N_FIT:,}", n_test=f"{collapse.N_TEST:,}"))
+st.caption(t("collapse.sizes_caption" if act == "none" else "collapse.sizes_caption_act", d=d, m=m,
+             n_fit=f"{collapse.N_FIT:,}", n_test=f"{collapse.N_TEST:,}"))
 
 if act == "none":
     chart_column, numbers = st.columns([3, 2], gap="large")

@@ -48,7 +48,9 @@ _WRAP_CSS = """
   word-break: keep-all; overflow-wrap: anywhere;  /* Korean breaks between words, as it is printed */
 }
 [data-testid="stMain"] [data-testid="stPageLink"] a { height: auto; align-items: flex-start; }
-[data-testid="stMain"] [data-testid="stMarkdownContainer"] :is(p, li, span, strong) { word-break: keep-all; overflow-wrap: anywhere; }
+[data-testid="stMain"] [data-testid="stMarkdownContainer"] :is(p, li, span, strong) {
+  word-break: keep-all; overflow-wrap: anywhere;
+}
 </style>
 """
 
