@@ -100,7 +100,10 @@ summary = pd.DataFrame(
 widgets.table(page, summary, "key_value_summary.csv")
 if page.show_details:
     with st.expander(t("keyvalue.neurons_table")):
-        widgets.table(page, frame, "key_value_neurons.csv")
+        neurons = frame.assign(state=frame["state"].map(lambda k: t(f"keyvalue.state_{k}")))
+        neurons = neurons.rename(columns={name: t(f"keyvalue.col_{name}") for name in (
+            "state", "neuron", "coefficient", "norm", "projection", "rank", "cumulative_share")})
+        widgets.table(page, neurons, "key_value_neurons.csv")
 
 widgets.verdict(page, verdicts.judge(res))
 
