@@ -269,3 +269,14 @@ def test_activation_plot_and_the_expansion_trade_off(lang):
     assert got["8/3×"] == pytest.approx(ref.fits[2].rmse, rel=1e-9)
     assert got["4×"] == pytest.approx(ref.fits[4].rmse, rel=1e-9)
     assert {r["params"] for r in _rows(trade[0])} <= {3 * m + 1 for m in (8, 16, 21, 24, 32, 64)}
+
+
+def test_a_flat_target_typed_in_the_box_is_a_message_too():
+    at = open_page(PAGE, "ko")
+    at.selectbox(key="target").set_value("custom").run()
+    t = i18n.Translator("ko")
+    for text in ("0", "0*x", "1e-300*x"):
+        at.text_input(key="expr").set_value(text).run()
+        assert not at.exception, (text, [e.value for e in at.exception])
+        assert [w.value for w in at.warning] == [t("sweep.bad_expr", reason=t("sweep.expr_flat"))]
+        assert _experiment_charts(at)  # the default target's charts, drawn
