@@ -207,3 +207,28 @@ def stack(d_model: int = 64, widths: tuple[int, ...] = (256, 256, 256), bias: bo
         max_abs_residual=float(residual),
         output_scale=float(y.abs().max()),
     )
+
+
+@dataclass(frozen=True)
+class FitSample:
+    """One output feature of the layer against the best single affine map's prediction, on fresh inputs."""
+
+    actual: tuple[float, ...]
+    predicted: tuple[float, ...]
+
+    def to_frame(self) -> pd.DataFrame:
+        """Long data: actual and predicted value of output feature 0, one row per test input."""
+        return pd.DataFrame({"predicted": self.predicted, "actual": self.actual})
+
+
+@torch.no_grad()
+def fit_sample(d_model: int = 64, d_ff: int = 256, act: str = "relu", bias: bool = False, seed: int = 0,
+               points: int = 300) -> FitSample:
+    """The same layer, inputs and least-squares fit as measure() with these arguments, for a scatter of feature 0."""
+    _check(d_model, d_ff, act)
+    g = torch.Generator().manual_seed(seed)
+    net = ffn.FFN(d_model, d_ff, act=act, bias=bias, seed=seed, dtype=torch.float64)  # type: ignore[arg-type]
+    x_fit = torch.randn(N_FIT, d_model, generator=g, dtype=torch.float64)
+    x_test = torch.randn(N_TEST, d_model, generator=g, dtype=torch.float64)[:points]
+    a, c = best_affine_fit(x_fit, net(x_fit))
+    return FitSample(actual=tuple(net(x_test)[:, 0].tolist()), predicted=tuple((x_test @ a.T + c)[:, 0].tolist()))

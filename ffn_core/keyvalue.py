@@ -37,8 +37,22 @@ class State:
     n_for_90: int | None
     mean_n_for_50: float
     mean_n_for_90: float
+    counts_50: tuple[int, ...]  # per stored key; 0 where the key's projections never reach the share
+    counts_90: tuple[int, ...]
     loss: float
     recall: float
+
+
+@dataclass(frozen=True)
+class Concentration:
+    """Neurons for a share of ‖y‖ before and after training, on the same keys: those that reach it both times."""
+
+    share: float
+    keys: int  # keys that reach the share before and after training
+    mean_before: float  # nan when no key does
+    mean_after: float
+    never_before: int  # keys whose projections never add up to the share (neurons cancel too much)
+    never_after: int
 
 
 @dataclass(frozen=True)
@@ -56,6 +70,23 @@ class KeyValue:
     @property
     def max_abs_residual(self) -> float:
         return max(self.untrained.max_abs_residual, self.trained.max_abs_residual)
+
+    def concentration(self, share: float = 0.9) -> Concentration:
+        """Mean neurons for `share` of ‖y‖ before → after, counted on the keys that reach it both times."""
+        if share not in SHARES:
+            raise ValueError(f"share must be one of {SHARES}")
+        before = self.untrained.counts_50 if share == 0.5 else self.untrained.counts_90
+        after = self.trained.counts_50 if share == 0.5 else self.trained.counts_90
+        both = [(a, b) for a, b in zip(before, after) if a > 0 and b > 0]
+        nan = float("nan")
+        return Concentration(
+            share=share,
+            keys=len(both),
+            mean_before=sum(a for a, _ in both) / len(both) if both else nan,
+            mean_after=sum(b for _, b in both) / len(both) if both else nan,
+            never_before=sum(a == 0 for a in before),
+            never_after=sum(b == 0 for b in after),
+        )
 
     def to_frame(self) -> pd.DataFrame:
         """Long rows: state, neuron, coefficient, norm, projection, rank by projection, cumulative share."""
@@ -124,6 +155,8 @@ def decompose(model: ffn.FFN, x: torch.Tensor, target: torch.Tensor, token: int)
         n_for_90=count[0.9],
         mean_n_for_50=means[0.5],
         mean_n_for_90=means[0.9],
+        counts_50=tuple(counts[0.5].tolist()),
+        counts_90=tuple(counts[0.9].tolist()),
         loss=loss,
         recall=recall,
     )

@@ -34,6 +34,11 @@ def measure(d: int, m: int, act: str, bias: bool, seed: int) -> collapse.Collaps
 
 
 @compute.cached(max_entries=256)
+def sample(d: int, m: int, act: str, bias: bool, seed: int) -> collapse.FitSample:
+    return collapse.fit_sample(d, m, act, bias, seed)
+
+
+@compute.cached(max_entries=256)
 def stack(d: int, layers: int, narrow: int, bias: bool, seed: int) -> collapse.Stack:
     return collapse.stack(d, hidden_widths(d, layers, narrow), bias, seed)
 
@@ -54,7 +59,8 @@ def err(x: float) -> str:
     return f"{x:.1e}" if x < 1e-3 else f"{x:.3g}"
 
 
-st.caption(t("collapse.sizes_caption", d=d, m=m, n_fit=f"{collapse.N_FIT:,}", n_test=f"{collapse.N_TEST:,}"))
+st.caption(t("collapse.sizes_caption" if act == "none" else "collapse.sizes_caption_act", d=d, m=m,
+             n_fit=f"{collapse.N_FIT:,}", n_test=f"{collapse.N_TEST:,}"))
 
 if act == "none":
     chart_column, numbers = st.columns([3, 2], gap="large")
@@ -74,10 +80,15 @@ else:
     # With an activation between them, W₂W₁ is only the product of the weights, not the layer's map:
     # its rank and spectrum would describe a function this layer does not compute.
     st.caption(t("collapse.no_product", act=t(f"collapse.act_{act}")))
-    left, middle, right = st.columns(3)
-    left.metric(t("collapse.metric_two"), f"{res.two_layer_params:,}", help=t("collapse.metric_two_help"))
-    middle.metric(t("collapse.metric_one"), f"{res.single_matrix_params:,}", help=t("collapse.metric_one_help"))
-    right.metric(t("collapse.metric_fit"), err(res.fit_relative_error), help=t("collapse.metric_fit_help"))
+    chart_column, numbers = st.columns([3, 2], gap="large")
+    with chart_column:
+        st.subheader(t("collapse.fit_heading"))
+        widgets.chart(page, charts.fit_scatter, sample(int(d), int(m), act, bool(bias), int(seed)).to_frame(), t)
+        st.caption(t("collapse.fit_caption"))
+    with numbers:
+        st.metric(t("collapse.metric_two"), f"{res.two_layer_params:,}", help=t("collapse.metric_two_help"))
+        st.metric(t("collapse.metric_one"), f"{res.single_matrix_params:,}", help=t("collapse.metric_one_help"))
+        st.metric(t("collapse.metric_fit"), err(res.fit_relative_error), help=t("collapse.metric_fit_help"))
 
 if page.show_details and act == "none":
     with st.expander(t("collapse.table_heading")):
@@ -107,4 +118,5 @@ with numbers:
     st.metric(t("collapse.metric_stack_residual"), err(tower.max_abs_residual))
 widgets.verdict(page, lessons.judge_stack(tower))
 
-widgets.show_code(page, collapse.measure, collapse.collapsed, collapse.best_affine_fit, collapse.stack)
+widgets.show_code(page, collapse.measure, collapse.collapsed, collapse.best_affine_fit, collapse.fit_sample,
+                  collapse.stack)

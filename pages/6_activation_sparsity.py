@@ -2,7 +2,9 @@ import streamlit as st
 
 from ffn_core import ffn, memorise, sparsity
 from ui import compute, shell, widgets
+from ui.charts import activations as act_charts
 from ui.charts import sparsity as charts
+from ui.lessons import sparsity as verdicts
 
 page = shell.setup("sparsity")
 t = page.t
@@ -21,6 +23,9 @@ init = widgets.choice(page, c2.selectbox, t("sparsity.init"), ffn.INITS, key="in
                       option_label=lambda tr, i: tr(f"sparsity.init_{i}"), help=t("sparsity.init_help"))
 bias = c3.toggle(t("sparsity.bias"), True, key="bias", bind="query-params", help=t("sparsity.bias_help"))
 seed = c4.number_input(t("sparsity.seed"), 0, 9999, 0, key="seed", bind="query-params", help=t("sparsity.seed_help"))
+with st.expander(t("activations.heading")):
+    widgets.chart(page, act_charts.activations, act, t)
+    st.caption(t(f"activations.caption_{act}"))
 c1, c2, c3, c4 = st.columns(4)
 d = c1.slider(t("sparsity.d"), 16, 128, 64, step=16, key="d", bind="query-params")
 m = c2.select_slider(t("sparsity.m"), [32, 64, 128, 256, 512], 256, key="m", bind="query-params")
@@ -73,9 +78,8 @@ table = table.rename(columns={
 })
 widgets.table(page, table, "sparsity_by_init.csv")
 st.caption(t("sparsity.table_caption"))
+widgets.verdict(page, verdicts.judge_init(start))
 
-widgets.claim(page, t("sparsity.claim_half", value=f"{start.mean_active_fraction:.3f}"),
-              ok=0.45 <= start.mean_active_fraction <= 0.55)
 
 st.subheader(t("sparsity.train_heading"))
 st.markdown(t(f"sparsity.task_lesson_{task}", n=N_KEYS, classes=memorise.N_CLASSES))
@@ -90,21 +94,17 @@ c3, c4 = st.columns(2)
 c3.metric(t("sparsity.metric_recall"), f"{run.final_recall:.0%}", help=t(f"sparsity.metric_recall_help_{task}"))
 c4.metric(t("sparsity.metric_dead_after"), f"{run.dead_after} / {run.always_on_after}",
           help=t("sparsity.metric_dead_after_help"))
-widgets.chart(page, charts.training, run.to_frame(), sparsity.PUBLISHED, t)
-st.caption(t("sparsity.reference_caption"))
+# The published fractions are ReLU measurements (an inactive ReLU neuron is exactly zero): drawn for ReLU only.
+published = sparsity.PUBLISHED if act == "relu" else {}
+widgets.chart(page, charts.training, run.to_frame(), published, t)
+if act == "relu":
+    st.caption(t("sparsity.reference_caption"))
+else:
+    st.caption(t("sparsity.reference_caption_smooth", act=t(f"sparsity.act_{act}")))
 if page.show_details and steps > 0:
     widgets.chart(page, charts.loss, run.loss_frame(), t)
 
-values = dict(steps=steps, before=f"{before:.3f}", after=f"{after:.3f}", points=f"{abs(100 * run.change):.1f}",
-              fresh=f"{run.active_fresh[-1]:.3f}")
-if steps == 0:
-    widgets.takeaway(page, t("sparsity.takeaway_untrained", value=f"{start.mean_active_fraction:.3f}"))
-elif run.change <= -0.01:
-    widgets.takeaway(page, t("sparsity.takeaway_fell", **values))
-elif run.change >= 0.01:
-    widgets.takeaway(page, t("sparsity.takeaway_rose", **values))
-else:
-    widgets.takeaway(page, t("sparsity.takeaway_flat", **values))
+widgets.verdict(page, verdicts.judge(start, run, act))
 
 st.page_link("pages/8_gpt_surgery.py", label=t("sparsity.link_trained"), icon=":material/arrow_forward:",
              query_params=shell.link_params(page))

@@ -130,3 +130,13 @@ def test_result_is_plain_values():
 def test_bounds(d, m, act):
     with pytest.raises(ValueError):
         collapse.measure(d, m, act)
+
+
+def test_fit_sample_is_the_measured_fit():
+    res = collapse.measure(16, 32, "relu", False, 3)
+    sample = collapse.fit_sample(16, 32, "relu", False, 3, points=1024)
+    actual, predicted = torch.tensor(sample.actual), torch.tensor(sample.predicted)
+    # The same layer, inputs and fit: the largest error of feature 0 is within the measured largest error.
+    assert (actual - predicted).abs().max() <= res.fit_max_abs_error + 1e-12
+    assert (actual - predicted).abs().max() > 0.01
+    assert len(sample.to_frame()) == 1024

@@ -107,3 +107,19 @@ def test_read_token_refuses_a_key_that_was_not_stored():
     memory = keyvalue.memorise_pairs(d=16, m=32, n=8, steps=0, seed=0)
     with pytest.raises(ValueError):
         keyvalue.read_token(memory, 8)
+
+
+def test_concentration_compares_the_same_keys_before_and_after():
+    res = keyvalue.measure(d=16, m=32, n=64, steps=200, seed=3)
+    for share, before, after in ((0.5, res.untrained.counts_50, res.trained.counts_50),
+                                 (0.9, res.untrained.counts_90, res.trained.counts_90)):
+        conc = res.concentration(share)
+        common = [k for k in range(64) if before[k] > 0 and after[k] > 0]
+        assert conc.keys == len(common)
+        assert conc.mean_before == pytest.approx(sum(before[k] for k in common) / len(common))
+        assert conc.mean_after == pytest.approx(sum(after[k] for k in common) / len(common))
+        assert conc.never_before == before.count(0) and conc.never_after == after.count(0)
+    # the per-key counts agree with the chosen key's own count
+    assert (res.trained.n_for_90 or 0) == res.trained.counts_90[res.token]
+    with pytest.raises(ValueError):
+        res.concentration(0.7)

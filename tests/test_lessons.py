@@ -1,5 +1,6 @@
 """The verdicts' shared pieces: sentence numbers without exponents, Korean particles that agree, no UI imports."""
 import json
+import re
 import subprocess
 import sys
 
@@ -60,3 +61,20 @@ def test_lessons_import_no_ui_package():
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert json.loads(out.stdout.strip().splitlines()[-1]) == []
+
+
+# The glossary's rules, for the sections of home, split, position-wise and collapse (and the shared ones).
+GLOSSARY_SECTIONS = ("common", "home", "split", "position", "collapse")
+NOT_OUR_TERMS = ("특이값", "로그 척도", "레이어 정규화", "원문", "바이어스", "매개변수", "자코비안", "(bias)")
+HAEYO = re.compile(r"(세요|해요|예요|에요|어요|아요|죠)[.!?\"]?(\s|$)")
+
+
+def test_korean_sections_follow_the_glossary():
+    ko = i18n.strings("ko")
+    mine = {key: text for key, text in ko.items() if key.split(".")[0] in GLOSSARY_SECTIONS}
+    assert len(mine) > 150
+    for key, text in mine.items():
+        assert not any(term in text for term in NOT_OUR_TERMS), key
+        assert not HAEYO.search(text), key  # one register: 합니다체
+        # A particle right after a placeholder goes through the formatter, which makes it agree.
+        assert not re.search(r"\}(을|를|은|는|과|와|로|으로)(?=[\s.,)])", text), key

@@ -47,16 +47,20 @@ _NARROW_CSS = """
 # Streamlit keeps a page link's label, a metric's label and a widget's label on one line and cuts
 # what does not fit with an ellipsis. A demo card's title, "Neurons for 90% (before → after)" or a
 # select's name are the words a class reads: they wrap instead, in every view (a Korean title is
-# cut on a 1280-pixel window even at the usual size).
+# cut on a 1280-pixel window even at the usual size). Korean text wraps between words, as it is
+# printed, rather than inside one.
 _WRAP_CSS = """
 <style>
 [data-testid="stMain"] [data-testid="stPageLink"] *,
 [data-testid="stMetricLabel"] *,
 [data-testid="stMain"] [data-testid="stWidgetLabel"] * {
   white-space: normal !important; overflow: visible !important; text-overflow: clip !important;
-  overflow-wrap: anywhere;
+  word-break: keep-all; overflow-wrap: anywhere;  /* Korean breaks between words, as it is printed */
 }
 [data-testid="stMain"] [data-testid="stPageLink"] a { height: auto; align-items: flex-start; }
+[data-testid="stMain"] [data-testid="stMarkdownContainer"] :is(p, li, span, strong) {
+  word-break: keep-all; overflow-wrap: anywhere;
+}
 </style>
 """
 

@@ -65,7 +65,11 @@ def test_an_activation_cannot_be_collapsed(lang):
     assert len(claims) == 2 and "ReLU" in claims[0] and f"{ref.fit_relative_error:.1%}" in claims[0]
     # With an activation, W₂W₁ is not the layer's map: no rank, no spectrum of it.
     assert t("collapse.metric_rank") not in metrics
-    [stack_spec] = chart_specs(at)  # only the linear stack's spectrum, which has no activation
+    # The layer against its best affine fit, then the linear stack's spectrum (the stack has no activation).
+    fit_spec, stack_spec = chart_specs(at)
+    [points] = [rows for rows in fit_spec["datasets"].values() if len(rows) > 2]  # the diagonal has 2
+    sample = collapse.fit_sample(64, 256, "relu", False, 0)
+    assert [p["actual"] for p in points] == list(sample.actual)
     rows = [row for rows in stack_spec["datasets"].values() for row in rows]
     assert [r["singular_value"] for r in rows] == list(collapse.stack(64, (64, 64, 64), False, 0).singular_values)
     assert not any(t("collapse.fact_rank", rank=64, bound=64) in i.value for i in at.info)
@@ -153,3 +157,13 @@ def test_a_stack_of_linear_layers_is_one_matrix(lang):
     assert any(t("collapse.claim_stack", layers=6, d=32, residual=ref.max_abs_residual) in s.value for s in at.success)
     takeaway = [i.value for i in at.info if t("common.takeaway") in i.value][-1]
     assert t("collapse.takeaway_stack_narrow", rank=4, bound=4) in takeaway
+
+
+@pytest.mark.parametrize("lang", i18n.LANGS)
+def test_the_lesson_says_a_narrow_ffn_is_a_rank_m_subset(lang):
+    # "Exactly the same functions as one matrix" holds only for m ≥ d.
+    at = open_page(PAGE, lang, m="16")
+    lesson = at.markdown[0].value if "W₂W₁" in at.markdown[0].value else next(
+        m.value for m in at.markdown if "W₂W₁" in m.value)
+    assert {"en": "strict subset", "ko": "일부일 뿐입니다"}[lang] in lesson
+    assert {"en": "With m ≥ d", "ko": "m ≥ d이면"}[lang] in lesson

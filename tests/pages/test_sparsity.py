@@ -12,6 +12,16 @@ def _rows(spec):
     return [row for rows in spec["datasets"].values() for row in rows]
 
 
+def _charts(at) -> list[dict]:
+    """The experiment's charts, without the activation plot drawn with the controls."""
+    return [s for s in chart_specs(at) if not any("act" in r and "z" in r for r in _rows(s))]
+
+
+def _takeaway(at, t) -> str:
+    [text] = [b.value for b in at.info if b.value.startswith(f"**{t('common.takeaway')}**")]
+    return text
+
+
 def _before_after(text: str) -> tuple[float, float]:
     before, after = text.split(" → ")
     return float(before), float(after)
@@ -30,7 +40,7 @@ def test_page_shows_about_half_at_init_and_the_training_curve(lang):
     assert 0.49 <= float(metrics[t("sparsity.metric_mean")]) <= 0.51
     assert _before_after(metrics[t("sparsity.metric_train")]) == pytest.approx(
         (run.active_train[0], run.active_train[-1]), abs=5e-4)
-    hist, neurons, curve, loss = chart_specs(at)
+    hist, neurons, curve, loss = _charts(at)
     assert len([r for r in _rows(hist) if "token" in r]) == 1024
     rates = [r["firing_rate"] for r in _rows(neurons) if "firing_rate" in r]
     assert len(rates) == 256 and rates == sorted(rates, reverse=True)
@@ -41,11 +51,29 @@ def test_page_shows_about_half_at_init_and_the_training_curve(lang):
     assert fractions[0] == pytest.approx(run.active_train[0])
     assert len(_rows(loss)) == len(run.steps)
     assert at.success[0].value.endswith("✓")
-    assert at.info[0].value.startswith(f"**{t('common.takeaway')}**")
-    # The takeaway follows the measured change: here a fall of more than one point on the training keys.
-    assert run.change <= -0.01 and t("sparsity.takeaway_fell", steps=memorise.DEFAULT_STEPS, before=f"{run.active_train[0]:.3f}",
-                                     after=f"{run.active_train[-1]:.3f}", points=f"{abs(100 * run.change):.1f}",
-                                     fresh=f"{run.active_fresh[-1]:.3f}") in at.info[0].value
+    takeaway = _takeaway(at, t)
+    # The takeaway follows the measured change on each set of tokens: here a fall of more than one point on
+    # the training keys, while fresh tokens moved by a tenth of a point (0.506 → 0.507): not "sparser" there.
+    fresh = run.active_fresh[-1] - run.active_fresh[0]
+    assert run.change <= -0.01 and abs(fresh) < 0.01
+    assert t("sparsity.takeaway_train_fell", steps=memorise.DEFAULT_STEPS, before=run.active_train[0],
+             after=run.active_train[-1], points=abs(100 * run.change)) in takeaway
+    assert t("sparsity.takeaway_fresh_flat", fresh0=run.active_fresh[0], fresh1=run.active_fresh[-1]) in takeaway
+    assert t("sparsity.takeaway_reference_relu") in takeaway
+
+
+@pytest.mark.parametrize("lang", i18n.LANGS)
+@pytest.mark.parametrize("act", ["gelu", "silu"])
+def test_published_relu_lines_only_for_relu(lang, act):
+    at = open_page(PAGE, lang, act=act, steps="50")
+    assert not at.exception, [e.value for e in at.exception]
+    t = i18n.Translator(lang)
+    curve = [s for s in _charts(at) if any("active_fraction" in r and "step" in r for r in _rows(s))][0]
+    assert not [r for r in _rows(curve) if "value" in r]  # no reference lines
+    name = t(f"sparsity.act_{act}")
+    assert t("sparsity.reference_caption_smooth", act=name) in [c.value for c in at.caption]
+    assert t("sparsity.takeaway_reference_smooth", act=name) in _takeaway(at, t)
+    assert t("sparsity.takeaway_reference_relu") not in _takeaway(at, t)
 
 
 def test_titles_differ_between_languages():
@@ -67,22 +95,31 @@ def test_moving_controls_changes_what_is_measured():
     assert metrics[t("sparsity.metric_mean")] == f"{start.mean_active_fraction:.4f}"
     assert _before_after(metrics[t("sparsity.metric_train")]) == pytest.approx(
         (run.active_train[0], run.active_train[-1]), abs=5e-4)
-    _, neurons, curve, _ = chart_specs(at)
+    _, neurons, curve, _ = _charts(at)
     assert len([r for r in _rows(neurons) if "firing_rate" in r]) == 64
     table = at.dataframe[0].value
     assert len(table) == 8
     # Random labels raise the fraction in this run: the takeaway must not claim a fall.
     assert run.change > 0
-    assert "did not make this FFN sparser" in at.info[0].value or "barely moved" in at.info[0].value
+    takeaway = _takeaway(at, t)
+    assert t("sparsity.takeaway_train_rose", steps=100, before=run.active_train[0], after=run.active_train[-1],
+             points=100 * run.change) in takeaway
+    assert "made this FFN sparser" not in takeaway
 
 
 def test_without_training_the_curve_is_one_point_and_the_takeaway_says_so():
     at = open_page(PAGE, "ko", steps="0")
     assert not at.exception
-    hist, neurons, curve = chart_specs(at)  # no loss chart without steps
+    hist, neurons, curve = _charts(at)  # no loss chart without steps
     assert len([r for r in _rows(curve) if "active_fraction" in r]) == 2
     t = i18n.Translator("ko")
-    assert at.info[0].value.endswith(t("sparsity.takeaway_untrained", value=metric_values(at)[t("sparsity.metric_mean")][:5]))
+    start = sparsity.at_init(seed=0)
+    text = t("sparsity.takeaway_untrained", value=start.mean_active_fraction, always_on=start.always_on,
+             dead=start.dead)
+    assert _takeaway(at, t).endswith(text)
+    # the sentence agrees with the metric beside it: "always on" neurons counted, not "half answer every token"
+    assert f"{start.always_on}개" in text and metric_values(at)[t("sparsity.metric_always_on")] == str(start.always_on)
+    assert "모든 토큰에 반응" not in text
 
 
 def test_too_costly_training_is_a_warning():

@@ -163,4 +163,10 @@ def test_expansion_three_and_a_half_is_offered(lang):
 def test_korean_model_sources_are_korean():
     at = open_page(PAGE, "ko")
     caption = " ".join(c.value for c in at.caption)
-    assert "OpenAI의 GPT-2 공개본" in caption and "which names" not in caption
+    assert "OpenAI가 공개한 GPT-2 체크포인트" in caption and "which names" not in caption
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_the_gated_width_cites_shazeer(lang):
+    at = open_page(PAGE, lang)
+    assert any("Shazeer" in m.value and "2020" in m.value and "8/3" in m.value for m in at.markdown)

@@ -60,6 +60,10 @@ def test_default_view_shows_the_lesson_measured(lang):
     kinds = {r["kind"] for r in _rows(fits[0])}
     assert kinds == {"target", "fit", "kink"}
     assert sum(r["kind"] == "kink" for r in _rows(fits[0])) == sum(f.pieces - 1 for f in ref.fits)
+    # the seed's table beside ours: its RMSE and its kinks 2, 4, 7, 16, 31 next to the kinks measured here
+    table = at.dataframe[0].value
+    assert list(table[t("sweep.col_seed_kinks")]) == [2, 4, 7, 16, 31]
+    assert list(table[t("sweep.col_kinks")]) == [f.kinks_inside for f in ref.fits]
 
 
 def _facts(at, t) -> list[str]:
@@ -265,3 +269,14 @@ def test_activation_plot_and_the_expansion_trade_off(lang):
     assert got["8/3×"] == pytest.approx(ref.fits[2].rmse, rel=1e-9)
     assert got["4×"] == pytest.approx(ref.fits[4].rmse, rel=1e-9)
     assert {r["params"] for r in _rows(trade[0])} <= {3 * m + 1 for m in (8, 16, 21, 24, 32, 64)}
+
+
+def test_a_flat_target_typed_in_the_box_is_a_message_too():
+    at = open_page(PAGE, "ko")
+    at.selectbox(key="target").set_value("custom").run()
+    t = i18n.Translator("ko")
+    for text in ("0", "0*x", "1e-300*x"):
+        at.text_input(key="expr").set_value(text).run()
+        assert not at.exception, (text, [e.value for e in at.exception])
+        assert [w.value for w in at.warning] == [t("sweep.bad_expr", reason=t("sweep.expr_flat"))]
+        assert _experiment_charts(at)  # the default target's charts, drawn

@@ -50,3 +50,18 @@ def singular_values(frame: pd.DataFrame, t: Translator) -> alt.Chart:
         )
         .properties(height=380)
     )
+
+
+def fit_scatter(frame: pd.DataFrame, t: Translator) -> alt.LayerChart:
+    """The layer's output feature 0 against the best affine map's prediction; a perfect fit would lie on the diagonal."""
+    low = float(min(frame["actual"].min(), frame["predicted"].min()))
+    high = float(max(frame["actual"].max(), frame["predicted"].max()))
+    scale = alt.Scale(domain=[low, high])
+    points = alt.Chart(frame).mark_circle(size=28, opacity=0.6, color=COUNTED).encode(
+        x=alt.X(field="predicted", type="quantitative", title=t("collapse.axis_predicted"), scale=scale),
+        y=alt.Y(field="actual", type="quantitative", title=t("collapse.axis_actual"), scale=scale),
+    )
+    diagonal = alt.Chart(pd.DataFrame({"predicted": [low, high], "actual": [low, high]})).mark_line(
+        color="#111827", strokeDash=[6, 4]).encode(
+        x=alt.X(field="predicted", type="quantitative"), y=alt.Y(field="actual", type="quantitative"))
+    return alt.layer(points, diagonal, height=320)

@@ -61,7 +61,7 @@ def rmse_by_width(frame: pd.DataFrame, t: Translator) -> alt.Chart:
                     axis=alt.Axis(values=sorted(set(frame["width"])), format="d")),
             y=alt.Y(field="rmse", type="quantitative", title=t("sweep.axis_rmse"), scale=alt.Scale(type="log")),
             color=alt.Color(field="label", type="nominal", title=t("sweep.legend_series"), scale=scale,
-                            legend=alt.Legend(orient="bottom", columns=2, labelLimit=320)),
+                            legend=alt.Legend(orient="bottom", columns=1, labelLimit=320)),
             # alt.condition returns a plain dict, which encode() would send through from_dict: unpacked instead.
             strokeDash=alt.StrokeDashValue(
                 **alt.condition(alt.datum.series == "best", alt.value([6, 3]), alt.value([1, 0]))

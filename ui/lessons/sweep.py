@@ -86,7 +86,7 @@ def judge(results: Mapping[str, sweep.Sweep], best: Sequence[float]) -> Verdict:
     if len(fits) == 1:
         keys.append("sweep.takeaway_one_exact" if wide.exact else "sweep.takeaway_one")
         values["pieces"] = wide.pieces
-    elif fits[0].exact:
+    elif all(f.exact for f in fits):
         keys.append("sweep.takeaway_all_exact")
     elif falls(fits):
         if wide.exact:
