@@ -185,12 +185,23 @@ class Abandon:
 
 
 def leave_in_a_burst(url: str, at: AppPage, key: str, values: list, seconds: float = 1.0) -> None:
-    """Students on `at` each set their own value of a control (spread over `seconds`) and close the tab at once."""
+    """Students on `at` each set their own value of a control (spread over `seconds`) and close the
+    tab as soon as the server has started on it (its first redraw arrives): the rerun is then past
+    the page's first lines and on its way to the experiment, as when a student leaves a second later."""
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
     sessions = open_sessions(url, len(values), at, "lang=en")
     t0 = time.perf_counter()
     for (s, opened), value, when in zip(sessions, values, spread(len(values), seconds)):
         time.sleep(max(0.0, t0 + when - time.perf_counter()))
         move(s, opened, key, value)
+        while True:
+            data = s.ws.recv()
+            msg = ForwardMsg()
+            if isinstance(data, bytes):
+                msg.ParseFromString(data)
+            if msg.WhichOneof("type") in ("delta", "script_finished"):
+                break
         s.close()
 
 
@@ -280,11 +291,14 @@ class Flood:
                 f"experiments {self.outcome if self.outcome is not None else 'n/a'} [{self.load}]")
 
 
-def train_flood(server: Server, sessions: int, presses: int, over_s: float, query: str = "lang=en") -> Flood:
-    """`sessions` students on the width sweep each press Train `presses` times over `over_s` seconds."""
+WIDE = "&".join(f"widths={m}" for m in (2, 4, 8, 16, 32, 64, 128, 256))  # the most a link may ask for
+
+
+def train_flood(server: Server, label: str, queries: list[str], presses: int, over_s: float) -> Flood:
+    """A student per query on the width sweep, each pressing Train `presses` times over `over_s` seconds."""
     url = server.url
     sweep = page(SWEEP)
-    pairs = open_sessions(url, sessions, sweep, query)
+    pairs = [open_sessions(url, 1, sweep, query)[0] for query in queries]
     opened = [s for s, _ in pairs]
     buttons = [next(b for b in run.buttons if b.key == "train") for _, run in pairs]
     drains = [Drain(s) for s in opened]
@@ -315,7 +329,7 @@ def train_flood(server: Server, sessions: int, presses: int, over_s: float, quer
     seconds = time.perf_counter() - t0
     stop.set()
     sampler.join(5)
-    out = Flood(f"{sessions} session(s) x {presses} press(es) in {over_s:g} s", seconds, idle, peak,
+    out = Flood(f"{len(queries)} session(s) x {presses} press(es) in {over_s:g} s, {label}", seconds, idle, peak,
                 server.cpu_s() - cpu0, delta(counts(url), before), load_average())
     for s in opened:
         s.close()
@@ -351,11 +365,17 @@ def main() -> None:
         finally:
             server.stop()
     if "flood" in args.only:
-        for sessions, presses, over in ((16, 1, 0.0), (1, 10, 2.0)):
+        floods = (
+            ("default widths, same settings", ["lang=en"] * 16, 1, 0.0),
+            ("widths 2-256, same settings", [f"lang=en&{WIDE}"] * 16, 1, 0.0),
+            ("widths 2-256, own seeds", [f"lang=en&{WIDE}&seed={i}" for i in range(16)], 1, 0.0),
+            ("default widths", ["lang=en"], 10, 2.0),
+        )
+        for label, queries, presses, over in floods:
             server = Server()
             try:
                 server.wait_healthy()
-                print(f"train flood  {train_flood(server, sessions, presses, over).line()}", flush=True)
+                print(f"train flood  {train_flood(server, label, queries, presses, over).line()}", flush=True)
             finally:
                 server.stop()
 
