@@ -16,11 +16,12 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import functools
+import inspect
 import os
 import pickle
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
@@ -124,6 +125,14 @@ def _name(func: Callable[..., Any]) -> str:
     return f"{Path(code.co_filename).stem}.{func.__qualname__}:{code.co_firstlineno}"
 
 
+def _key(signature: inspect.Signature, args: tuple, kwargs: dict) -> Hashable:
+    """The call's arguments by name, defaults filled in; as with st.cache_data, a parameter whose name
+    starts with "_" is left out (an object the result does not depend on, or that cannot be a key)."""
+    bound = signature.bind(*args, **kwargs)
+    bound.apply_defaults()
+    return tuple((name, turns.plain_key(value)) for name, value in bound.arguments.items() if not name.startswith("_"))
+
+
 def cached(max_entries: int) -> Callable[[Callable[P, R]], Callable[P, R]]:
     """Cache an experiment for every session (plain-valued arguments) and compute it in its turn.
 
@@ -135,11 +144,12 @@ def cached(max_entries: int) -> Callable[[Callable[P, R]], Callable[P, R]]:
 
     def decorate(func: Callable[P, R]) -> Callable[P, R]:
         name = _name(func)
+        signature = inspect.signature(func)
 
         @functools.wraps(func)
         def in_turn(*args: P.args, **kwargs: P.kwargs) -> R:
             _register_stats()
-            key = (turns.plain_key(args), turns.plain_key(kwargs))
+            key = _key(signature, args, kwargs)
             blob = RESULTS.get(name, key)
             _count_lookup(name, blob is not None)
             if blob is not None:
@@ -181,7 +191,7 @@ def train(func: Callable[..., R], *args: Any, on_step: Callable[[Any], None], **
     training within REPEAT_S of the last, gets the last result at once instead of training again.
     """
     _register_stats()
-    key = ("train", _name(func), turns.plain_key(args), turns.plain_key(kwargs))
+    key = ("train", _name(func), _key(inspect.signature(func), args, {**kwargs, "on_step": None}))
     in_session = get_script_run_ctx(suppress_warning=True) is not None
     # The session's latest trainings and when the last of them ended (a fragment may train several).
     ended, results = st.session_state.get(_STATE_KEY, (float("-inf"), {})) if in_session else (float("-inf"), {})
