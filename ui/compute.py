@@ -224,6 +224,36 @@ def train(func: Callable[..., R], *args: Any, on_step: Callable[[Any], None], **
     return result
 
 
+_RESOURCES: dict[str, dict[Hashable, Any]] = {}
+_RESOURCES_LOCK = threading.Lock()
+
+
+def resource(func: Callable[P, R]) -> Callable[P, R]:
+    """One shared object per arguments for the whole server (a model, a table built once), like
+    st.cache_resource but out of a client's reach: "clear cache" empties st.cache_resource too,
+    and a student must not be able to make the server load its model again and again.
+
+    Built once even when many sessions ask at the same time; never copied (callers must not
+    change it); never evicted, so only for a few objects. Parameters named "_..." stay out of the key.
+    """
+    name, signature = _name(func), inspect.signature(func)
+    build = threading.RLock()
+
+    @functools.wraps(func)
+    def shared(*args: P.args, **kwargs: P.kwargs) -> R:
+        key = _key(signature, args, kwargs)
+        with _RESOURCES_LOCK:
+            values = _RESOURCES.setdefault(name, {})
+        if key in values:
+            return values[key]
+        with build:  # the others wait for the one building it
+            if key not in values:
+                values[key] = func(*args, **kwargs)
+            return values[key]
+
+    return shared
+
+
 def clear() -> None:
     """Empty the results cache (tests start from it empty); nothing a client sends calls this."""
     RESULTS.clear()
