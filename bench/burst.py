@@ -221,7 +221,7 @@ def abandon(url: str, n: int, first_seed: int) -> Abandon:
     return out
 
 
-def wipe(url: str, seed: int) -> str:
+def wipe(url: str, seed: int) -> tuple[str, int | None]:
     """A student's cached rerun, then another client's clear_cache, then the same rerun."""
     collapse = page("linear_collapse")
     student = Session(url, timeout_s=600)
@@ -236,9 +236,10 @@ def wipe(url: str, seed: int) -> str:
     outcome = delta(counts(url), before)
     student.close()
     attacker.close()
-    return (f"first compute {first.seconds:.2f} s; cached reruns {', '.join(f'{s:.2f}' for s in cached)} s; "
+    line = (f"first compute {first.seconds:.2f} s; cached reruns {', '.join(f'{s:.2f}' for s in cached)} s; "
             f"after another client's clear_cache {', '.join(f'{s:.2f}' for s in after)} s; "
             f"experiments {outcome if outcome is not None else 'n/a'} [{load_average()}]")
+    return line, (outcome or {}).get("computed", max(after) > 3 * max(cached) + 0.1)
 
 
 class Drain:
@@ -336,12 +337,13 @@ def train_flood(server: Server, label: str, queries: list[str], presses: int, ov
     return out
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--students", type=int, nargs="+", default=[30, 100])
     parser.add_argument("--only", nargs="+", default=["same", "own", "abandon", "wipe", "flood"])
     args = parser.parse_args()
     print(f"# burst bench on {stclient.ROOT} — {load_average()} (a shared machine: other programs use the cores too)")
+    verdicts: list[tuple[str, bool]] = []  # the issue's budgets, judged at N = 30 where it sets them
     seed = 5000
     if {"same", "own", "abandon", "wipe"} & set(args.only):
         server = Server()
@@ -352,16 +354,32 @@ def main() -> None:
             warm.close()
             for n in args.students:
                 if "same" in args.only:
-                    print(f"same value   {same_value(server.url, n, seed).line()}", flush=True)
+                    same = same_value(server.url, n, seed)
+                    print(f"same value   {same.line()}", flush=True)
+                    if n == 30:
+                        verdicts.append((f"same value, N=30: every page <= {SAME_BUDGET_S:g} s",
+                                         bool(same.seconds) and max(same.seconds) <= SAME_BUDGET_S and not same.failed))
                     seed += 1
                 if "own" in args.only:
-                    print(f"own values   {own_values(server.url, n, seed).line()}", flush=True)
+                    own = own_values(server.url, n, seed)
+                    print(f"own values   {own.line()}", flush=True)
+                    if n == 30:
+                        verdicts.append((f"own values, N=30: others' cached reruns <= {CACHED_BUDGET_S:g} s",
+                                         bool(own.watcher) and max(own.watcher) <= CACHED_BUDGET_S))
+                        verdicts.append(("own values, N=30: waiting students see their place",
+                                         own.noted >= n // 2))
                     seed += n
                 if "abandon" in args.only:
-                    print(f"abandon      {abandon(server.url, n, seed + 1).line()}", flush=True)
+                    left = abandon(server.url, n, seed + 1)
+                    print(f"abandon      {left.line()}", flush=True)
+                    if n == 30:
+                        verdicts.append((f"sent and abandoned, N=30: next student <= {ABANDON_RATIO:g}x idle",
+                                         left.next_s <= ABANDON_RATIO * left.idle_s))
                     seed += n + 2
             if "wipe" in args.only:
-                print(f"cache wipe   {wipe(server.url, seed)}", flush=True)
+                line, recomputed = wipe(server.url, seed)
+                print(f"cache wipe   {line}", flush=True)
+                verdicts.append(("another client's clear_cache: nothing recomputed", not recomputed))
         finally:
             server.stop()
     if "flood" in args.only:
@@ -375,10 +393,17 @@ def main() -> None:
             server = Server()
             try:
                 server.wait_healthy()
-                print(f"train flood  {train_flood(server, label, queries, presses, over).line()}", flush=True)
+                flood = train_flood(server, label, queries, presses, over)
+                print(f"train flood  {flood.line()}", flush=True)
+                verdicts.append((f"Train flood ({flood.label}): <= +{FLOOD_MB:g} MB",
+                                 flood.peak_mb - flood.idle_mb <= FLOOD_MB))
             finally:
                 server.stop()
+    for budget, ok in verdicts:
+        print(f"{'✓' if ok else '✗'} {budget}")
+    print(f"({load_average()} now: wall times on a shared machine move a lot between runs)")
+    return 0 if all(ok for _, ok in verdicts) else 1
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
