@@ -2,6 +2,10 @@
 
     python bench/load.py                      # starts its own server per N, N = 1, 10, 30
     python bench/load.py --url http://127.0.0.1:8501 --students 30
+    python bench/load.py --balanced 2 --students 30 100 200 --burst same own --burst-students 30 100
+                                              # two replicas behind nginx (deploy/run.sh), fresh per run
+    python bench/load.py --url http://host:8080 --replicas http://127.0.0.1:8601 http://127.0.0.1:8602
+                                              # a running balancer; the replicas' own ports for memory and CPU
 
 Each student is a real Streamlit session over its websocket protocol (bench/stclient.py), not a
 browser: 30 Chromium tabs would need several GB and both cores for themselves, and would measure
@@ -25,6 +29,11 @@ client errors), the server's peak RSS, the server's CPU per rerun, the load clie
 shares the machine's two cores with the server), and the server's own cache counters (hits,
 misses, evictions of every st.cache_data function, from /_stcore/metrics).
 
+Behind a balancer (--balanced N, or --url with --replicas) the memory and CPU are the replicas'
+sums, and the cache counters are read from each replica's own port (nginx hides /_stcore/metrics).
+`--burst same own` adds the synchronised bursts of bench/burst.py (N students on the width sweep
+moving the seed within 1 s: all to the same new value, or each to its own) on the same target.
+
 Two checks run beside it (--checks): a second student on the same settings must not recompute
 (`check_cache`), and two students on different settings must each see only their own result
 (`check_isolation`).
@@ -33,8 +42,11 @@ Two checks run beside it (--checks): a second student on the same settings must 
 from __future__ import annotations
 
 import argparse
+import os
 import random
+import subprocess
 import sys
+import tempfile
 import threading
 import time
 import traceback
@@ -154,22 +166,93 @@ def percentile(values: list[float], q: float) -> float:
 
 
 class PeakRSS:
-    """Samples the server's RSS (with children) every 0.2 s until stopped."""
+    """Samples the servers' summed RSS (with children) every 0.2 s until stopped."""
 
-    def __init__(self, pid: int) -> None:
-        self.pid, self.peak, self._stop = pid, rss_mb(pid), threading.Event()
+    def __init__(self, pids: list[int]) -> None:
+        self.pids, self._stop = pids, threading.Event()
+        self.peak = self._now()
         self._thread = threading.Thread(target=self._loop, daemon=True)
         self._thread.start()
 
+    def _now(self) -> float:
+        return sum(rss_mb(pid) for pid in self.pids)
+
     def _loop(self) -> None:
         while not self._stop.wait(0.2):
-            self.peak = max(self.peak, rss_mb(self.pid))
+            self.peak = max(self.peak, self._now())
 
     def stop(self) -> float:
         self._stop.set()
         self._thread.join()
-        self.peak = max(self.peak, rss_mb(self.pid))
+        self.peak = max(self.peak, self._now())
         return self.peak
+
+
+class Balanced:
+    """deploy/run.sh: `replicas` replicas of the app and nginx in front, on free ports of 127.0.0.1."""
+
+    def __init__(self, replicas: int) -> None:
+        ports = []
+        while len(ports) < replicas + 1:
+            port = stclient.free_port()
+            ports += [] if port in ports else [port]
+        listen, *self.ports = ports
+        self.url = f"http://127.0.0.1:{listen}"
+        self.replica_urls = [f"http://127.0.0.1:{p}" for p in self.ports]
+        self.run_dir = tempfile.mkdtemp(prefix="ffnlab-balanced-")
+        self.env = {**os.environ, "FFNLAB_RUN_DIR": self.run_dir, "FFNLAB_PORTS": " ".join(map(str, self.ports)),
+                    "FFNLAB_LISTEN": f"127.0.0.1:{listen}", "FFNLAB_PYTHON": sys.executable}
+        self._script = str(stclient.ROOT / "deploy" / "run.sh")
+        subprocess.run(["bash", self._script, "start"], env=self.env, check=True, timeout=300,
+                       stdout=subprocess.DEVNULL)
+
+    @property
+    def pids(self) -> list[int]:
+        return [pid for pid in (server_pid(url) for url in self.replica_urls) if pid]
+
+    def stop(self) -> None:
+        subprocess.run(["bash", self._script, "stop"], env=self.env, timeout=120)
+
+
+class Target:
+    """Where the class connects (`url`), and the servers that do the work behind it (their pids and own URLs)."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.server = self.balanced = None
+        if args.balanced:
+            self.balanced = Balanced(args.balanced)
+            self.url, self.replica_urls = self.balanced.url, self.balanced.replica_urls
+        elif args.url:
+            self.url, self.replica_urls = args.url, args.replicas or [args.url]
+        else:
+            self.server = Server()
+            self.server.wait_healthy()
+            self.url, self.replica_urls = self.server.url, [self.server.url]
+
+    @property
+    def pids(self) -> list[int]:
+        if self.server:
+            return [self.server.proc.pid]
+        return [pid for pid in (server_pid(url) for url in self.replica_urls) if pid]
+
+    def describe(self) -> str:
+        return (f"{len(self.replica_urls)} replica(s) behind nginx" if self.balanced or len(self.replica_urls) > 1
+                else "one server")
+
+    def stop(self) -> None:
+        if self.server:
+            self.server.stop()
+        if self.balanced:
+            self.balanced.stop()
+
+
+def cache_counts(urls: list[str]) -> dict[str, int]:
+    """The cache counters summed over every replica (read on their own ports)."""
+    total: dict[str, int] = {}
+    for url in urls:
+        for name, value in stclient.cache_counts(url).items():
+            total[name] = total.get(name, 0) + value
+    return total
 
 
 def server_pid(url: str) -> int | None:
@@ -181,25 +264,39 @@ def server_pid(url: str) -> int | None:
     return None
 
 
-def warm_up(url: str) -> float:
-    """The instructor opens the app before the class: one run of the home page. Its seconds."""
-    session = Session(url)
-    try:
-        return session.open(discover_pages()[0], "lang=en").seconds
-    finally:
-        session.close()
+def warm_up(url: str, sessions: int = 1) -> float:
+    """The instructor opens the app before the class: one run of the home page. Its seconds.
+
+    Behind a balancer each replica is a server of its own: `sessions` openings (one per replica
+    and a few more) reach every replica with high odds.
+    """
+    seconds = 0.0
+    for _ in range(sessions):
+        session = Session(url)
+        try:
+            seconds = session.open(discover_pages()[0], "lang=en").seconds
+        finally:
+            session.close()
+    return seconds
 
 
-def run_load(url: str, n: int, pid: int | None, moves: int = 2, pace: Pace = CLASS_PACE,
-             max_seconds: float = 300.0, pages: list[AppPage] | None = None) -> dict:
-    """N students at once against a running server; the latency, error and memory summary."""
+def run_load(url: str, n: int, pid: int | list[int] | None, moves: int = 2, pace: Pace = CLASS_PACE,
+             max_seconds: float = 300.0, pages: list[AppPage] | None = None,
+             replica_urls: list[str] | None = None) -> dict:
+    """N students at once against a running server (or a balancer); the latency, error and memory summary.
+
+    `pid` is the server's process, or the replicas' behind a balancer (memory and CPU are summed);
+    `replica_urls` are where the cache counters are read (default: `url`).
+    """
     pages = pages or discover_pages()
+    pids = [] if pid is None else [pid] if isinstance(pid, int) else list(pid)
+    replica_urls = replica_urls or [url]
     klass = Class()
     start = threading.Barrier(n)
     deadline = time.monotonic() + max_seconds
-    peak = PeakRSS(pid) if pid else None
-    cpu0 = stclient.cpu_s(pid) if pid else float("nan")
-    caches0 = stclient.cache_counts(url)
+    peak = PeakRSS(pids) if pids else None
+    cpu0 = sum(stclient.cpu_s(p) for p in pids) if pids else float("nan")
+    caches0 = cache_counts(replica_urls)
     client0 = time.process_time()
     began = time.perf_counter()
     threads = [threading.Thread(target=student, args=(i, url, pages, moves, pace, deadline, klass, start))
@@ -210,9 +307,9 @@ def run_load(url: str, n: int, pid: int | None, moves: int = 2, pace: Pace = CLA
         t.join()
     wall = time.perf_counter() - began
     client_cpu = time.process_time() - client0
-    cpu = (stclient.cpu_s(pid) - cpu0) if pid else float("nan")
-    caches = {k: v - caches0.get(k, 0) for k, v in stclient.cache_counts(url).items()}
-    rss_end = rss_mb(pid) if pid else float("nan")
+    cpu = (sum(stclient.cpu_s(p) for p in pids) - cpu0) if pids else float("nan")
+    caches = {k: v - caches0.get(k, 0) for k, v in cache_counts(replica_urls).items()}
+    rss_end = sum(rss_mb(p) for p in pids) if pids else float("nan")
     peak_mb = peak.stop() if peak else float("nan")
     recs = klass.records
     script_errors = [f"{r.page}: {e}" for r in recs for e in (r.errors or ([] if r.ok else ["run not finished"]))]
@@ -230,7 +327,7 @@ def run_load(url: str, n: int, pid: int | None, moves: int = 2, pace: Pace = CLA
         "error_samples": (script_errors + klass.client_errors)[:5],
         "peak_rss_mb": peak_mb, "rss_end_mb": rss_end,
         # Server CPU per rerun: how many reruns a second one core can serve, whatever the load.
-        "cpu_s": cpu, "cpu_per_run_s": cpu / max(len(recs), 1), "caches": caches,
+        "cpu_s": cpu, "cpu_per_run_s": cpu / max(len(recs), 1), "caches": caches, "servers": len(pids),
         "per_page": {p.name: (percentile([r.seconds for r in recs if r.page == p.name and r.cached], 0.95),
                               percentile([r.seconds for r in recs if r.page == p.name and not r.cached], 0.95))
                      for p in pages},
@@ -361,7 +458,8 @@ def print_load(r: dict) -> None:
           f"cached ({r['cached_runs']}) p50 {fmt_s(r['cached_p50'])} p95 {fmt_s(r['cached_p95'])} "
           f"max {fmt_s(r['cached_max'])}  |  first ({r['first_runs']}) p95 {fmt_s(r['first_p95'])}  |  "
           f"peak RSS {r['peak_rss_mb']:.0f} MB  wall {r['wall_s']:.0f} s  {r['runs_per_s']:.1f} reruns/s  "
-          f"server CPU {fmt_s(r['cpu_per_run_s'])}/rerun, {r['cpu_s'] / r['wall_s']:.0%} of a core  "
+          f"server CPU {fmt_s(r['cpu_per_run_s'])}/rerun, {r['cpu_s'] / r['wall_s']:.0%} of a core"
+          f"{' (summed over %d replicas)' % r['servers'] if r.get('servers', 1) > 1 else ''}  "
           f"client CPU {r['client_cpu_s'] / r['wall_s']:.0%} of a core")
     print("    p95 cached / first by page: " + ", ".join(
         f"{page} {fmt_s(cached)} / {fmt_s(first)}" for page, (cached, first) in r["per_page"].items()))
@@ -374,10 +472,33 @@ def print_load(r: dict) -> None:
         print(f"    error: {sample}")
 
 
+def run_bursts(target: Target, n: int, kinds: list[str], seed: int) -> bool:
+    """bench/burst.py's synchronised bursts on the width sweep against the target; True if one failed."""
+    import burst
+
+    failed = False
+    warm = Session(target.url, timeout_s=600)
+    try:
+        warm.open(burst.page(burst.SWEEP), "lang=en&seed=0")  # the instructor's tab
+    finally:
+        warm.close()
+    for kind in kinds:
+        call = {"same": burst.same_value, "own": burst.own_values}[kind]
+        result = call(target.url, n, seed)
+        seed += n + 1
+        print(f"burst {kind:<5} {target.describe()}: {result.line()}", flush=True)
+        failed |= result.failed > 0
+    return failed
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--url", help="a running server (default: start one per N on a free port)")
-    ap.add_argument("--students", type=int, nargs="+", default=[1, 10, 30])
+    ap.add_argument("--url", help="a running server or balancer (default: start one per N on a free port)")
+    ap.add_argument("--replicas", nargs="+", metavar="URL",
+                    help="with --url at a balancer: the replicas' own addresses, for their memory, CPU and caches")
+    ap.add_argument("--balanced", type=int, metavar="R",
+                    help="start R replicas behind nginx with deploy/run.sh per N (fresh each time)")
+    ap.add_argument("--students", type=int, nargs="*", default=[1, 10, 30])
     ap.add_argument("--moves", type=int, default=2, help="control moves per demo page and student")
     ap.add_argument("--arrive", type=float, default=CLASS_PACE.arrive, metavar="S",
                     help="students arrive spread over this many seconds")
@@ -387,6 +508,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="seconds a student looks at a result before the next action")
     ap.add_argument("--cold", action="store_true", help="no warm-up: the class is the server's first visitor")
     ap.add_argument("--max-seconds", type=float, default=300.0, help="bound on each N's run")
+    ap.add_argument("--burst", nargs="+", choices=("same", "own"), default=[],
+                    help="also the synchronised bursts of bench/burst.py on the same target")
+    ap.add_argument("--burst-students", type=int, nargs="+", default=[30, 100])
     ap.add_argument("--no-checks", action="store_true", help="skip the cache and isolation checks")
     args = ap.parse_args(argv)
 
@@ -396,35 +520,37 @@ def main(argv: list[str] | None = None) -> int:
     print("latencies: BackMsg rerun sent -> script_finished received, per rerun (noisy: shared 2-core machine)")
     failed = False
     for n in args.students:
-        server = None if args.url else Server()
+        target = Target(args)
         try:
-            url = args.url or server.url
-            if server:
-                server.wait_healthy()
             if not args.cold:
-                warm_up(url)
-            r = run_load(url, n, server.proc.pid if server else server_pid(url), args.moves, pace, args.max_seconds)
+                warm_up(target.url, 1 if len(target.replica_urls) == 1 else 4 * len(target.replica_urls))
+            print(f"    ({stclient.load_average()} before N={n}, {target.describe()})", flush=True)
+            r = run_load(target.url, n, target.pids, args.moves, pace, args.max_seconds,
+                         replica_urls=target.replica_urls)
             print_load(r)
-            print(f"    ({stclient.load_average()})")
+            print(f"    ({stclient.load_average()} after)", flush=True)
             failed |= r["errors"] > 0
         finally:
-            if server:
-                server.stop()
-    if not args.no_checks:
-        server = None if args.url else Server()
+            target.stop()
+    for n in args.burst_students if args.burst else []:
+        target = Target(args)
         try:
-            url = args.url or server.url
-            if server:
-                server.wait_healthy()
-            rows = check_cache(url, server.proc.pid if server else server_pid(url))
+            print(f"    ({stclient.load_average()} before the bursts, N={n}, {target.describe()})", flush=True)
+            failed |= run_bursts(target, n, args.burst, seed=5000 + 1000 * n)
+        finally:
+            target.stop()
+    if not args.no_checks:
+        target = Target(args)
+        try:
+            pid = target.pids[0] if len(target.pids) == 1 else None
+            rows = check_cache(target.url, pid)
             print_cache(rows)
             failed |= any(bool(r["recomputed"]) or not r["same_result"] or r["errors"] > 0 for r in rows)
-            iso = check_isolation(url)
+            iso = check_isolation(target.url)
             print(f"isolation  page {iso['page']}  control {iso.get('control')}  runs {iso['runs']}  leaks {iso['leaks']}")
             failed |= iso["leaks"] > 0
         finally:
-            if server:
-                server.stop()
+            target.stop()
     return 1 if failed else 0
 
 

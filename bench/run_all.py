@@ -1,13 +1,14 @@
 """Every benchmark, then one table against DESIGN.md's budgets.
 
-    python bench/run_all.py [--students 1 10 30] [--sessions 30] [--skip-sweep] [--skip-stress]
+    python bench/run_all.py [--students 1 10 30] [--sessions 30] [--skip-sweep] [--skip-stress] [--burst]
 
 Runs, each on a fresh server where a server is needed:
   1. bench/startup_memory.py: start-up, each page's warm rerun and first compute, memory;
   2. `python -m ffn_core.report --json` on one torch thread: each experiment's core compute time;
   3. bench/load.py for N = 1, 10, 30 students at a class's pace, once more for 30 at a stress pace
      (reported, not judged), and its cache and isolation checks;
-  4. bench/sweep_vs_naive.py (the width-sweep speed-up), as a subprocess, if it exists.
+  4. bench/sweep_vs_naive.py (the width-sweep speed-up), as a subprocess, if it exists;
+  5. with --burst, bench/burst.py at N = 30 (a class pressing together), as a subprocess.
 The machine is a shared 2-core box, so wall time also counts waiting for a core held by another
 program. Per-run costs (warm rerun, first compute) are therefore judged on the server's CPU time,
 with wall time beside it; start-up and the load test's latencies are wall time (what a student
@@ -88,6 +89,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-seconds", type=float, default=300.0, help="bound on each load run")
     ap.add_argument("--skip-stress", action="store_true", help="no extra load run at the stress pace")
     ap.add_argument("--skip-sweep", action="store_true", help="do not run bench/sweep_vs_naive.py")
+    ap.add_argument("--burst", action="store_true",
+                    help="also run bench/burst.py at N = 30 (bursts, a cache wipe, Train floods: ~10 min)")
     args = ap.parse_args(argv)
     table = Table()
     began = time.perf_counter()
@@ -198,6 +201,17 @@ def main(argv: list[str] | None = None) -> int:
         if out.returncode:
             print(out.stderr.rstrip()[-2000:])
         table.add("width sweep vs naive (its own criteria)", "exit 0", f"exit {out.returncode}", out.returncode == 0)
+
+    if args.burst:
+        section("a class pressing together (bench/burst.py)")
+        burst_script = Path(__file__).resolve().parent / "burst.py"
+        out = subprocess.run([sys.executable, str(burst_script), "--students", "30"], cwd=ROOT,
+                             capture_output=True, text=True, timeout=3600)
+        print(out.stdout.rstrip())
+        if out.returncode not in (0, 1):
+            print(out.stderr.rstrip()[-2000:])
+        table.add("bursts, cache wipe, Train floods (its own budgets)", "exit 0", f"exit {out.returncode}",
+                  out.returncode == 0)
 
     section(f"budgets (DESIGN.md), {time.perf_counter() - began:.0f} s of benchmarks")
     table.print()

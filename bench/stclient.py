@@ -227,9 +227,10 @@ class Run:
 class Session:
     """One browser tab's worth of protocol: a websocket, the current page and query string."""
 
-    def __init__(self, base_url: str, timeout_s: float = 120.0) -> None:
+    def __init__(self, base_url: str, timeout_s: float = 120.0, cookie: str | None = None) -> None:
         ws_url = base_url.replace("http://", "ws://").rstrip("/") + "/_stcore/stream"
-        self.ws = websocket.create_connection(ws_url, subprotocols=["streamlit"], timeout=timeout_s)
+        # A cookie is what a browser sends with its websocket (the balancer's affinity cookie).
+        self.ws = websocket.create_connection(ws_url, subprotocols=["streamlit"], timeout=timeout_s, cookie=cookie)
         self.timeout_s = timeout_s
         self.query_string = ""
         self.widget_states: dict[str, WidgetState] = {}

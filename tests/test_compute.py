@@ -335,3 +335,50 @@ def test_a_class_setting_the_same_value_at_once_computes_it_once():
     for thread in threads:
         thread.join(WAIT_S)
     assert calls == [7] and results == [14] * 30
+
+
+def test_parameters_named_with_an_underscore_stay_out_of_the_key_as_with_st_cache_data():
+    calls = []
+
+    class Model:  # not a plain value: could not be a key
+        pass
+
+    @compute.cached(max_entries=4)
+    def probe(layer: int, _model: Model, scale: float = 1.0) -> float:
+        calls.append(layer)
+        return layer * scale
+
+    assert probe(2, Model()) == 2.0
+    assert probe(2, _model=Model(), scale=1.0) == 2.0  # another object, same key: a hit
+    assert probe(layer=2, _model=Model()) == 2.0
+    assert calls == [2]
+    assert probe(2, Model(), 3.0) == 6.0 and calls == [2, 2]
+    with pytest.raises(TypeError):
+        probe(Model(), Model())  # a parameter in the key must be a plain value
+
+
+def test_a_shared_resource_is_built_once_for_everyone_and_no_cache_clear_reaches_it():
+    import streamlit as st
+
+    builds = []
+    release = threading.Event()
+
+    @compute.resource
+    def model(size: int) -> dict:
+        builds.append(size)
+        assert release.wait(WAIT_S)
+        return {"size": size}
+
+    got = []
+    threads = [threading.Thread(target=lambda: got.append(model(8)), daemon=True) for _ in range(10)]
+    for thread in threads:
+        thread.start()
+    until(lambda: builds, "one thread building")
+    release.set()
+    for thread in threads:
+        thread.join(WAIT_S)
+    assert builds == [8] and len(got) == 10 and all(g is got[0] for g in got)
+    st.cache_data.clear()
+    st.cache_resource.clear()  # what a client's "clear cache" does on the server
+    assert model(8) is got[0] and builds == [8]
+    assert model(16) == {"size": 16} and builds == [8, 16]

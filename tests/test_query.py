@@ -117,6 +117,29 @@ def test_a_custom_target_keeps_its_expression():
     assert at.query_params["target"] == "custom" and at.query_params["expr"] == "x**3"
 
 
+def _choice_app():
+    import streamlit as st
+
+    from ui import i18n, shell, widgets
+
+    page = shell.Page(section="home", lang="en", t=i18n.Translator("en"), presenter=False, show_details=True)
+    options = ["x", "y"] if st.toggle("other options", key="flip") else ["a", "b", "c"]
+    widgets.choice(page, st.selectbox, "pick", options, key="pick", index=1, option_label=lambda tr, o: o.upper())
+
+
+def test_a_choice_whose_options_change_falls_back_to_its_default():
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_choice_app, default_timeout=60)
+    at.query_params["pick"] = "C"  # a label in the link
+    at.run()
+    assert at.selectbox(key="pick").value == "c" and at.query_params["pick"] == "c"
+    at.toggle(key="flip").set_value(True).run()
+    assert not at.exception
+    assert at.selectbox(key="pick").value == "y"  # the default (index 1), not the first option
+    assert "pick" not in at.query_params
+
+
 def test_a_choice_named_by_a_link_logs_no_warning(caplog, monkeypatch):
     """Position's act has a non-first default; a link naming it used to log a warning with a stack trace."""
     monkeypatch.setattr(policies, "_shown_default_value_warning", False)  # Streamlit warns once a process

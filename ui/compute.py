@@ -16,10 +16,12 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import functools
+import inspect
 import os
 import pickle
 import threading
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Hashable, Sequence
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
@@ -123,6 +125,14 @@ def _name(func: Callable[..., Any]) -> str:
     return f"{Path(code.co_filename).stem}.{func.__qualname__}:{code.co_firstlineno}"
 
 
+def _key(signature: inspect.Signature, args: tuple, kwargs: dict) -> Hashable:
+    """The call's arguments by name, defaults filled in; as with st.cache_data, a parameter whose name
+    starts with "_" is left out (an object the result does not depend on, or that cannot be a key)."""
+    bound = signature.bind(*args, **kwargs)
+    bound.apply_defaults()
+    return tuple((name, turns.plain_key(value)) for name, value in bound.arguments.items() if not name.startswith("_"))
+
+
 def cached(max_entries: int) -> Callable[[Callable[P, R]], Callable[P, R]]:
     """Cache an experiment for every session (plain-valued arguments) and compute it in its turn.
 
@@ -134,11 +144,12 @@ def cached(max_entries: int) -> Callable[[Callable[P, R]], Callable[P, R]]:
 
     def decorate(func: Callable[P, R]) -> Callable[P, R]:
         name = _name(func)
+        signature = inspect.signature(func)
 
         @functools.wraps(func)
         def in_turn(*args: P.args, **kwargs: P.kwargs) -> R:
             _register_stats()
-            key = (turns.plain_key(args), turns.plain_key(kwargs))
+            key = _key(signature, args, kwargs)
             blob = RESULTS.get(name, key)
             _count_lookup(name, blob is not None)
             if blob is not None:
@@ -159,15 +170,34 @@ def cached(max_entries: int) -> Callable[[Callable[P, R]], Callable[P, R]]:
     return decorate
 
 
+# A press that lands while a training runs is not lost: Streamlit folds every such press into one
+# more run of the fragment, which starts the moment the training ends. A student who presses again
+# after watching it takes longer than this to do so.
+REPEAT_S = 1.0
+_STATE_KEY = "_compute_trained"
+# Students watching one shared training each build charts from its snapshots; one at a time keeps
+# the charts in flight (and the server's memory) bounded, and a student skips a snapshot drawn
+# while another student draws: the next one, or the final result, follows.
+_DRAWING = threading.Lock()
+
+
 def train(func: Callable[..., R], *args: Any, on_step: Callable[[Any], None], **kwargs: Any) -> R:
     """func(*args, on_step=..., **kwargs), a live training, computed in its turn like any experiment.
 
     Not cached (it is watched, not read back), but students who start the same training at the
-    same time share one run: each sees its progress through its own `on_step`. A session trains
-    one thing at a time: a press while its training waits replaces it, so presses never pile up.
+    same time share one run, each seeing its progress through its own `on_step`. One training per
+    session at a time: a press while the session's training waits replaces it (the newer run takes
+    the place), and presses while it runs are ignored: the run they add, asking for the same
+    training within REPEAT_S of the last, gets the last result at once instead of training again.
     """
     _register_stats()
-    key = ("train", _name(func), turns.plain_key(args), turns.plain_key(kwargs))
+    key = ("train", _name(func), _key(inspect.signature(func), args, {**kwargs, "on_step": None}))
+    in_session = get_script_run_ctx(suppress_warning=True) is not None
+    # The session's latest trainings and when the last of them ended (a fragment may train several).
+    ended, results = st.session_state.get(_STATE_KEY, (float("-inf"), {})) if in_session else (float("-inf"), {})
+    if key in results and time.monotonic() - ended < REPEAT_S:
+        st.session_state[_STATE_KEY] = (time.monotonic(), results)  # a burst of presses stays one
+        return results[key]
 
     def work(publish: Callable[[Any], None]) -> R:
         def step(snapshot: Any) -> None:
@@ -179,8 +209,49 @@ def train(func: Callable[..., R], *args: Any, on_step: Callable[[Any], None], **
         finally:
             _give_back_memory()
 
+    def watch(snapshot: Any) -> None:
+        if _DRAWING.acquire(blocking=False):
+            try:
+                on_step(snapshot)
+            finally:
+                _DRAWING.release()
+
     caller = _caller()
-    return TURNS.run(key, work, caller, on_wait=_waiting_note(caller), on_progress=on_step)
+    result = TURNS.run(key, work, caller, on_wait=_waiting_note(caller), on_progress=watch)
+    if in_session:
+        kept = {k: v for k, v in list(results.items())[-3:] if k != key}
+        st.session_state[_STATE_KEY] = (time.monotonic(), {**kept, key: result})
+    return result
+
+
+_RESOURCES: dict[str, dict[Hashable, Any]] = {}
+_RESOURCES_LOCK = threading.Lock()
+
+
+def resource(func: Callable[P, R]) -> Callable[P, R]:
+    """One shared object per arguments for the whole server (a model, a table built once), like
+    st.cache_resource but out of a client's reach: "clear cache" empties st.cache_resource too,
+    and a student must not be able to make the server load its model again and again.
+
+    Built once even when many sessions ask at the same time; never copied (callers must not
+    change it); never evicted, so only for a few objects. Parameters named "_..." stay out of the key.
+    """
+    name, signature = _name(func), inspect.signature(func)
+    build = threading.RLock()
+
+    @functools.wraps(func)
+    def shared(*args: P.args, **kwargs: P.kwargs) -> R:
+        key = _key(signature, args, kwargs)
+        with _RESOURCES_LOCK:
+            values = _RESOURCES.setdefault(name, {})
+        if key in values:
+            return values[key]
+        with build:  # the others wait for the one building it
+            if key not in values:
+                values[key] = func(*args, **kwargs)
+            return values[key]
+
+    return shared
 
 
 def clear() -> None:

@@ -1,4 +1,5 @@
-"""Query parameters read by hand (the app-wide ones); page controls bind to the URL themselves."""
+"""Query parameters read and written by hand: the app-wide ones, the choices (ui/widgets.choice), and
+the cleaning of numbers no control takes. Other page controls bind to the URL themselves."""
 from __future__ import annotations
 
 import math
@@ -40,7 +41,9 @@ def drop_non_finite() -> list[str]:
     ValueError, TypeError and IndexError: the OverflowError would reach the student as a traceback.
     No control of the app takes such a number, so every key is cleaned, before any widget reads it.
     Widgets read the values the page was opened with, which st.query_params does not expose:
-    those are cleaned as well (also on back and forward, where the box is already bound).
+    those are cleaned as well, through Streamlit's own QueryParams (its `_initial_query_params` and
+    `remove_param`, as of the pinned 1.67; tests/test_query.py fails if they change). That also
+    covers back and forward, where the number box is already bound and st.query_params refuses.
     """
     try:
         bad = [key for key in st.query_params if any(map(_non_finite, st.query_params.get_all(key)))]

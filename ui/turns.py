@@ -7,12 +7,18 @@ from __future__ import annotations
 
 import pickle
 import threading
+import time
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
 POLL_S = 0.1  # how often a waiting caller asks whether its session still wants the result
+# A hundred students waiting, each told every change of its place, would be ~N² page updates, and
+# sixteen watching one training redraw its charts at every snapshot: a waiting caller hears of its
+# place at most once a second and of the progress at most twice a second.
+NOTE_S = 1.0
+PROGRESS_S = 0.5
 OUTCOMES = ("computed", "shared", "abandoned", "dropped", "failed")
 
 
@@ -140,8 +146,8 @@ class Scheduler:
       so a caller can watch its progress (`on_progress`) and is told how many are ahead (`on_wait`).
     """
 
-    def __init__(self, poll_s: float = POLL_S) -> None:
-        self.poll_s = poll_s
+    def __init__(self, poll_s: float = POLL_S, note_s: float = NOTE_S, progress_s: float = PROGRESS_S) -> None:
+        self.poll_s, self.note_s, self.progress_s = poll_s, note_s, progress_s
         self._cond = threading.Condition()
         self._queue: list[_Ticket] = []  # waiting tickets, oldest first
         self._running: _Ticket | None = None
@@ -210,6 +216,7 @@ class Scheduler:
     def _wait_or_compute(self, call: _Call, work, caller: Caller, on_result, on_wait, on_progress) -> Any:  # noqa: ANN001
         ticket = call.ticket
         shown, seen = 0, 0
+        told = heard = float("-inf")  # when the caller was last told its place, last shown progress
         while True:
             with self._cond:
                 if not ticket.done and not self._claimable(ticket):
@@ -224,13 +231,15 @@ class Scheduler:
                     self._running, ticket.running = ticket, True
                     break
                 ahead = self.ahead(ticket)
-                progress = ticket.progress if ticket.progress_seq != seen else None
-                seen = ticket.progress_seq
+                now = time.monotonic()
+                progress = None
+                if ticket.progress_seq != seen and now - heard >= self.progress_s:
+                    progress, seen, heard = ticket.progress, ticket.progress_seq, now
             try:
                 caller.check()
-                if on_wait is not None and ahead != shown:
+                if on_wait is not None and ahead != shown and (now - told >= self.note_s or ahead == 0):
                     on_wait(ahead)
-                    shown = ahead
+                    shown, told = ahead, now
                 if on_progress is not None and progress is not None:
                     on_progress(progress)
             except BaseException:

@@ -192,8 +192,9 @@ def choice(
     options = list(options)
     default = options[index]
     state = st.session_state
-    if key not in state:
-        # A page opened by a link or from the menu: the address decides, else the default.
+    if key not in state or state[key] not in options:
+        # A page opened by a link or from the menu: the address decides, else the default;
+        # the same when the options changed under the choice (they may follow another choice).
         # The default goes in through the session too; a widget given both an index and a session
         # value logs a warning with a stack trace.
         named = _option_in_link(page, options, query.text(key), option_label)
