@@ -77,9 +77,10 @@ if not apply:
     st.info(t("gptsurgery.undone", prompt=prompt_words, old=fact.answer(elang)))
 else:
     with st.spinner(t("common.computing")):
-        keys = gpt_model.corpus_keys()
+        covariance = gpt_model.key_covariance(int(layer)) if method == "covariance" else None
         before = gpt_model.base_predictions()
-        res = gpt_model.edit_fact(country, elang, new_answer, int(layer), method, _keys=keys, _before=before)
+        res = gpt_model.edit_fact(country, elang, new_answer, int(layer), method, _covariance=covariance,
+                                  _before=before)
     unchanged = gpt_model.shipped_unchanged()
 
     def pair(value: tuple[float, float] | None) -> str:

@@ -26,7 +26,7 @@ def shipped() -> gpt_model.GPT:
 
 @st.cache_resource(show_spinner=False)
 def corpus_keys() -> neurons.Keys:
-    """Every neuron's strongest corpus prompts and each block's key covariance: one pass, kept (~4 MB)."""
+    """Every neuron's strongest corpus prompts: one pass over the corpus prompts, kept (~0.2 MB)."""
     return neurons.corpus_keys(shipped())
 
 
@@ -85,12 +85,18 @@ def ablated_scores(target: str) -> ablation.Scores:
     return ablation.scores(ablation.ablated(shipped(), target))
 
 
+@st.cache_resource(show_spinner=False, max_entries=8)
+def key_covariance(layer: int) -> torch.Tensor:
+    """One block's key covariance for ROME's update (1 MB a block), kept once computed; never changed."""
+    return edit.key_covariance(shipped(), layer - 1).to(torch.float32)
+
+
 @compute.cached(max_entries=64)
 def edit_fact(country: str, lang: str, new_answer: str, layer: int, method: str,
-              _keys: neurons.Keys, _before: tuple[int, ...]) -> edit.Edit:
+              _covariance: torch.Tensor | None, _before: tuple[int, ...]) -> edit.Edit:
     template = corpus.template_id("capital", lang, 0)
     return edit.edit(shipped(), country, "capital", lang, template, new_answer, layer, method,
-                     keys=_keys, before=_before)
+                     covariance=_covariance, before=_before)
 
 
 @compute.cached(max_entries=16)

@@ -86,18 +86,15 @@ class Keys:
     prompts: tuple[corpus.Prompt, ...]
     top_index: torch.Tensor  # (n_layers, d_ff, N_PROMPTS): the prompts with the largest a_i, largest first
     top_value: torch.Tensor  # (n_layers, d_ff, N_PROMPTS): those a_i
-    covariance: torch.Tensor  # (n_layers, d_ff, d_ff): E[a·aᵀ] over the prompts, for the edit (summed in float64, kept in float32)
 
 
 @torch.no_grad()
 def corpus_keys(model: gpt_model.GPT, prompts: Sequence[corpus.Prompt] | None = None) -> Keys:
-    """One pass over the corpus prompts; what is kept is small (the top prompts, one d_ff × d_ff matrix per block)."""
+    """One pass over the corpus prompts; what is kept is small (each neuron's top prompts)."""
     prompts = tuple(corpus.prompts("all") if prompts is None else prompts)
     hidden = batched_last_hidden(model, prompts).transpose(0, 1)  # (n_layers, n_prompts, d_ff)
     top = hidden.topk(min(N_PROMPTS, hidden.shape[1]), dim=1)  # over prompts
-    h64 = hidden.to(torch.float64)
-    covariance = (h64.transpose(1, 2) @ h64 / hidden.shape[1]).to(torch.float32)
-    return Keys(prompts, top.indices.transpose(1, 2).contiguous(), top.values.transpose(1, 2).contiguous(), covariance)
+    return Keys(prompts, top.indices.transpose(1, 2).contiguous(), top.values.transpose(1, 2).contiguous())
 
 
 @torch.no_grad()
