@@ -78,7 +78,7 @@ if not apply:
 else:
     with st.spinner(t("common.computing")):
         covariance = gpt_model.key_covariance(int(layer)) if method == "covariance" else None
-        before = gpt_model.base_predictions()
+        before = gpt_model.corpus_keys().predictions
         res = gpt_model.edit_fact(country, elang, new_answer, int(layer), method, _covariance=covariance,
                                   _before=before)
     unchanged = gpt_model.shipped_unchanged()

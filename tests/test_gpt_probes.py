@@ -104,6 +104,9 @@ def test_next_token_is_the_softmax_of_the_model(model):
 
 
 def test_accuracy_equals_evaluate(model):
+    keys = neurons.corpus_keys(model)
+    assert list(keys.predictions) == evaluate.predictions(model, corpus.prompts("all"))
+    assert ask.accuracy(model, keys.predictions) == ask.accuracy(model)
     acc = ask.accuracy(model)
     assert acc.seen == evaluate.fact_accuracy(model, corpus.prompts("seen"))
     assert acc.heldout == evaluate.fact_accuracy(model, corpus.prompts("heldout"))

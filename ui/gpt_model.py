@@ -26,7 +26,7 @@ def shipped() -> gpt_model.GPT:
 
 @st.cache_resource(show_spinner=False)
 def corpus_keys() -> neurons.Keys:
-    """Every neuron's strongest corpus prompts: one pass over the corpus prompts, kept (~0.2 MB)."""
+    """Every neuron's strongest corpus prompts and the model's predictions: one pass over the corpus prompts, kept (~0.3 MB)."""
     return neurons.corpus_keys(shipped())
 
 
@@ -51,13 +51,8 @@ def next_token(words: tuple[str, ...], answer: str | None) -> ask.NextToken:
 
 
 @compute.cached(max_entries=1)
-def accuracy() -> ask.Accuracy:
-    return ask.accuracy(shipped())
-
-
-@compute.cached(max_entries=1)
-def base_predictions() -> tuple[int, ...]:
-    return tuple(evaluate.predictions(shipped(), corpus.prompts("all")))
+def accuracy(_keys: neurons.Keys) -> ask.Accuracy:
+    return ask.accuracy(shipped(), _keys.predictions)
 
 
 @compute.cached(max_entries=256)

@@ -57,10 +57,12 @@ class Neurons:
 
 
 @torch.no_grad()
-def batched_last_hidden(model: gpt_model.GPT, prompts: Sequence[corpus.Prompt]) -> torch.Tensor:
-    """Every block's FFN coefficients at each prompt's last token, (n_prompts, n_layers, d_ff); one batch per prompt length."""
+def prompt_pass(model: gpt_model.GPT, prompts: Sequence[corpus.Prompt]) -> tuple[torch.Tensor, list[int]]:
+    """One forward pass over the prompts, one batch per prompt length: every block's FFN coefficients at
+    each prompt's last token (n_prompts, n_layers, d_ff), and the argmax next token (evaluate.predictions' rule)."""
     v = gpt_vocab.vocab()
-    out = torch.empty(len(prompts), len(model.blocks), model.config.d_ff)
+    hidden = torch.empty(len(prompts), len(model.blocks), model.config.d_ff)
+    predictions = [0] * len(prompts)
     by_length: dict[int, list[int]] = {}
     for i, p in enumerate(prompts):
         by_length.setdefault(len(p.words), []).append(i)
@@ -68,15 +70,22 @@ def batched_last_hidden(model: gpt_model.GPT, prompts: Sequence[corpus.Prompt]) 
     handles = [block.ffn.act.register_forward_hook(lambda _m, _i, o: captured.append(o[:, -1]))
                for block in model.blocks]
     try:
-        for length, members in by_length.items():
+        for members in by_length.values():
             idx = torch.tensor([v.encode(list(prompts[i].words)) for i in members], dtype=torch.long)
             captured.clear()
-            model(idx)
-            out[members] = torch.stack(captured, dim=1).to(out.dtype)
+            best = model(idx)[:, -1].argmax(dim=-1).tolist()
+            hidden[members] = torch.stack(captured, dim=1).to(hidden.dtype)
+            for i, b in zip(members, best):
+                predictions[i] = b
     finally:
         for handle in handles:
             handle.remove()
-    return out
+    return hidden, predictions
+
+
+def batched_last_hidden(model: gpt_model.GPT, prompts: Sequence[corpus.Prompt]) -> torch.Tensor:
+    """Every block's FFN coefficients at each prompt's last token: (n_prompts, n_layers, d_ff)."""
+    return prompt_pass(model, prompts)[0]
 
 
 @dataclass(frozen=True)
@@ -86,15 +95,17 @@ class Keys:
     prompts: tuple[corpus.Prompt, ...]
     top_index: torch.Tensor  # (n_layers, d_ff, N_PROMPTS): the prompts with the largest a_i, largest first
     top_value: torch.Tensor  # (n_layers, d_ff, N_PROMPTS): those a_i
+    predictions: tuple[int, ...]  # the model's argmax next token after each prompt, from the same pass
 
 
 @torch.no_grad()
 def corpus_keys(model: gpt_model.GPT, prompts: Sequence[corpus.Prompt] | None = None) -> Keys:
-    """One pass over the corpus prompts; what is kept is small (each neuron's top prompts)."""
+    """One pass over the corpus prompts; what is kept is small (each neuron's top prompts, the predictions)."""
     prompts = tuple(corpus.prompts("all") if prompts is None else prompts)
-    hidden = batched_last_hidden(model, prompts).transpose(0, 1)  # (n_layers, n_prompts, d_ff)
-    top = hidden.topk(min(N_PROMPTS, hidden.shape[1]), dim=1)  # over prompts
-    return Keys(prompts, top.indices.transpose(1, 2).contiguous(), top.values.transpose(1, 2).contiguous())
+    hidden, predictions = prompt_pass(model, prompts)
+    top = hidden.transpose(0, 1).topk(min(N_PROMPTS, len(prompts)), dim=1)  # (n_layers, k, d_ff), over prompts
+    return Keys(prompts, top.indices.transpose(1, 2).contiguous(), top.values.transpose(1, 2).contiguous(),
+                tuple(predictions))
 
 
 @torch.no_grad()
