@@ -10,7 +10,7 @@ from ui import i18n
 from ui.lessons import Term
 from ui.lessons import gpt as lessons
 
-SETTINGS = settings(max_examples=60, deadline=None, derandomize=True)
+SETTINGS = settings(max_examples=40, deadline=None, derandomize=True)
 share = st.floats(0.0, 1.0, allow_nan=False)
 term = st.floats(-50.0, 50.0, allow_nan=False)
 word = st.sampled_from(["Paris", "파리", "New Delhi", "euro", "—"])
