@@ -47,13 +47,12 @@ if typed.strip():
 st.caption(t("gpt.tokens_shown", tokens=" · ".join(words), n=len(words)))
 
 with st.spinner(t("common.computing")):
-    keys = gpt_model.corpus_keys()
     nxt = gpt_model.next_token(words, answer)
-    acc = gpt_model.accuracy(_keys=keys)
+    acc = gpt_model.accuracy()
 target = answer if answer is not None else nxt.tokens[0]
 with st.spinner(t("common.computing")):
     attr = gpt_model.attribute(words, target)
-    top = gpt_model.top_neurons(words, target, _keys=keys)
+    top = gpt_model.top_neurons(words, target)
     parts = gpt_model.parameter_split()
 
 

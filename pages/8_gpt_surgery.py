@@ -77,10 +77,7 @@ if not apply:
     st.info(t("gptsurgery.undone", prompt=prompt_words, old=fact.answer(elang)))
 else:
     with st.spinner(t("common.computing")):
-        covariance = gpt_model.key_covariance(int(layer)) if method == "covariance" else None
-        before = gpt_model.corpus_keys().predictions
-        res = gpt_model.edit_fact(country, elang, new_answer, int(layer), method, _covariance=covariance,
-                                  _before=before)
+        res = gpt_model.edit_fact(country, elang, new_answer, int(layer), method)
     unchanged = gpt_model.shipped_unchanged()
 
     def pair(value: tuple[float, float] | None) -> str:

@@ -50,9 +50,11 @@ def next_token(words: tuple[str, ...], answer: str | None) -> ask.NextToken:
     return ask.next_token(shipped(), words, answer)
 
 
+# The cached probes take plain values only; what they share (the model, the prompts' pass, a block's
+# key covariance) they fetch from the resource caches above, which never wait for the experiments' turn.
 @compute.cached(max_entries=1)
-def accuracy(_keys: neurons.Keys) -> ask.Accuracy:
-    return ask.accuracy(shipped(), _keys.predictions)
+def accuracy() -> ask.Accuracy:
+    return ask.accuracy(shipped(), corpus_keys().predictions)
 
 
 @compute.cached(max_entries=256)
@@ -61,8 +63,8 @@ def attribute(words: tuple[str, ...], answer: str) -> attribution.Attribution:
 
 
 @compute.cached(max_entries=256)
-def top_neurons(words: tuple[str, ...], answer: str, _keys: neurons.Keys) -> neurons.Neurons:
-    return neurons.top_neurons(shipped(), words, answer, keys=_keys)
+def top_neurons(words: tuple[str, ...], answer: str) -> neurons.Neurons:
+    return neurons.top_neurons(shipped(), words, answer, keys=corpus_keys())
 
 
 @compute.cached(max_entries=1)
@@ -87,11 +89,11 @@ def key_covariance(layer: int) -> torch.Tensor:
 
 
 @compute.cached(max_entries=64)
-def edit_fact(country: str, lang: str, new_answer: str, layer: int, method: str,
-              _covariance: torch.Tensor | None, _before: tuple[int, ...]) -> edit.Edit:
+def edit_fact(country: str, lang: str, new_answer: str, layer: int, method: str) -> edit.Edit:
     template = corpus.template_id("capital", lang, 0)
+    covariance = key_covariance(layer) if method == "covariance" else None
     return edit.edit(shipped(), country, "capital", lang, template, new_answer, layer, method,
-                     covariance=_covariance, before=_before)
+                     covariance=covariance, before=corpus_keys().predictions)
 
 
 @compute.cached(max_entries=16)
