@@ -15,6 +15,7 @@ import argparse
 import dataclasses
 import json
 import math
+import os
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -31,14 +32,14 @@ THREADS = 1
 
 @dataclass(frozen=True)
 class TrainConfig:
-    steps: int = 1500
+    steps: int = 1200
     batch_size: int = 128
     lr: float = 3e-3
     min_lr: float = 3e-4
     warmup: int = 50
     weight_decay: float = 0.1
     seed: int = 0
-    checkpoints: tuple[int, ...] = (50, 100, 200, 500, 1000)
+    checkpoints: tuple[int, ...] = (50, 100, 200, 500)
     log_every: int = 100
 
 
@@ -91,6 +92,7 @@ class Result:
     checkpoints: dict[int, dict[str, torch.Tensor]]
     log: list[dict]
     seconds: float
+    cpu_seconds: float
 
 
 def _row(step: int, loss: float, m: gpt_model.GPT) -> dict:
@@ -103,7 +105,7 @@ def train(
 ) -> Result:
     """Run training to tc.steps (or stop early at `until`, same schedule), recording checkpoints and the log."""
     torch.set_num_threads(THREADS)
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     config = model_config(tc.seed)
     model = gpt_model.GPT(config)
     generator = torch.Generator().manual_seed(tc.seed + 1)
@@ -148,7 +150,7 @@ def train(
                 bar.set_postfix(loss=f"{losses[-1]:.3f}", facts=f"{log[-1]['fact_accuracy_seen']:.2f}")
     if bar is not None:
         bar.close()
-    return Result(model.eval(), checkpoints, log, time.perf_counter() - start)
+    return Result(model.eval(), checkpoints, log, time.perf_counter() - start, time.process_time() - cpu_start)
 
 
 def write(result: Result, tc: TrainConfig, out: Path) -> None:
@@ -168,6 +170,9 @@ def write(result: Result, tc: TrainConfig, out: Path) -> None:
         "dtype": {str(s): ("seed" if s == 0 else "float32" if s == steps[-1] else "float16") for s in steps},
         "params": sum(p.numel() for p in result.model.parameters()),
         "seconds": round(result.seconds, 1),
+        "cpu_seconds": round(result.cpu_seconds, 1),
+        # The machine's load when the files were written: the wall time depends on it, the CPU time less.
+        "load_average": [round(x, 2) for x in os.getloadavg()],
     }
     (out / "config.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
     (out / "log.json").write_text(json.dumps({"steps": result.log}, indent=None) + "\n", encoding="utf-8")
@@ -177,7 +182,8 @@ def summary(result: Result) -> str:
     last = result.log[-1]
     first = result.log[0]
     lines = [
-        f"params {sum(p.numel() for p in result.model.parameters()):,}   time {result.seconds:.1f} s",
+        f"params {sum(p.numel() for p in result.model.parameters()):,}   "
+        f"time {result.seconds:.1f} s (CPU {result.cpu_seconds:.1f} s, load average {os.getloadavg()[0]:.1f})",
         f"loss {last['loss']:.4f}",
         f"fact accuracy  seen {last['fact_accuracy_seen']:.3f}   held-out {last['fact_accuracy_heldout']:.3f}",
         f"template accuracy {last['template_accuracy']:.3f}",
