@@ -65,7 +65,8 @@ default_new = "Rome" if elang == "en" and "Rome" in answers else answers[0]
 new_answer = c3.selectbox(t("gptsurgery.new_answer"), answers, index=answers.index(default_new), key="new",
                           bind="query-params")
 c1, c2, c3 = st.columns(3)
-layer = c1.select_slider(t("gptsurgery.block"), blocks, min(2, n_layers), key="block", bind="query-params")
+# Block 1: its FFN carries most of the facts (take it out above), and ROME's update there moves the fewest others.
+layer = c1.select_slider(t("gptsurgery.block"), blocks, 1, key="block", bind="query-params")
 method = widgets.choice(page, c2.radio, t("gptsurgery.method"), list(edit.METHODS), key="method",
                         index=1, option_label=lambda tr, m: tr(f"gptsurgery.method_{m}"), horizontal=True)
 apply = c3.toggle(t("gptsurgery.apply"), True, key="apply", bind="query-params", help=t("gptsurgery.apply_help"))

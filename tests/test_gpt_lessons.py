@@ -65,7 +65,7 @@ def test_layers(answer, residual, embedding, attn, data, first):
 def test_neurons(answer, top, total, m):
     v = lessons.neurons(answer, top, total, m, "L2·#44", "Paris, Rome")
     _renders(v)
-    few = total > 0 and sum(top) / total >= lessons.FEW_NEURONS
+    few = total > 0 and sum(top) >= lessons.FEW_NEURONS * total
     assert _ok(v, "gpt.claim_few") == few
     assert v.takeaway == ("gpt.takeaway_neurons_few" if few else "gpt.takeaway_neurons_spread")
 
