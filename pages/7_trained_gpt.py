@@ -109,7 +109,7 @@ c1.metric(t("gpt.metric_active"), " / ".join(str(a) for a in top.active), help=t
 c2.metric(t("gpt.metric_top_sum", n=len(top.neurons)), f"{top_sum:+.2f}")
 c3.metric(t("gpt.metric_ffn_push"), f"{ffn_total:+.2f}")
 neuron_frame = top.to_frame()
-widgets.chart(page, charts.neurons, neuron_frame, t)
+widgets.chart(page, charts.neurons, neuron_frame, t, len(model.blocks))
 shown = neuron_frame[["label", "coefficient", "value_on_answer", "contribution", "promotes", "top_prompts"]].rename(columns={
     "label": t("gpt.axis_neuron"), "coefficient": "aᵢ", "value_on_answer": "u·vᵢ",
     "contribution": t("gpt.axis_logit_term"), "promotes": t("gpt.col_promotes"), "top_prompts": t("gpt.col_prompts"),

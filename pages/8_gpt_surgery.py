@@ -94,6 +94,7 @@ else:
               help=t("gptsurgery.metric_changed_help", prompts=res.other_prompts_changed, total=res.other_prompts))
     rows = pd.DataFrame(res.rows, columns=["group", "lang", "prompt", "target", "before", "after"])
     rows["group"] = rows["group"].map(lambda g: t(f"gptsurgery.group_{g}"))
+    rows["lang"] = rows["lang"].map(lambda lang: t(f"gpt.lang_{lang}"))
     rows = rows.rename(columns={"group": t("gptsurgery.col_group"), "lang": t("gptsurgery.col_lang"),
                                 "prompt": t("gptsurgery.col_prompt"), "target": t("gptsurgery.col_target"),
                                 "before": t("gptsurgery.col_before"), "after": t("gptsurgery.col_after")})

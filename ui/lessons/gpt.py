@@ -53,6 +53,7 @@ def layers(answer: str, residual: float, embedding: float, attn: Sequence[float]
               Claim("gpt.claim_ffn_writes", {"ffn": ffn_total, "attn": attn_total}, ffn_more))
     first = "—" if first_top is None else first_top
     takeaway = "gpt.takeaway_layers_ffn" if ffn_more else "gpt.takeaway_layers_attn"
+    takeaway += " gpt.takeaway_first_never" if first_top is None else " gpt.takeaway_first_block"
     return Verdict(claims, takeaway, {"answer": answer, "ffn": ffn_total, "attn": attn_total,
                                       "part": Term(f"gpt.kind_{kind}"), "block": block, "best": best, "first": first})
 
