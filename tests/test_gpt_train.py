@@ -5,7 +5,7 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from ffn_core.gpt import evaluate, train, weights
+from ffn_core.gpt import corpus, evaluate, train, vocab, weights
 
 # The early checkpoints ship in float16: a retrain in float32 rounds to the same float16 values, except
 # where another CPU's float32 sums land a hair apart across a rounding boundary (one float16 step,
@@ -89,3 +89,39 @@ def test_the_final_model_knows_its_facts():
     # Training made the FFNs sparser than the half that fire at init.
     first = weights.log()["steps"][0]
     assert all(a < b for a, b in zip(row["active_fraction"], first["active_fraction"]))
+
+
+def test_evaluation_agrees_with_a_plain_count():
+    # Step 100 is mid-training: every score is strictly between 0 and 1, so a miscount would show.
+    m = weights.load(100)
+    e = evaluate.evaluate(m)
+    v = vocab.vocab()
+    hits = {True: [], False: []}
+    template_hits, active, tokens = [], [0] * len(m.blocks), 0
+    targets = dict(corpus.template_positions())
+    by_length = {}
+    for s in corpus.sentences():
+        by_length.setdefault(len(s.words), []).append(s)
+    with torch.no_grad():
+        for group in by_length.values():
+            ids = torch.tensor([v.encode(s.words) for s in group])
+            x = m.wte(ids) + m.wpe(torch.arange(ids.shape[1]))
+            for layer, block in enumerate(m.blocks):
+                x = x + block.attn(block.ln_1(x))
+                pre = block.ffn.w_1(block.ln_2(x))
+                active[layer] += int((pre > 0).sum())
+                x = x + block.ffn.w_2(torch.relu(pre))
+            best = (m.ln_f(x) @ m.wte.weight.T).argmax(dim=-1).tolist()
+            tokens += ids.numel()
+            for s, b in zip(group, best):
+                if s.prompt:
+                    hits[s.heldout].append(b[s.answer_index - 1] == v.index[s.words[s.answer_index]])
+                if not s.heldout:
+                    template_hits += [b[t] == v.index[s.words[t + 1]] for t in targets[s.words]]
+    assert 0 < e.fact_accuracy_seen < 1 and 0 < e.template_accuracy < 1
+    assert e.fact_accuracy_seen == sum(hits[False]) / len(hits[False])
+    assert e.fact_accuracy_heldout == sum(hits[True]) / len(hits[True])
+    assert e.template_accuracy == sum(template_hits) / len(template_hits)
+    assert e.active_fraction == pytest.approx([a / (tokens * m.config.d_ff) for a in active], abs=1e-6)
+    # The prompt pass (prompts cut before the answer) agrees with the sentence pass.
+    assert evaluate.fact_accuracy(m, corpus.prompts("seen")) == e.fact_accuracy_seen

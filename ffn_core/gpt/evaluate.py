@@ -39,7 +39,7 @@ def _by_length(word_lists: Sequence[Sequence[str]]) -> Batches:
     )
 
 
-@functools.cache
+@functools.lru_cache(maxsize=8)
 def _prompt_batches(prompts: tuple[corpus.Prompt, ...]) -> Batches:
     return _by_length([p.words for p in prompts])
 
