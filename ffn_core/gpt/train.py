@@ -1,8 +1,10 @@
 """Train the small GPT from scratch: python -m ffn_core.gpt.train [--out DIR] [--steps N].
 
 Next-token cross-entropy on every word of the training sentences, AdamW (the project's hand-written
-Adam with decoupled weight decay on the matrices), a warmup then cosine learning rate. Deterministic:
-one local generator draws the init and the batches, float32, a fixed thread count.
+Adam with decoupled weight decay on the matrices; torch.optim's first step would load sympy and
+torch._dynamo for nothing), a warmup then cosine learning rate. Deterministic: one local generator
+draws the init and the batches, float32, one thread; a rerun writes the same bytes. About 150 s of
+one CPU core, a fifth of it the 14 evaluations that fill the log.
 
 Files written (see weights.py): config.json, log.json, and a safetensors checkpoint per step in
 TrainConfig.checkpoints (step 0 excepted: the seed rebuilds it). The final checkpoint is float32; the
@@ -103,8 +105,20 @@ def _row(step: int, loss: float, m: gpt_model.GPT) -> dict:
 def train(
     tc: TrainConfig = TrainConfig(), until: int | None = None, measure: bool = True, progress: bool = False
 ) -> Result:
-    """Run training to tc.steps (or stop early at `until`, same schedule), recording checkpoints and the log."""
+    """Run training to tc.steps (or stop early at `until`, same schedule), recording checkpoints and the log.
+
+    One thread, whatever the machine: the result does not depend on how a matrix product is split,
+    and on a shared 2-core box a second thread waits more than it works.
+    """
+    previous = torch.get_num_threads()
     torch.set_num_threads(THREADS)
+    try:
+        return _train(tc, until, measure, progress)
+    finally:
+        torch.set_num_threads(previous)
+
+
+def _train(tc: TrainConfig, until: int | None, measure: bool, progress: bool) -> Result:
     start, cpu_start = time.perf_counter(), time.process_time()
     config = model_config(tc.seed)
     model = gpt_model.GPT(config)
