@@ -4,6 +4,7 @@ import streamlit as st
 from ffn_core import sparsity as ffn_sparsity
 from ffn_core.gpt import ablation, corpus, edit, sparsity_curve, weights
 from ui import gpt_model, shell, widgets
+from ui import lessons as lesson_text
 from ui.charts import gpt as charts
 from ui.lessons import gpt as lessons
 
@@ -36,7 +37,7 @@ with st.spinner(t("common.computing")):
     after = base if target == "none" else gpt_model.ablated_scores(target)
 c1, c2, c3 = st.columns(3)
 for column, name in zip((c1, c2, c3), ("seen", "heldout", "template")):
-    column.metric(t(f"gptsurgery.measure_{name}"), f"{getattr(base, name):.1%} → {getattr(after, name):.1%}",
+    column.metric(t(f"gptsurgery.measure_{name}"), f"{lesson_text.pct(getattr(base, name))} → {lesson_text.pct(getattr(after, name))}",
                   help=t(f"gptsurgery.measure_{name}_help"))
 frame = pd.DataFrame([{"measure": name, "state": state, "accuracy": getattr(scores, name)}
                       for name in ("seen", "heldout", "template")
@@ -82,7 +83,7 @@ else:
     unchanged = gpt_model.shipped_unchanged()
 
     def pair(value: tuple[float, float] | None) -> str:
-        return "—" if value is None else f"{value[0]:.0%} → {value[1]:.0%}"
+        return "—" if value is None else f"{lesson_text.pct(value[0], 0)} → {lesson_text.pct(value[1], 0)}"
 
     c1, c2, c3, c4 = st.columns(4)
     c1.metric(t("gptsurgery.metric_edited"), pair(res.edited), help=t("gptsurgery.metric_edited_help"))

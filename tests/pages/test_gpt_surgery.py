@@ -4,6 +4,7 @@ import pytest
 from ffn_core.gpt import ablation, evaluate, weights
 from tests.conftest import chart_specs, metric_values, open_page
 from ui import i18n
+from ui.lessons import pct
 
 PAGE = "pages/8_gpt_surgery.py"
 
@@ -26,8 +27,8 @@ def test_page_measures_ablation_edit_and_sparsity(lang, scores):
     assert at.title[0].value == t("gptsurgery.title")
     base, no_ffn = scores
     metrics = metric_values(at)
-    assert metrics[t("gptsurgery.measure_seen")] == f"{base.seen:.1%} → {no_ffn.seen:.1%}"
-    assert metrics[t("gptsurgery.measure_template")] == f"{base.template:.1%} → {no_ffn.template:.1%}"
+    assert metrics[t("gptsurgery.measure_seen")] == f"{pct(base.seen)} → {pct(no_ffn.seen)}"
+    assert metrics[t("gptsurgery.measure_template")] == f"{pct(base.template)} → {pct(no_ffn.template)}"
     for i, active in enumerate(base.active, start=1):
         assert metrics[t("gpt.block_n", layer=i)].endswith(f"→ {active:.3f}")
     assert t("gptsurgery.metric_edited") in metrics and t("gptsurgery.metric_changed") in metrics
@@ -51,8 +52,8 @@ def test_moving_controls_changes_the_experiments(scores):
     model = weights.load()
     attn = ablation.scores(ablation.ablated(model, "attn_1"))
     base = scores[0]
-    assert metric_values(at)["Facts, seen templates"] == f"{base.seen:.1%} → {attn.seen:.1%}"
-    assert "Edited prompt says the new answer" not in metric_values(at)
+    assert metric_values(at)["Facts, seen templates"] == f"{pct(base.seen)} → {pct(attn.seen)}"
+    assert "Edited prompt" not in metric_values(at)
     assert any(i.value.startswith("Undone") for i in at.info)
     steps = weights.steps()
     at.select_slider(key="step").set_value(steps[0]).run()

@@ -4,6 +4,7 @@ import pytest
 from ffn_core.gpt import ask, attribution, corpus, weights
 from tests.conftest import chart_specs, metric_values, open_page
 from ui import i18n
+from ui.lessons import pct
 
 PAGE = "pages/7_trained_gpt.py"
 
@@ -34,8 +35,8 @@ def test_page_shows_the_models_answer_and_where_it_comes_from(lang, model):
     metrics = metric_values(at)
     assert metrics[t("gpt.metric_top")] == nxt.tokens[0]
     assert metrics[t("gpt.metric_answer_rank")] == str(nxt.answer_rank)
-    assert metrics[t("gpt.metric_seen")] == f"{acc.seen:.1%}"
-    assert metrics[t("gpt.metric_heldout")] == f"{acc.heldout:.1%}"
+    assert metrics[t("gpt.metric_seen")] == pct(acc.seen)
+    assert metrics[t("gpt.metric_heldout")] == pct(acc.heldout)
     assert float(metrics[t("gpt.metric_residual")]) <= 1e-9
     attr = attribution.attribute(model, p.words, p.answer)
     assert metrics[t("gpt.metric_logit", answer=p.answer)] == f"{attr.logit:.3f}"

@@ -37,7 +37,7 @@ def accuracy(frame: pd.DataFrame, t: Translator) -> alt.Chart:
                for lang, h in zip(frame["lang"], frame["heldout"])],
     )
     return alt.Chart(data).mark_bar().encode(
-        x=alt.X(field="relation_label", type="nominal", title=None, axis=alt.Axis(labelAngle=0)),
+        x=alt.X(field="relation_label", type="nominal", title=None, axis=alt.Axis(labelAngle=0, labelLimit=400)),
         xOffset=alt.XOffset(field="group", type="nominal"),
         y=alt.Y(field="accuracy", type="quantitative", title=t("gpt.axis_accuracy"), axis=alt.Axis(format="%"),
                 scale=alt.Scale(domain=[0, 1])),
@@ -125,7 +125,7 @@ def ablation(frame: pd.DataFrame, t: Translator) -> alt.Chart:
                         state_label=frame["state"].map(lambda s: t(f"gptsurgery.state_{s}")))
     states = list(STATE_COLOURS)
     return alt.Chart(data).mark_bar().encode(
-        x=alt.X(field="measure_label", type="nominal", title=None, axis=alt.Axis(labelAngle=0),
+        x=alt.X(field="measure_label", type="nominal", title=None, axis=alt.Axis(labelAngle=0, labelLimit=400),
                 sort=[t(f"gptsurgery.measure_{m}") for m in dict.fromkeys(frame["measure"])]),
         xOffset=alt.XOffset(field="state_label", type="nominal", sort=[t(f"gptsurgery.state_{s}") for s in states]),
         y=alt.Y(field="accuracy", type="quantitative", title=t("gpt.axis_accuracy"), axis=alt.Axis(format="%"),
