@@ -105,7 +105,7 @@ st.markdown(t("gpt.neurons_lesson"))
 st.latex(r"u_a\cdot\mathrm{FFN}_l(x) = \sum_{i=1}^{m} a_i\,(u_a\cdot v_i) + u_a\cdot b_2")
 ffn_total = sum(top.ffn_total)
 top_sum = sum(n.contribution for n in top.neurons)
-c1, c2, c3 = st.columns(3)
+c1, c2, c3 = st.columns([2, 1, 1])  # four counts in one value: the first column gets the width
 c1.metric(t("gpt.metric_active"), " / ".join(str(a) for a in top.active), help=t("gpt.metric_active_help", m=top.d_ff))
 c2.metric(t("gpt.metric_top_sum", n=len(top.neurons)), f"{top_sum:+.2f}")
 c3.metric(t("gpt.metric_ffn_push"), f"{ffn_total:+.2f}")

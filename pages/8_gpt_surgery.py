@@ -120,9 +120,12 @@ logged_steps, logged = gpt_model.logged_curve()
 curve = sparsity_curve.Curve((int(step),), (now,), logged_steps, logged)
 start = logged[0] if logged else now
 gap = curve.max_log_gap()
-cols = st.columns(len(now))
-for i, (column, a, b) in enumerate(zip(cols, start, now), start=1):
-    column.metric(t("gpt.block_n", layer=i), f"{a:.3f} → {b:.3f}", help=t("gptsurgery.metric_block_help", step=step))
+# Two to a row: "0.495 → 0.304" needs half the width, or the numbers the lesson is about are cut off.
+for row in range(0, len(now), 2):
+    cols = st.columns(2)
+    for column, i in zip(cols, range(row, min(row + 2, len(now)))):
+        column.metric(t("gpt.block_n", layer=i + 1), f"{start[i]:.3f} → {now[i]:.3f}",
+                      help=t("gptsurgery.metric_block_help", step=step))
 widgets.chart(page, charts.sparsity, curve.to_frame(), ffn_sparsity.PUBLISHED, t)
 st.caption(t("gptsurgery.sparsity_caption"))
 widgets.verdict(page, lessons.sparsity(int(step), start, now, gap))
