@@ -221,3 +221,20 @@ def test_parameter_split_counts_every_parameter_once(model):
     assert s.count("attention") == n * (4 * d * d + 4 * d)  # W_qkv, b_qkv, W_o, b_o
     assert s.count("norms") == (2 * n + 1) * 2 * d
     assert s.tied == (model.head.weight is model.wte.weight)
+
+
+def test_key_readers_are_each_neurons_strongest_prompts(model):
+    """The running top-k over batches against a top-k over every prompt's coefficients at once."""
+    prompts = corpus.prompts("all")
+    keys = neurons.corpus_keys(model)
+    hidden = neurons.batched_last_hidden(model, prompts)  # (n_prompts, n_layers, d_ff)
+    reference = hidden.topk(neurons.N_PROMPTS, dim=0).values.permute(1, 2, 0)
+    assert torch.equal(keys.top_value, reference)
+    layer, neuron = 0, int(keys.top_value[0, :, 0].argmax())
+    for i, a in zip(keys.top_index[layer, neuron].tolist(), keys.top_value[layer, neuron].tolist()):
+        assert hidden[i, layer, neuron].item() == a
+
+
+def test_key_covariance_is_the_mean_outer_product(model):
+    hidden = neurons.batched_last_hidden(model, corpus.prompts("all"))[:, 1].double()
+    assert torch.allclose(edit.key_covariance(model, 1), hidden.T @ hidden / hidden.shape[0], atol=1e-10)

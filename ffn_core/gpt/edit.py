@@ -111,8 +111,13 @@ def _find_delta(model: gpt_model.GPT, layer: int, prompts: Sequence[corpus.Promp
 @torch.no_grad()
 def key_covariance(model: gpt_model.GPT, layer: int) -> torch.Tensor:
     """C = E[k·kᵀ] of block `layer`'s (0-based) FFN keys at the last token of every corpus prompt, float64 (d_ff, d_ff)."""
-    hidden = neurons.batched_last_hidden(model, corpus.prompts("all"))[:, layer].to(torch.float64)
-    return hidden.T @ hidden / hidden.shape[0]
+    d_ff = model.config.d_ff
+    total, count = torch.zeros(d_ff, d_ff, dtype=torch.float64), 0
+    for _, h, _ in neurons.prompt_batches(model, corpus.prompts("all")):
+        k = h[:, layer].to(torch.float64)
+        total += k.T @ k
+        count += k.shape[0]
+    return total / count
 
 
 def rank_one(model: gpt_model.GPT, layer: int, prompts: Sequence[corpus.Prompt], new_answer: str,
