@@ -1,6 +1,6 @@
 import streamlit as st
 
-from ffn_core.gpt import ask, attribution, corpus, neurons, split
+from ffn_core.gpt import ask, attribution, corpus, neurons, split, trace
 from ui import gpt_model, shell, widgets
 from ui import lessons as lesson_text
 from ui.charts import gpt as charts
@@ -136,4 +136,4 @@ widgets.verdict(page, lessons.split(parts.count("ffn"), parts.count("attention")
 
 st.page_link("pages/8_gpt_surgery.py", label=t("gpt.link_surgery"), icon=":material/arrow_forward:",
              query_params=shell.link_params(page))
-widgets.show_code(page, ask.next_token, attribution.attribute, neurons.top_neurons, split.split)
+widgets.show_code(page, ask.next_token, trace.run, trace.readout, attribution.attribute, neurons.top_neurons, split.split)

@@ -130,4 +130,4 @@ widgets.chart(page, charts.sparsity, curve.to_frame(), ffn_sparsity.PUBLISHED, t
 st.caption(t("gptsurgery.sparsity_caption"))
 widgets.verdict(page, lessons.sparsity(int(step), start, now, gap))
 
-widgets.show_code(page, ablation.ablated, edit.rank_one, sparsity_curve.curve)
+widgets.show_code(page, ablation.ablated, ablation.scores, edit.rank_one, edit.edit, sparsity_curve.curve)
