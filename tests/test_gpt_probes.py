@@ -55,7 +55,7 @@ def _hand_attribution(model, words, answer):
     for i in range(len(m.blocks)):
         parts[f"attn{i}"] = term(outputs[("attn", i)])
         parts[f"ffn{i}"] = term(outputs[("ffn", i)])
-    constant = float(w @ m.ln_f.bias) + (float(m.head.bias[token]) if m.head.bias is not None else 0.0)
+    constant = float(w @ m.ln_f.bias.detach()) + (float(m.head.bias[token]) if m.head.bias is not None else 0.0)
     return logit, parts, constant
 
 
