@@ -1,7 +1,8 @@
 import streamlit as st
 
-from ffn_core.gpt import ask, attribution, corpus, neurons, split
+from ffn_core.gpt import ask, attribution, corpus, neurons, split, trace
 from ui import gpt_model, shell, widgets
+from ui import lessons as lesson_text
 from ui.charts import gpt as charts
 from ui.lessons import gpt as lessons
 
@@ -52,8 +53,7 @@ with st.spinner(t("common.computing")):
 target = answer if answer is not None else nxt.tokens[0]
 with st.spinner(t("common.computing")):
     attr = gpt_model.attribute(words, target)
-    keys = gpt_model.corpus_keys()
-    top = gpt_model.top_neurons(words, target, _keys=keys)
+    top = gpt_model.top_neurons(words, target)
     parts = gpt_model.parameter_split()
 
 
@@ -61,17 +61,17 @@ with st.spinner(t("common.computing")):
 st.header(t("gpt.ask_heading"))
 c1, c2, c3, c4 = st.columns(4)
 c1.metric(t("gpt.metric_top"), nxt.tokens[0], help=t("gpt.metric_top_help"))
-c2.metric(t("gpt.metric_top_prob"), f"{nxt.probs[0]:.1%}")
+c2.metric(t("gpt.metric_top_prob"), lesson_text.pct(nxt.probs[0]))
 c3.metric(t("gpt.metric_answer_rank"), "—" if nxt.answer_rank is None else str(nxt.answer_rank),
           help=t("gpt.metric_answer_rank_help", answer=answer or "—"))
-c4.metric(t("gpt.metric_answer_prob"), "—" if nxt.answer_prob is None else f"{nxt.answer_prob:.1%}")
+c4.metric(t("gpt.metric_answer_prob"), "—" if nxt.answer_prob is None else lesson_text.pct(nxt.answer_prob))
 widgets.chart(page, charts.top_tokens, nxt.to_frame(), t)
 if answer is None:
     st.caption(t("gpt.no_known_answer"))
 
 c1, c2 = st.columns(2)
-c1.metric(t("gpt.metric_seen"), f"{acc.seen:.1%}", help=t("gpt.metric_seen_help", n=acc.n_seen))
-c2.metric(t("gpt.metric_heldout"), f"{acc.heldout:.1%}", help=t("gpt.metric_heldout_help", n=acc.n_heldout))
+c1.metric(t("gpt.metric_seen"), lesson_text.pct(acc.seen), help=t("gpt.metric_seen_help", n=acc.n_seen))
+c2.metric(t("gpt.metric_heldout"), lesson_text.pct(acc.heldout), help=t("gpt.metric_heldout_help", n=acc.n_heldout))
 frame = acc.to_frame()
 widgets.chart(page, charts.accuracy, frame, t)
 if page.show_details:
@@ -105,12 +105,12 @@ st.markdown(t("gpt.neurons_lesson"))
 st.latex(r"u_a\cdot\mathrm{FFN}_l(x) = \sum_{i=1}^{m} a_i\,(u_a\cdot v_i) + u_a\cdot b_2")
 ffn_total = sum(top.ffn_total)
 top_sum = sum(n.contribution for n in top.neurons)
-c1, c2, c3 = st.columns(3)
+c1, c2, c3 = st.columns([2, 1, 1])  # four counts in one value: the first column gets the width
 c1.metric(t("gpt.metric_active"), " / ".join(str(a) for a in top.active), help=t("gpt.metric_active_help", m=top.d_ff))
 c2.metric(t("gpt.metric_top_sum", n=len(top.neurons)), f"{top_sum:+.2f}")
 c3.metric(t("gpt.metric_ffn_push"), f"{ffn_total:+.2f}")
 neuron_frame = top.to_frame()
-widgets.chart(page, charts.neurons, neuron_frame, t)
+widgets.chart(page, charts.neurons, neuron_frame, t, len(model.blocks))
 shown = neuron_frame[["label", "coefficient", "value_on_answer", "contribution", "promotes", "top_prompts"]].rename(columns={
     "label": t("gpt.axis_neuron"), "coefficient": "aᵢ", "value_on_answer": "u·vᵢ",
     "contribution": t("gpt.axis_logit_term"), "promotes": t("gpt.col_promotes"), "top_prompts": t("gpt.col_prompts"),
@@ -128,7 +128,7 @@ split_frame = parts.to_frame()
 widgets.chart(page, charts.parameter_split, split_frame, t)
 c1, c2, c3 = st.columns(3)
 c1.metric(t("gpt.metric_params"), f"{parts.total:,}")
-c2.metric(t("gpt.metric_ffn_share_all"), f"{parts.ffn_share:.1%}")
+c2.metric(t("gpt.metric_ffn_share_all"), lesson_text.pct(parts.ffn_share))
 c3.metric(t("gpt.metric_ffn_share_blocks"), f"{parts.ffn_share_of_blocks:.4f}")
 if parts.tied:
     st.caption(t("gpt.tied_caption"))
@@ -136,4 +136,4 @@ widgets.verdict(page, lessons.split(parts.count("ffn"), parts.count("attention")
 
 st.page_link("pages/8_gpt_surgery.py", label=t("gpt.link_surgery"), icon=":material/arrow_forward:",
              query_params=shell.link_params(page))
-widgets.show_code(page, ask.next_token, attribution.attribute, neurons.top_neurons, split.split)
+widgets.show_code(page, ask.next_token, trace.run, trace.readout, attribution.attribute, neurons.top_neurons, split.split)

@@ -4,6 +4,7 @@ import streamlit as st
 from ffn_core import sparsity as ffn_sparsity
 from ffn_core.gpt import ablation, corpus, edit, sparsity_curve, weights
 from ui import gpt_model, shell, widgets
+from ui import lessons as lesson_text
 from ui.charts import gpt as charts
 from ui.lessons import gpt as lessons
 
@@ -36,7 +37,7 @@ with st.spinner(t("common.computing")):
     after = base if target == "none" else gpt_model.ablated_scores(target)
 c1, c2, c3 = st.columns(3)
 for column, name in zip((c1, c2, c3), ("seen", "heldout", "template")):
-    column.metric(t(f"gptsurgery.measure_{name}"), f"{getattr(base, name):.1%} → {getattr(after, name):.1%}",
+    column.metric(t(f"gptsurgery.measure_{name}"), f"{lesson_text.pct(getattr(base, name))} → {lesson_text.pct(getattr(after, name))}",
                   help=t(f"gptsurgery.measure_{name}_help"))
 frame = pd.DataFrame([{"measure": name, "state": state, "accuracy": getattr(scores, name)}
                       for name in ("seen", "heldout", "template")
@@ -65,7 +66,8 @@ default_new = "Rome" if elang == "en" and "Rome" in answers else answers[0]
 new_answer = c3.selectbox(t("gptsurgery.new_answer"), answers, index=answers.index(default_new), key="new",
                           bind="query-params")
 c1, c2, c3 = st.columns(3)
-layer = c1.select_slider(t("gptsurgery.block"), blocks, min(2, n_layers), key="block", bind="query-params")
+# Block 1: its FFN carries most of the facts (take it out above), and ROME's update there moves the fewest others.
+layer = c1.select_slider(t("gptsurgery.block"), blocks, 1, key="block", bind="query-params")
 method = widgets.choice(page, c2.radio, t("gptsurgery.method"), list(edit.METHODS), key="method",
                         index=1, option_label=lambda tr, m: tr(f"gptsurgery.method_{m}"), horizontal=True)
 apply = c3.toggle(t("gptsurgery.apply"), True, key="apply", bind="query-params", help=t("gptsurgery.apply_help"))
@@ -77,13 +79,11 @@ if not apply:
     st.info(t("gptsurgery.undone", prompt=prompt_words, old=fact.answer(elang)))
 else:
     with st.spinner(t("common.computing")):
-        keys = gpt_model.corpus_keys()
-        before = gpt_model.base_predictions()
-        res = gpt_model.edit_fact(country, elang, new_answer, int(layer), method, _keys=keys, _before=before)
+        res = gpt_model.edit_fact(country, elang, new_answer, int(layer), method)
     unchanged = gpt_model.shipped_unchanged()
 
     def pair(value: tuple[float, float] | None) -> str:
-        return "—" if value is None else f"{value[0]:.0%} → {value[1]:.0%}"
+        return "—" if value is None else f"{lesson_text.pct(value[0], 0)} → {lesson_text.pct(value[1], 0)}"
 
     c1, c2, c3, c4 = st.columns(4)
     c1.metric(t("gptsurgery.metric_edited"), pair(res.edited), help=t("gptsurgery.metric_edited_help"))
@@ -95,6 +95,7 @@ else:
               help=t("gptsurgery.metric_changed_help", prompts=res.other_prompts_changed, total=res.other_prompts))
     rows = pd.DataFrame(res.rows, columns=["group", "lang", "prompt", "target", "before", "after"])
     rows["group"] = rows["group"].map(lambda g: t(f"gptsurgery.group_{g}"))
+    rows["lang"] = rows["lang"].map(lambda lang: t(f"gpt.lang_{lang}"))
     rows = rows.rename(columns={"group": t("gptsurgery.col_group"), "lang": t("gptsurgery.col_lang"),
                                 "prompt": t("gptsurgery.col_prompt"), "target": t("gptsurgery.col_target"),
                                 "before": t("gptsurgery.col_before"), "after": t("gptsurgery.col_after")})
@@ -119,11 +120,14 @@ logged_steps, logged = gpt_model.logged_curve()
 curve = sparsity_curve.Curve((int(step),), (now,), logged_steps, logged)
 start = logged[0] if logged else now
 gap = curve.max_log_gap()
-cols = st.columns(len(now))
-for i, (column, a, b) in enumerate(zip(cols, start, now), start=1):
-    column.metric(t("gpt.block_n", layer=i), f"{a:.3f} → {b:.3f}", help=t("gptsurgery.metric_block_help", step=step))
+# Two to a row: "0.495 → 0.304" needs half the width, or the numbers the lesson is about are cut off.
+for row in range(0, len(now), 2):
+    cols = st.columns(2)
+    for column, i in zip(cols, range(row, min(row + 2, len(now)))):
+        column.metric(t("gpt.block_n", layer=i + 1), f"{start[i]:.3f} → {now[i]:.3f}",
+                      help=t("gptsurgery.metric_block_help", step=step))
 widgets.chart(page, charts.sparsity, curve.to_frame(), ffn_sparsity.PUBLISHED, t)
 st.caption(t("gptsurgery.sparsity_caption"))
 widgets.verdict(page, lessons.sparsity(int(step), start, now, gap))
 
-widgets.show_code(page, ablation.ablated, edit.rank_one, sparsity_curve.curve)
+widgets.show_code(page, ablation.ablated, ablation.scores, edit.rank_one, edit.edit, sparsity_curve.curve)

@@ -157,6 +157,23 @@ def test_heldout_split_is_fixed_and_fair():
     assert all((p.fact, p.lang) in taught for p in held)
 
 
+def test_a_prompt_asks_for_one_answer():
+    answers = {}
+    for p in corpus.prompts("all"):
+        answers.setdefault(p.words, set()).add(p.answer)
+    assert {w: a for w, a in answers.items() if len(a) > 1} == {}
+    # And its template words name the relation: with the country blanked out, no prompt reads the same as
+    # the start of a sentence of another relation ("프랑스 는 ..." goes on to any of them).
+    relations = {}
+    for s in corpus.sentences():
+        subject = s.fact.subject(s.lang)
+        for t in range(1, len(s.words)):
+            relations.setdefault(tuple("{C}" if w == subject else w for w in s.words[:t]), set()).add(s.fact.relation)
+    for p in corpus.prompts("all"):
+        blank = tuple("{C}" if w == p.fact.subject(p.lang) else w for w in p.words)
+        assert relations[blank] == {p.fact.relation}, p.words
+
+
 def test_prompts_end_just_before_their_answer():
     for p in corpus.prompts("all")[:400]:
         assert p.answer == p.fact.answer(p.lang)

@@ -107,3 +107,21 @@ def test_gelu_option():
     m = model.GPT(model.GPTConfig(vocab_size=50, block_size=8, act="gelu"))
     assert isinstance(m.blocks[0].ffn.act, torch.nn.GELU)
     assert m(torch.zeros(1, 8, dtype=torch.long)).shape == (1, 8, 50)
+
+
+def test_importing_the_package_runs_nothing():
+    import json
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    code = (
+        "import json, sys\n"
+        "from ffn_core.gpt import corpus, evaluate, facts, model, train, vocab, weights\n"
+        "print(json.dumps(sorted(n for n in sys.modules if n.split('.')[0] in ('streamlit', 'altair', 'sympy'))))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    # One line: no module prints on import.
+    assert out.stdout.strip().splitlines() == ["[]"]
+    assert json.loads(out.stdout) == []

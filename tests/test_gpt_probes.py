@@ -55,7 +55,7 @@ def _hand_attribution(model, words, answer):
     for i in range(len(m.blocks)):
         parts[f"attn{i}"] = term(outputs[("attn", i)])
         parts[f"ffn{i}"] = term(outputs[("ffn", i)])
-    constant = float(w @ m.ln_f.bias) + (float(m.head.bias[token]) if m.head.bias is not None else 0.0)
+    constant = float(w @ m.ln_f.bias.detach()) + (float(m.head.bias[token]) if m.head.bias is not None else 0.0)
     return logit, parts, constant
 
 
@@ -104,10 +104,15 @@ def test_next_token_is_the_softmax_of_the_model(model):
 
 
 def test_accuracy_equals_evaluate(model):
-    acc = ask.accuracy(model)
-    assert acc.seen == evaluate.fact_accuracy(model, corpus.prompts("seen"))
-    assert acc.heldout == evaluate.fact_accuracy(model, corpus.prompts("heldout"))
-    assert sum(n for *_, n in acc.rows) == len(corpus.prompts("all"))
+    keys = neurons.corpus_keys(model)
+    prompts = corpus.prompts("all")
+    assert list(keys.predictions) == evaluate.predictions(model, prompts)
+    acc = ask.accuracy(model, keys.predictions)
+    e = evaluate.evaluate(model)  # the shared definitions, from the corpus sentences the prompts are cut from
+    assert acc.seen == pytest.approx(e.fact_accuracy_seen, abs=1e-12)
+    assert acc.heldout == pytest.approx(e.fact_accuracy_heldout, abs=1e-12)
+    assert sum(n for *_, n in acc.rows) == len(prompts)
+    assert sum(c for *_, c, _ in acc.rows) == round(acc.seen * acc.n_seen + acc.heldout * acc.n_heldout)
 
 
 def _hand_zeroed(model, target):
@@ -216,3 +221,20 @@ def test_parameter_split_counts_every_parameter_once(model):
     assert s.count("attention") == n * (4 * d * d + 4 * d)  # W_qkv, b_qkv, W_o, b_o
     assert s.count("norms") == (2 * n + 1) * 2 * d
     assert s.tied == (model.head.weight is model.wte.weight)
+
+
+def test_key_readers_are_each_neurons_strongest_prompts(model):
+    """The running top-k over batches against a top-k over every prompt's coefficients at once."""
+    prompts = corpus.prompts("all")
+    keys = neurons.corpus_keys(model)
+    hidden = neurons.batched_last_hidden(model, prompts)  # (n_prompts, n_layers, d_ff)
+    reference = hidden.topk(neurons.N_PROMPTS, dim=0).values.permute(1, 2, 0)
+    assert torch.equal(keys.top_value, reference)
+    layer, neuron = 0, int(keys.top_value[0, :, 0].argmax())
+    for i, a in zip(keys.top_index[layer, neuron].tolist(), keys.top_value[layer, neuron].tolist()):
+        assert hidden[i, layer, neuron].item() == a
+
+
+def test_key_covariance_is_the_mean_outer_product(model):
+    hidden = neurons.batched_last_hidden(model, corpus.prompts("all"))[:, 1].double()
+    assert torch.allclose(edit.key_covariance(model, 1), hidden.T @ hidden / hidden.shape[0], atol=1e-10)

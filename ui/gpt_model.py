@@ -26,7 +26,7 @@ def shipped() -> gpt_model.GPT:
 
 @st.cache_resource(show_spinner=False)
 def corpus_keys() -> neurons.Keys:
-    """Every neuron's strongest corpus prompts and each block's key covariance: one pass, kept (~4 MB)."""
+    """Every neuron's strongest corpus prompts and the model's predictions: one pass over the corpus prompts, kept (~0.3 MB)."""
     return neurons.corpus_keys(shipped())
 
 
@@ -50,14 +50,11 @@ def next_token(words: tuple[str, ...], answer: str | None) -> ask.NextToken:
     return ask.next_token(shipped(), words, answer)
 
 
+# The cached probes take plain values only; what they share (the model, the prompts' pass, a block's
+# key covariance) they fetch from the resource caches above, which never wait for the experiments' turn.
 @compute.cached(max_entries=1)
 def accuracy() -> ask.Accuracy:
-    return ask.accuracy(shipped())
-
-
-@compute.cached(max_entries=1)
-def base_predictions() -> tuple[int, ...]:
-    return tuple(evaluate.predictions(shipped(), corpus.prompts("all")))
+    return ask.accuracy(shipped(), corpus_keys().predictions)
 
 
 @compute.cached(max_entries=256)
@@ -66,8 +63,8 @@ def attribute(words: tuple[str, ...], answer: str) -> attribution.Attribution:
 
 
 @compute.cached(max_entries=256)
-def top_neurons(words: tuple[str, ...], answer: str, _keys: neurons.Keys) -> neurons.Neurons:
-    return neurons.top_neurons(shipped(), words, answer, keys=_keys)
+def top_neurons(words: tuple[str, ...], answer: str) -> neurons.Neurons:
+    return neurons.top_neurons(shipped(), words, answer, keys=corpus_keys())
 
 
 @compute.cached(max_entries=1)
@@ -85,12 +82,18 @@ def ablated_scores(target: str) -> ablation.Scores:
     return ablation.scores(ablation.ablated(shipped(), target))
 
 
+@st.cache_resource(show_spinner=False, max_entries=8)
+def key_covariance(layer: int) -> torch.Tensor:
+    """One block's key covariance for ROME's update (1 MB a block), kept once computed; never changed."""
+    return edit.key_covariance(shipped(), layer - 1).to(torch.float32)
+
+
 @compute.cached(max_entries=64)
-def edit_fact(country: str, lang: str, new_answer: str, layer: int, method: str,
-              _keys: neurons.Keys, _before: tuple[int, ...]) -> edit.Edit:
+def edit_fact(country: str, lang: str, new_answer: str, layer: int, method: str) -> edit.Edit:
     template = corpus.template_id("capital", lang, 0)
+    covariance = key_covariance(layer) if method == "covariance" else None
     return edit.edit(shipped(), country, "capital", lang, template, new_answer, layer, method,
-                     keys=_keys, before=_before)
+                     covariance=covariance, before=corpus_keys().predictions)
 
 
 @compute.cached(max_entries=16)

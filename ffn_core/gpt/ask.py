@@ -65,12 +65,17 @@ class Accuracy:
         return frame.assign(accuracy=frame["correct"] / frame["prompts"])
 
 
-def accuracy(model: gpt_model.GPT) -> Accuracy:
+def accuracy(model: gpt_model.GPT, predictions: Sequence[int] | None = None) -> Accuracy:
     """Seen and held-out accuracy from one pass of evaluate.predictions (the same argmax rule as
-    evaluate.fact_accuracy), and the same broken down by relation and language."""
+    evaluate.fact_accuracy), and the same broken down by relation and language.
+
+    predictions: the model's argmax after every corpus prompt, when the caller already has them.
+    """
     prompts = corpus.prompts("all")
     answers = gpt_vocab.vocab().encode([p.answer for p in prompts])
-    hits = [pred == ans for pred, ans in zip(evaluate.predictions(model, prompts), answers)]
+    if predictions is None:
+        predictions = evaluate.predictions(model, prompts)
+    hits = [pred == ans for pred, ans in zip(predictions, answers)]
     groups: dict[tuple[str, str, bool], list[int]] = {}
     for p, hit in zip(prompts, hits):
         count = groups.setdefault((p.fact.relation, p.lang, p.heldout), [0, 0])

@@ -29,7 +29,8 @@ PARTICLES = {"은": ("은", "는"), "이": ("이", "가"), "을": ("을", "를")
 
 # Templates: words separated by spaces. {C} is the country, {A} the answer; {C|은} is the particle
 # of the pair 은/는 that fits the word before it. `the` marks where an English country that takes
-# an article ("the Netherlands") gets it. A prompt template has its answer after the country.
+# an article ("the Netherlands") gets it. A prompt template has its answer after the country, and
+# its words before the answer name the relation ("프랑스 는" alone could go on to any of the four).
 TEMPLATES: dict[str, dict[str, tuple[str, ...]]] = {
     "capital": {
         "en": ("The capital of {C} is {A} .", "{C} 's capital city is {A} .", "{A} is the capital of {C} ."),
@@ -37,7 +38,7 @@ TEMPLATES: dict[str, dict[str, tuple[str, ...]]] = {
     },
     "continent": {
         "en": ("{C} is a country in {A} .", "{C} lies on the continent of {A} .", "{A} is home to {C} ."),
-        "ko": ("{C} {C|은} {A} 에 있는 나라 이다 .", "{C} {C|이} 속한 대륙 은 {A} 이다 .", "{A} {A|은} {C} {C|이} 속한 대륙 이다 ."),
+        "ko": ("{C} {C|이} 있는 대륙 은 {A} 이다 .", "{C} {C|이} 속한 대륙 은 {A} 이다 .", "{A} {A|은} {C} {C|이} 속한 대륙 이다 ."),
     },
     "language": {
         "en": ("The official language of {C} is {A} .", "In {C} , the official language is {A} .",

@@ -108,6 +108,18 @@ def _find_delta(model: gpt_model.GPT, layer: int, prompts: Sequence[corpus.Promp
     return delta.detach()
 
 
+@torch.no_grad()
+def key_covariance(model: gpt_model.GPT, layer: int) -> torch.Tensor:
+    """C = E[k·kᵀ] of block `layer`'s (0-based) FFN keys at the last token of every corpus prompt, float64 (d_ff, d_ff)."""
+    d_ff = model.config.d_ff
+    total, count = torch.zeros(d_ff, d_ff, dtype=torch.float64), 0
+    for _, h, _ in neurons.prompt_batches(model, corpus.prompts("all")):
+        k = h[:, layer].to(torch.float64)
+        total += k.T @ k
+        count += k.shape[0]
+    return total / count
+
+
 def rank_one(model: gpt_model.GPT, layer: int, prompts: Sequence[corpus.Prompt], new_answer: str,
              method: str = "plain", steps: int = STEPS, lr: float = LR,
              covariance: torch.Tensor | None = None) -> tuple[gpt_model.GPT, torch.Tensor]:
@@ -121,7 +133,7 @@ def rank_one(model: gpt_model.GPT, layer: int, prompts: Sequence[corpus.Prompt],
     if method == "plain":
         direction = k / (k @ k)
     else:
-        c = (neurons.corpus_keys(model).covariance[layer] if covariance is None else covariance).to(torch.float64)
+        c = (key_covariance(model, layer) if covariance is None else covariance).to(torch.float64)
         c = c + RIDGE * c.diagonal().mean() * torch.eye(c.shape[0], dtype=torch.float64)
         c_inv_k = torch.linalg.solve(c, k)
         direction = c_inv_k / (k @ c_inv_k)
@@ -135,11 +147,11 @@ def rank_one(model: gpt_model.GPT, layer: int, prompts: Sequence[corpus.Prompt],
 
 def edit(model: gpt_model.GPT, country: str, relation: str, lang: str, template: str, new_answer: str,
          layer: int, method: str = "plain", scope: str = "template", steps: int = STEPS,
-         keys: neurons.Keys | None = None, before: Sequence[int] | None = None) -> Edit:
+         covariance: torch.Tensor | None = None, before: Sequence[int] | None = None) -> Edit:
     """Edit one fact on a copy (block `layer`, 1-based) and measure what changed; only numbers are kept.
 
-    keys (neurons.corpus_keys) and before (evaluate.predictions of the model on every prompt) may be
-    passed when the caller keeps them.
+    covariance (key_covariance of the edited block, for the ROME update) and before (evaluate.predictions
+    of the model on every prompt) may be passed when the caller keeps them.
     """
     if scope not in SCOPES:
         raise ValueError(f"scope must be one of {SCOPES}, not {scope!r}")
@@ -147,7 +159,6 @@ def edit(model: gpt_model.GPT, country: str, relation: str, lang: str, template:
     other = "ko" if lang == "en" else "en"
     new_fact = next(f for f in corpus.FACTS if f.relation == relation and f.answer(lang) == new_answer)
     new_other = new_fact.answer(other)
-    covariance = None if keys is None or method == "plain" else keys.covariance[layer - 1]
     chosen = key_prompts(fact, lang, template, scope)
     edited, change = rank_one(model, layer - 1, chosen, new_answer, method, steps, covariance=covariance)
 

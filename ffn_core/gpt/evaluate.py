@@ -39,9 +39,21 @@ def _by_length(word_lists: Sequence[Sequence[str]]) -> Batches:
     )
 
 
-@functools.cache
+@functools.lru_cache(maxsize=8)
 def _prompt_batches(prompts: tuple[corpus.Prompt, ...]) -> Batches:
     return _by_length([p.words for p in prompts])
+
+
+def final_states(model: gpt_model.GPT, idx: torch.Tensor) -> torch.Tensor:
+    """GPT.forward without its head: (B, T, d_model) after ln_f.
+
+    The accuracies need the head at a few positions only; the head is as costly as a block's FFN.
+    """
+    pos = torch.arange(idx.shape[1], device=idx.device)
+    x = model.wte(idx) + model.wpe(pos)
+    for block in model.blocks:
+        x = block(x)
+    return model.ln_f(x)
 
 
 def predictions(model: gpt_model.GPT, prompts: Sequence[corpus.Prompt]) -> list[int]:
@@ -49,7 +61,7 @@ def predictions(model: gpt_model.GPT, prompts: Sequence[corpus.Prompt]) -> list[
     out = [0] * len(prompts)
     with torch.no_grad():
         for ids, rows in _prompt_batches(tuple(prompts)):
-            best = model(ids)[:, -1].argmax(dim=-1).tolist()
+            best = model.head(final_states(model, ids)[:, -1]).argmax(dim=-1).tolist()
             for i, b in zip(rows, best):
                 out[i] = b
     return out
@@ -73,6 +85,7 @@ class _Batch:
     prompt_positions: torch.Tensor
     prompt_answers: torch.Tensor
     prompt_heldout: torch.Tensor
+    needed: torch.Tensor  # (n, T) the positions whose prediction is scored
 
 
 @functools.cache
@@ -98,8 +111,11 @@ def _corpus_batches() -> tuple[_Batch, ...]:
                 positions.append(s.answer_index - 1)
                 answers.append(v.index[s.words[s.answer_index]])
                 held.append(s.heldout)
+        needed = torch.zeros(ids.shape, dtype=torch.bool)
+        needed[:, :-1] = mask
+        needed[rows, positions] = True
         out.append(_Batch(ids, mask, torch.tensor(rows, dtype=torch.long), torch.tensor(positions, dtype=torch.long),
-                          torch.tensor(answers, dtype=torch.long), torch.tensor(held, dtype=torch.bool)))
+                          torch.tensor(answers, dtype=torch.long), torch.tensor(held, dtype=torch.bool), needed))
     return tuple(out)
 
 
@@ -128,7 +144,9 @@ def _corpus_pass(model: gpt_model.GPT) -> tuple[_Counts, list[int]]:
     try:
         with torch.no_grad():
             for b in _corpus_batches():
-                best = model(b.ids).argmax(dim=-1)  # (n, T)
+                x = final_states(model, b.ids)  # (n, T, d)
+                best = torch.full(b.ids.shape, -1, dtype=torch.long)
+                best[b.needed] = model.head(x[b.needed]).argmax(dim=-1)
                 right = (best[:, :-1] == b.ids[:, 1:])[b.template_mask]
                 c.template += right.numel()
                 c.template_right += int(right.sum())

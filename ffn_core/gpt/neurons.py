@@ -8,7 +8,7 @@ corpus prompts that switch it on hardest.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import pandas as pd
@@ -56,11 +56,17 @@ class Neurons:
         ])
 
 
+Batch = tuple[list[int], torch.Tensor, list[int]]  # prompt indices, FFN coefficients (b, n_layers, d_ff), argmax
+
+
 @torch.no_grad()
-def batched_last_hidden(model: gpt_model.GPT, prompts: Sequence[corpus.Prompt]) -> torch.Tensor:
-    """Every block's FFN coefficients at each prompt's last token, (n_prompts, n_layers, d_ff); one batch per prompt length."""
+def prompt_batches(model: gpt_model.GPT, prompts: Sequence[corpus.Prompt]) -> Iterator[Batch]:
+    """One forward pass over the prompts, one batch per prompt length (no padding): for each batch, every
+    block's FFN coefficients at each prompt's last token and the argmax next token (evaluate.predictions' rule).
+
+    Batch by batch, so a caller that keeps a summary never holds every prompt's coefficients at once.
+    """
     v = gpt_vocab.vocab()
-    out = torch.empty(len(prompts), len(model.blocks), model.config.d_ff)
     by_length: dict[int, list[int]] = {}
     for i, p in enumerate(prompts):
         by_length.setdefault(len(p.words), []).append(i)
@@ -68,15 +74,22 @@ def batched_last_hidden(model: gpt_model.GPT, prompts: Sequence[corpus.Prompt]) 
     handles = [block.ffn.act.register_forward_hook(lambda _m, _i, o: captured.append(o[:, -1]))
                for block in model.blocks]
     try:
-        for length, members in by_length.items():
+        for members in by_length.values():
             idx = torch.tensor([v.encode(list(prompts[i].words)) for i in members], dtype=torch.long)
             captured.clear()
-            model(idx)
-            out[members] = torch.stack(captured, dim=1).to(out.dtype)
+            best = model(idx)[:, -1].argmax(dim=-1).tolist()
+            yield members, torch.stack(captured, dim=1), best
     finally:
         for handle in handles:
             handle.remove()
-    return out
+
+
+def batched_last_hidden(model: gpt_model.GPT, prompts: Sequence[corpus.Prompt]) -> torch.Tensor:
+    """Every block's FFN coefficients at each prompt's last token: (n_prompts, n_layers, d_ff). For a few prompts."""
+    hidden = torch.empty(len(prompts), len(model.blocks), model.config.d_ff)
+    for members, h, _ in prompt_batches(model, prompts):
+        hidden[members] = h.to(hidden.dtype)
+    return hidden
 
 
 @dataclass(frozen=True)
@@ -86,18 +99,27 @@ class Keys:
     prompts: tuple[corpus.Prompt, ...]
     top_index: torch.Tensor  # (n_layers, d_ff, N_PROMPTS): the prompts with the largest a_i, largest first
     top_value: torch.Tensor  # (n_layers, d_ff, N_PROMPTS): those a_i
-    covariance: torch.Tensor  # (n_layers, d_ff, d_ff): E[a·aᵀ] over the prompts, for the edit (summed in float64, kept in float32)
+    predictions: tuple[int, ...]  # the model's argmax next token after each prompt, from the same pass
 
 
 @torch.no_grad()
 def corpus_keys(model: gpt_model.GPT, prompts: Sequence[corpus.Prompt] | None = None) -> Keys:
-    """One pass over the corpus prompts; what is kept is small (the top prompts, one d_ff × d_ff matrix per block)."""
+    """One pass over the corpus prompts; what is kept is small (each neuron's top prompts, the predictions)."""
     prompts = tuple(corpus.prompts("all") if prompts is None else prompts)
-    hidden = batched_last_hidden(model, prompts).transpose(0, 1)  # (n_layers, n_prompts, d_ff)
-    top = hidden.topk(min(N_PROMPTS, hidden.shape[1]), dim=1)  # over prompts
-    h64 = hidden.to(torch.float64)
-    covariance = (h64.transpose(1, 2) @ h64 / hidden.shape[1]).to(torch.float32)
-    return Keys(prompts, top.indices.transpose(1, 2).contiguous(), top.values.transpose(1, 2).contiguous(), covariance)
+    k = min(N_PROMPTS, len(prompts))
+    layers, d_ff = len(model.blocks), model.config.d_ff
+    values = torch.full((0, layers, d_ff), float("-inf"))
+    index = torch.zeros((0, layers, d_ff), dtype=torch.long)
+    predictions = [0] * len(prompts)
+    for members, h, best in prompt_batches(model, prompts):
+        # The running top k merged with this batch: never more than one batch of coefficients held.
+        values = torch.cat([values, h.to(values.dtype)])
+        index = torch.cat([index, torch.tensor(members).view(-1, 1, 1).expand(-1, layers, d_ff)])
+        top = values.topk(min(k, values.shape[0]), dim=0)
+        values, index = top.values, index.gather(0, top.indices)
+        for i, b in zip(members, best):
+            predictions[i] = b
+    return Keys(prompts, index.permute(1, 2, 0).contiguous(), values.permute(1, 2, 0).contiguous(), tuple(predictions))
 
 
 @torch.no_grad()

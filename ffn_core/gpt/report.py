@@ -6,10 +6,10 @@ from typing import Any
 
 from ffn_core.gpt import ablation, corpus, edit, evaluate, split, weights
 
-# The report's fixed example edit: France's capital becomes Rome, written into block 2's W2 from the
-# English prompt "The capital of France is".
+# The report's fixed example edit, the surgery page's default: France's capital becomes Rome, written
+# into block 1's W2 (ROME's update) from the English prompt "The capital of France is".
 EDIT = {"country": "France", "relation": "capital", "lang": "en", "template": "capital.en.0",
-        "new_answer": "Rome", "layer": 2, "method": "covariance", "scope": "template"}
+        "new_answer": "Rome", "layer": 1, "method": "covariance", "scope": "template"}
 
 
 def example_edit(model: Any) -> edit.Edit:

@@ -43,8 +43,8 @@ def steps(directory: Path = WEIGHTS_DIR) -> tuple[int, ...]:
     return tuple(_manifest(directory)["steps"])
 
 
-@functools.cache
 def _state(step: int, directory: Path) -> dict[str, torch.Tensor]:
+    # Not cached: a caller that walks every checkpoint would keep them all resident; reading one is ms.
     return load_file(directory / checkpoint_name(step))
 
 

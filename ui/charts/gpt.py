@@ -37,7 +37,7 @@ def accuracy(frame: pd.DataFrame, t: Translator) -> alt.Chart:
                for lang, h in zip(frame["lang"], frame["heldout"])],
     )
     return alt.Chart(data).mark_bar().encode(
-        x=alt.X(field="relation_label", type="nominal", title=None, axis=alt.Axis(labelAngle=0)),
+        x=alt.X(field="relation_label", type="nominal", title=None, axis=alt.Axis(labelAngle=0, labelLimit=400)),
         xOffset=alt.XOffset(field="group", type="nominal"),
         y=alt.Y(field="accuracy", type="quantitative", title=t("gpt.axis_accuracy"), axis=alt.Axis(format="%"),
                 scale=alt.Scale(domain=[0, 1])),
@@ -58,7 +58,7 @@ def attribution(frame: pd.DataFrame, t: Translator) -> alt.Chart:
     parts = [p for p in PART_COLOURS if p in set(frame["part"])]
     return alt.Chart(data).mark_bar().encode(
         x=alt.X(field="label", type="nominal", sort=alt.EncodingSortField(field="order"), title=None,
-                axis=alt.Axis(labelAngle=-30)),
+                axis=alt.Axis(labelAngle=-40, labelOverlap=False)),
         y=alt.Y(field="contribution", type="quantitative", title=t("gpt.axis_logit_term")),
         color=alt.Color(field="part_label", type="nominal", title=None, legend=alt.Legend(orient="top"),
                         scale=alt.Scale(domain=[t(f"gpt.kind_{p}") for p in parts],
@@ -85,15 +85,16 @@ def lens(frame: pd.DataFrame, t: Translator) -> alt.LayerChart:
     return alt.layer(line, text, height=300)
 
 
-def neurons(frame: pd.DataFrame, t: Translator) -> alt.Chart:
-    """The neurons adding most to the answer's logit, coloured by block."""
+def neurons(frame: pd.DataFrame, t: Translator, n_layers: int) -> alt.Chart:
+    """The neurons adding most to the answer's logit, coloured by block (the same colour for a block on every prompt)."""
     data = frame.assign(block=frame["layer"].map(lambda layer: t("gpt.block_n", layer=layer)))
+    blocks = [t("gpt.block_n", layer=layer) for layer in range(1, n_layers + 1)]
     return alt.Chart(data).mark_bar().encode(
         x=alt.X(field="label", type="nominal", sort=alt.EncodingSortField(field="contribution", order="descending"),
                 title=t("gpt.axis_neuron"), axis=alt.Axis(labelAngle=0)),
         y=alt.Y(field="contribution", type="quantitative", title=t("gpt.axis_logit_term")),
         color=alt.Color(field="block", type="nominal", title=None, legend=alt.Legend(orient="top"),
-                        scale=alt.Scale(range=LAYER_COLOURS)),
+                        scale=alt.Scale(domain=blocks, range=LAYER_COLOURS[: len(blocks)])),
         tooltip=[alt.Tooltip(field="label", type="nominal", title=t("gpt.axis_neuron")),
                  alt.Tooltip(field="coefficient", type="quantitative", title="aᵢ", format=".3f"),
                  alt.Tooltip(field="value_on_answer", type="quantitative", title="u·vᵢ", format=".3f"),
@@ -124,7 +125,7 @@ def ablation(frame: pd.DataFrame, t: Translator) -> alt.Chart:
                         state_label=frame["state"].map(lambda s: t(f"gptsurgery.state_{s}")))
     states = list(STATE_COLOURS)
     return alt.Chart(data).mark_bar().encode(
-        x=alt.X(field="measure_label", type="nominal", title=None, axis=alt.Axis(labelAngle=0),
+        x=alt.X(field="measure_label", type="nominal", title=None, axis=alt.Axis(labelAngle=0, labelLimit=400),
                 sort=[t(f"gptsurgery.measure_{m}") for m in dict.fromkeys(frame["measure"])]),
         xOffset=alt.XOffset(field="state_label", type="nominal", sort=[t(f"gptsurgery.state_{s}") for s in states]),
         y=alt.Y(field="accuracy", type="quantitative", title=t("gpt.axis_accuracy"), axis=alt.Axis(format="%"),

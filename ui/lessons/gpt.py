@@ -53,6 +53,7 @@ def layers(answer: str, residual: float, embedding: float, attn: Sequence[float]
               Claim("gpt.claim_ffn_writes", {"ffn": ffn_total, "attn": attn_total}, ffn_more))
     first = "—" if first_top is None else first_top
     takeaway = "gpt.takeaway_layers_ffn" if ffn_more else "gpt.takeaway_layers_attn"
+    takeaway += " gpt.takeaway_first_never" if first_top is None else " gpt.takeaway_first_block"
     return Verdict(claims, takeaway, {"answer": answer, "ffn": ffn_total, "attn": attn_total,
                                       "part": Term(f"gpt.kind_{kind}"), "block": block, "best": best, "first": first})
 
@@ -60,8 +61,8 @@ def layers(answer: str, residual: float, embedding: float, attn: Sequence[float]
 def neurons(answer: str, top: Sequence[float], ffn_total: float, m: int, lead: str, promotes: str) -> Verdict:
     """top: the chosen neurons' terms on the answer's logit; ffn_total: every FFN's term (biases included)."""
     top_sum = sum(top)
+    few = ffn_total > 0 and top_sum >= FEW_NEURONS * ffn_total
     share = top_sum / ffn_total if ffn_total > 0 else float("nan")
-    few = _finite(share) and share >= FEW_NEURONS
     claims = (Claim("gpt.claim_few", {"n": len(top), "m": m, "top": top_sum, "total": ffn_total}, few),)
     takeaway = "gpt.takeaway_neurons_few" if few else "gpt.takeaway_neurons_spread"
     return Verdict(claims, takeaway, {"n": len(top), "share": share, "neuron": lead, "promotes": promotes,
@@ -99,7 +100,14 @@ def ablation(target: str, label: str, seen: tuple[float, float], template: tuple
               {"before": template[0], "after": template[1], "facts": 100 * fact_drop, "grammar": 100 * grammar_drop},
               grammar_drop < fact_drop),
     )
-    return Verdict(claims, f"gptsurgery.takeaway_{part}_{_severity(*seen)}", values)
+    if grammar_drop > fact_drop:
+        grammar = "fell"
+    elif grammar_drop < NOTICEABLE * template[0]:
+        grammar = "intact"
+    else:
+        grammar = "held"
+    takeaway = f"gptsurgery.takeaway_{part}_{_severity(*seen)} gptsurgery.takeaway_grammar_{grammar}"
+    return Verdict(claims, takeaway, values)
 
 
 def edit(layer: int, prompt: str, new: str, other: str, edited: float, other_lang: float | None,

@@ -1,0 +1,73 @@
+"""The GPT surgery page: ablation, the rank-one edit and sparsity from training, read back in both languages."""
+import pytest
+
+from ffn_core.gpt import ablation, evaluate, weights
+from tests.conftest import chart_specs, metric_values, open_page
+from ui import i18n
+from ui.lessons import pct
+
+PAGE = "pages/8_gpt_surgery.py"
+
+
+def _rows(spec):
+    return [row for rows in spec["datasets"].values() for row in rows]
+
+
+@pytest.fixture(scope="module")
+def scores():
+    model = weights.load()
+    return ablation.scores(model), ablation.scores(ablation.ablated(model, "ffn_all"))
+
+
+@pytest.mark.parametrize("lang", i18n.LANGS)
+def test_page_measures_ablation_edit_and_sparsity(lang, scores):
+    at = open_page(PAGE, lang)
+    assert not at.exception, [e.value for e in at.exception]
+    t = i18n.Translator(lang)
+    assert at.title[0].value == t("gptsurgery.title")
+    base, no_ffn = scores
+    metrics = metric_values(at)
+    assert metrics[t("gptsurgery.measure_seen")] == f"{pct(base.seen)} → {pct(no_ffn.seen)}"
+    assert metrics[t("gptsurgery.measure_template")] == f"{pct(base.template)} → {pct(no_ffn.template)}"
+    for i, active in enumerate(base.active, start=1):
+        assert metrics[t("gpt.block_n", layer=i)].endswith(f"→ {active:.3f}")
+    assert t("gptsurgery.metric_edited") in metrics and t("gptsurgery.metric_changed") in metrics
+    changed, others = metrics[t("gptsurgery.metric_changed")].split(" / ")
+    assert 0 <= int(changed) <= int(others)
+    ablation_chart, sparsity_chart = chart_specs(at)
+    bars = [r["accuracy"] for r in _rows(ablation_chart) if "accuracy" in r]
+    assert bars == pytest.approx([base.seen, no_ffn.seen, base.heldout, no_ffn.heldout, base.template, no_ffn.template],
+                                 nan_ok=True)
+    measured = [r["active"] for r in _rows(sparsity_chart) if r.get("source") == "measured"]
+    assert measured == pytest.approx(list(base.active))
+    # The rank-one claim is a fact by construction; the weights-untouched claim is measured and holds.
+    assert any(t("gptsurgery.claim_unchanged") in s.value for s in at.success)
+
+
+def test_moving_controls_changes_the_experiments(scores):
+    at = open_page(PAGE, "en")
+    at.selectbox(key="target").set_value("attn_1").run()
+    at.toggle(key="apply").set_value(False).run()
+    assert not at.exception, [e.value for e in at.exception]
+    model = weights.load()
+    attn = ablation.scores(ablation.ablated(model, "attn_1"))
+    base = scores[0]
+    assert metric_values(at)["Facts, seen templates"] == f"{pct(base.seen)} → {pct(attn.seen)}"
+    assert "Edited prompt" not in metric_values(at)
+    assert any(i.value.startswith("Undone") for i in at.info)
+    steps = weights.steps()
+    at.select_slider(key="step").set_value(steps[0]).run()
+    assert not at.exception, [e.value for e in at.exception]
+    first = evaluate.active_fraction(weights.load(steps[0]))
+    assert metric_values(at)["Block 1"].endswith(f"→ {first[0]:.3f}")
+
+
+@pytest.mark.parametrize("query", [
+    {"target": "ffn_99", "block": "7", "method": "zzz", "step": "12345", "apply": "maybe"},
+    {"edit_country": "<b>x</b>", "edit_lang": "fr", "new": "Atlantis"},
+])
+def test_crafted_links_fall_back_without_an_error(query):
+    at = open_page(PAGE, "en", **query)
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.title[0].value == i18n.Translator("en")("gptsurgery.title")
+    assert metric_values(at)

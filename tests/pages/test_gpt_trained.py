@@ -1,0 +1,92 @@
+"""The trained-GPT page: the model's answer, accuracy, attribution and neurons read back, in both languages."""
+import pytest
+
+from ffn_core.gpt import ask, attribution, corpus, weights
+from tests.conftest import chart_specs, metric_values, open_page
+from ui import i18n
+from ui.lessons import pct
+
+PAGE = "pages/7_trained_gpt.py"
+
+
+def _rows(spec):
+    return [row for rows in spec["datasets"].values() for row in rows]
+
+
+@pytest.fixture(scope="module")
+def model():
+    return weights.load()
+
+
+def _prompt(country="France", relation="capital", lang="en", form=0):
+    own = [p for p in corpus.prompts("all") if p.fact.country == country and p.fact.relation == relation and p.lang == lang]
+    return own[form]
+
+
+@pytest.mark.parametrize("lang", i18n.LANGS)
+def test_page_shows_the_models_answer_and_where_it_comes_from(lang, model):
+    at = open_page(PAGE, lang)
+    assert not at.exception, [e.value for e in at.exception]
+    t = i18n.Translator(lang)
+    assert at.title[0].value == t("gpt.title")
+    p = _prompt()
+    nxt = ask.next_token(model, p.words, p.answer)
+    acc = ask.accuracy(model)
+    metrics = metric_values(at)
+    assert metrics[t("gpt.metric_top")] == nxt.tokens[0]
+    assert metrics[t("gpt.metric_answer_rank")] == str(nxt.answer_rank)
+    assert metrics[t("gpt.metric_seen")] == pct(acc.seen)
+    assert metrics[t("gpt.metric_heldout")] == pct(acc.heldout)
+    assert float(metrics[t("gpt.metric_residual")]) <= 1e-9
+    attr = attribution.attribute(model, p.words, p.answer)
+    assert metrics[t("gpt.metric_logit", answer=p.answer)] == f"{attr.logit:.3f}"
+    specs = chart_specs(at)
+    top_rows = [r for r in _rows(specs[0]) if "prob" in r]
+    assert [r["token"] for r in top_rows] == list(nxt.tokens)
+    # The attribution chart's bars are the parts: embedding, attention and FFN per block, the norm's shift.
+    contributions = [r["contribution"] for r in _rows(specs[2]) if "contribution" in r]
+    assert len(contributions) == 2 * len(model.blocks) + 2
+    assert sum(contributions) == pytest.approx(attr.logit, abs=1e-9)
+    assert len(at.success) + len(at.error) >= 6  # every section's measured claims
+    assert sum(1 for i in at.info if i.value.startswith(f"**{t('common.takeaway')}**")) == 4
+
+
+def test_moving_controls_asks_another_fact(model):
+    at = open_page(PAGE, "en")
+    at.selectbox(key="country").set_value("Japan").run()
+    at.selectbox(key="relation").set_value("currency").run()
+    at.radio(key="plang").set_value("ko").run()
+    assert not at.exception, [e.value for e in at.exception]
+    p = _prompt("Japan", "currency", "ko", 0)
+    nxt = ask.next_token(model, p.words, p.answer)
+    metrics = metric_values(at)
+    assert metrics["Predicted next token"] == nxt.tokens[0]
+    assert metrics["Rank of the true answer"] == str(nxt.answer_rank)
+    assert " · ".join(p.words) in at.caption[0].value
+
+
+def test_a_typed_prompt_is_tokenised_and_an_unknown_word_gets_a_note(model):
+    at = open_page(PAGE, "ko", prompt="일본의 수도는")
+    assert not at.exception, [e.value for e in at.exception]
+    words = tuple(corpus.tokenize("일본의 수도는"))
+    assert words == ("일본", "의", "수도", "는")
+    assert metric_values(at)["예측한 다음 토큰"] == ask.next_token(model, words).tokens[0]
+    at = open_page(PAGE, "en", prompt="The capital of Atlantis is")
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("Atlantis" in i.value for i in at.info)
+    # The chosen sentence is answered instead.
+    p = _prompt()
+    assert metric_values(at)["Predicted next token"] == ask.next_token(model, p.words).tokens[0]
+
+
+@pytest.mark.parametrize("query", [
+    {"country": "<script>alert(1)</script>", "relation": "gravity", "plang": "fr", "form": "9"},
+    {"country": "프랑스", "relation": "수도", "plang": "한국어", "form": "-1"},
+    {"prompt": "is " * 200},
+    {"prompt": "???"},
+])
+def test_crafted_links_fall_back_without_an_error(query):
+    at = open_page(PAGE, "en", **query)
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.title[0].value == i18n.Translator("en")("gpt.title")
+    assert metric_values(at)
