@@ -31,13 +31,14 @@ plang = widgets.choice(page, c3.radio, t("gpt.prompt_lang"), list(corpus.LANGS),
                        option_label=lambda tr, lang: tr(f"gpt.lang_{lang}"), horizontal=True)
 fact = next(f for f in corpus.FACTS if f.country == country and f.relation == relation)
 own = [p for p in corpus.prompts("all") if p.fact == fact and p.lang == plang]
-forms = list(range(len(own)))
-form = widgets.choice(page, st.radio, t("gpt.form"), forms, key="form", horizontal=True,
-                      option_label=lambda tr, i: " ".join(own[i].words) + " …")
+# A form is named by its template's id, so a link says which sentence it means.
+by_template = {p.template: p for p in own}
+form = widgets.choice(page, st.radio, t("gpt.form"), list(by_template), key="form", horizontal=True,
+                      option_label=lambda tr, tid: " ".join(by_template[tid].words) + " …")
 typed = st.text_input(t("gpt.prompt"), "", key="prompt", bind="query-params", max_chars=200,
                       placeholder=t("gpt.prompt_placeholder"), help=t("gpt.prompt_help"))
 
-chosen = own[form]
+chosen = by_template[form]
 words, answer = chosen.words, chosen.answer
 if typed.strip():
     parsed, unknown = gpt_model.parse(typed)

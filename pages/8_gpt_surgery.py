@@ -63,8 +63,9 @@ elang = widgets.choice(page, c2.radio, t("gptsurgery.edit_lang"), list(corpus.LA
 fact = next(f for f in capitals if f.country == country)
 answers = sorted({f.answer(elang) for f in capitals} - {fact.answer(elang)})
 default_new = "Rome" if elang == "en" and "Rome" in answers else answers[0]
-new_answer = c3.selectbox(t("gptsurgery.new_answer"), answers, index=answers.index(default_new), key="new",
-                          bind="query-params")
+# Its options follow the language and the country, so the shared choice keeps it in the address by name.
+new_answer = widgets.choice(page, c3.selectbox, t("gptsurgery.new_answer"), answers, key="new",
+                            index=answers.index(default_new), option_label=lambda tr, a: a)
 c1, c2, c3 = st.columns(3)
 # Block 1: its FFN carries most of the facts (take it out above), and ROME's update there moves the fewest others.
 layer = c1.select_slider(t("gptsurgery.block"), blocks, 1, key="block", bind="query-params")

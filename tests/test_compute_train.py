@@ -6,7 +6,7 @@ machine is.
 """
 import pytest
 
-from ffn_core import sweep
+from ffn_core.sweep import sweep
 from tests.conftest import chart_specs, open_page
 from ui import compute
 
