@@ -15,7 +15,7 @@ from ffn_core.gpt import vocab as gpt_vocab
 from ui import compute
 
 
-@st.cache_resource(show_spinner=False)
+@compute.resource  # out of reach of a client's "clear cache", which would make the server reload it
 def shipped() -> gpt_model.GPT:
     """The final checkpoint; frozen so no probe can train it by accident."""
     model = weights.load()
@@ -24,7 +24,7 @@ def shipped() -> gpt_model.GPT:
     return model
 
 
-@st.cache_resource(show_spinner=False)
+@compute.resource
 def corpus_keys() -> neurons.Keys:
     """Every neuron's strongest corpus prompts and the model's predictions: one pass over the corpus prompts, kept (~0.3 MB)."""
     return neurons.corpus_keys(shipped())
@@ -82,7 +82,7 @@ def ablated_scores(target: str) -> ablation.Scores:
     return ablation.scores(ablation.ablated(shipped(), target))
 
 
-@st.cache_resource(show_spinner=False, max_entries=8)
+@compute.resource  # one per block: four at most
 def key_covariance(layer: int) -> torch.Tensor:
     """One block's key covariance for ROME's update (1 MB a block), kept once computed; never changed."""
     return edit.key_covariance(shipped(), layer - 1).to(torch.float32)
