@@ -536,7 +536,8 @@ def main(argv: list[str] | None = None) -> int:
         target = Target(args)
         try:
             print(f"    ({stclient.load_average()} before the bursts, N={n}, {target.describe()})", flush=True)
-            failed |= run_bursts(target, n, args.burst, seed=5000 + 1000 * n)
+            # Seeds the width sweep takes (0-9999), new to this server, n + 1 apart per scenario.
+            failed |= run_bursts(target, n, args.burst, seed=2000 + 10 * n)
         finally:
             target.stop()
     if not args.no_checks:
