@@ -89,7 +89,7 @@ COSTLIEST_LINKS: dict[str, str] = {
     "activation_sparsity": "d=128&m=512&steps=200&act=gelu&task=random_labels",
     # The GPT pages have no sizes to raise: their costliest links ask for a new fact and, on the surgery
     # page, a new ablation, the ROME edit in the last block and a checkpoint that is not the final one.
-    "trained_gpt": "country=Japan&relation=currency&plang=ko&form=1",
+    "trained_gpt": "country=Japan&relation=currency&plang=ko&form=일본+은+통화+로",
     "gpt_surgery": "target=attn_4&edit_country=Japan&edit_lang=ko&block=4&method=covariance&step=0",
 }
 

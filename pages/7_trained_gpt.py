@@ -31,14 +31,15 @@ plang = widgets.choice(page, c3.radio, t("gpt.prompt_lang"), list(corpus.LANGS),
                        option_label=lambda tr, lang: tr(f"gpt.lang_{lang}"), horizontal=True)
 fact = next(f for f in corpus.FACTS if f.country == country and f.relation == relation)
 own = [p for p in corpus.prompts("all") if p.fact == fact and p.lang == plang]
-# A form is named by its template's id, so a link says which sentence it means.
-by_template = {p.template: p for p in own}
-form = widgets.choice(page, st.radio, t("gpt.form"), list(by_template), key="form", horizontal=True,
-                      option_label=lambda tr, tid: " ".join(by_template[tid].words) + " …")
+# A form is named by its own words, so a link reads as the sentence it asks. The name must change
+# whenever the words do: a radio whose labels change under the same names shows nothing checked.
+by_words = {" ".join(p.words): p for p in own}
+form = widgets.choice(page, st.radio, t("gpt.form"), list(by_words), key="form", horizontal=True,
+                      option_label=lambda tr, words: f"{words} …")
 typed = st.text_input(t("gpt.prompt"), "", key="prompt", bind="query-params", max_chars=200,
                       placeholder=t("gpt.prompt_placeholder"), help=t("gpt.prompt_help"))
 
-chosen = by_template[form]
+chosen = by_words[form]
 words, answer = chosen.words, chosen.answer
 if typed.strip():
     parsed, unknown = gpt_model.parse(typed)

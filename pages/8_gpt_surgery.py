@@ -3,7 +3,7 @@ import streamlit as st
 
 from ffn_core import sparsity as ffn_sparsity
 from ffn_core.gpt import ablation, corpus, edit, sparsity_curve, weights
-from ui import gpt_model, shell, widgets
+from ui import gpt_model, query, shell, widgets
 from ui import lessons as lesson_text
 from ui.charts import gpt as charts
 from ui.lessons import gpt as lessons
@@ -71,7 +71,12 @@ c1, c2, c3 = st.columns(3)
 layer = c1.select_slider(t("gptsurgery.block"), blocks, 1, key="block", bind="query-params")
 method = widgets.choice(page, c2.radio, t("gptsurgery.method"), list(edit.METHODS), key="method",
                         index=1, option_label=lambda tr, m: tr(f"gptsurgery.method_{m}"), horizontal=True)
-apply = c3.toggle(t("gptsurgery.apply"), True, key="apply", bind="query-params", help=t("gptsurgery.apply_help"))
+# Written to the address by hand, as the choices around it are: a bound switch on this page, whose
+# run is long, could lose its address to the choices' writes in the same run.
+if "apply" not in st.session_state:
+    st.session_state["apply"] = query.flag("apply") is not False
+apply = c3.toggle(t("gptsurgery.apply"), key="apply", help=t("gptsurgery.apply_help"))
+query.set_value("apply", None if apply else "false")
 
 prompt_words = " ".join(next(p.words for p in corpus.prompts("all")
                              if p.fact == fact and p.lang == elang and p.template == corpus.template_id("capital", elang, 0)))
