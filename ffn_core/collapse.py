@@ -17,6 +17,17 @@ N_FIT = 2048
 N_TEST = 1024
 
 
+def spectrum_frame(singular_values: tuple[float, ...], rank: int) -> pd.DataFrame:
+    """Singular values one row each, in the order given, flagged if the rank counts them."""
+    return pd.DataFrame(
+        {
+            "index": range(1, len(singular_values) + 1),
+            "singular_value": singular_values,
+            "counted": [i < rank for i in range(len(singular_values))],
+        }
+    )
+
+
 @dataclass(frozen=True)
 class Collapse:
     d_model: int
@@ -37,13 +48,7 @@ class Collapse:
 
     def to_frame(self) -> pd.DataFrame:
         """Singular values of W2·W1 in descending order, one row each, flagged if counted by the rank."""
-        return pd.DataFrame(
-            {
-                "index": range(1, len(self.singular_values) + 1),
-                "singular_value": self.singular_values,
-                "counted": [i < self.rank for i in range(len(self.singular_values))],
-            }
-        )
+        return spectrum_frame(self.singular_values, self.rank)
 
 
 def _check(d_model: int, d_ff: int, act: str) -> None:
@@ -163,13 +168,7 @@ class Stack:
 
     def to_frame(self) -> pd.DataFrame:
         """Singular values of the stack's product, one row each, flagged if counted by the rank."""
-        return pd.DataFrame(
-            {
-                "index": range(1, len(self.singular_values) + 1),
-                "singular_value": self.singular_values,
-                "counted": [i < self.rank for i in range(len(self.singular_values))],
-            }
-        )
+        return spectrum_frame(self.singular_values, self.rank)
 
 
 def stack(d_model: int = 64, widths: tuple[int, ...] = (256, 256, 256), bias: bool = False, seed: int = 0) -> Stack:

@@ -1,11 +1,9 @@
 """The Korean pages of the width sweep, key-value memory and activation sparsity carry no English prose:
 every word in Latin letters is a name (a model, an author, a paper, an activation), code or a formula's symbol."""
-import re
-
 import pytest
 
 from tests.conftest import open_page
-from tests.pages.test_korean import CODE, NAMES, _texts
+from tests.pages.test_korean import NAMES, english_words
 
 VIEWS = [
     ("pages/4_width_sweep.py", {}),
@@ -31,10 +29,5 @@ DEMO_NAMES = NAMES | {
 def test_korean_demo_pages_have_no_english_prose(path, query):
     at = open_page(path, "ko", **query)
     assert not at.exception
-    english = set()
-    for text in _texts(at):
-        text = re.sub(r"\$[^$]*\$|`[^`]*`", " ", text)  # formulas and code spans
-        for word in re.findall(r"[A-Za-z][A-Za-z_./*\-\d]*", text):
-            if len(word) > 1 and not CODE.search(word) and word not in DEMO_NAMES:
-                english.add(word)
+    english = english_words(at, DEMO_NAMES)
     assert english == set(), sorted(english)
