@@ -22,6 +22,17 @@ PERMUTATIONS = ("random", "reverse", "roll")
 Matrix = tuple[tuple[float, ...], ...]
 
 
+def influence_frame(matrices: dict[str, Matrix]) -> pd.DataFrame:
+    """Long influence data, one row per (model, i, j): i the output token, j the input token."""
+    rows = [
+        {"model": model, "i": i, "j": j, "influence": value}
+        for model, matrix in matrices.items()
+        for i, row in enumerate(matrix)
+        for j, value in enumerate(row)
+    ]
+    return pd.DataFrame(rows)
+
+
 @dataclass(frozen=True)
 class PositionWise:
     n_tokens: int
@@ -45,13 +56,7 @@ class PositionWise:
 
     def to_frame(self) -> pd.DataFrame:
         """Long influence data: model, i (output token), j (input token), influence = ||∂y_i/∂x_j||_F."""
-        rows = [
-            {"model": model, "i": i, "j": j, "influence": value}
-            for model, matrix in (("ffn", self.ffn_influence), ("attention", self.attention_influence))
-            for i, row in enumerate(matrix)
-            for j, value in enumerate(row)
-        ]
-        return pd.DataFrame(rows)
+        return influence_frame({"ffn": self.ffn_influence, "attention": self.attention_influence})
 
 
 def _check(n_tokens: int, d_model: int, d_ff: int, act: str, n_heads: int, perm: str) -> None:
@@ -182,13 +187,7 @@ class BlockInfluence:
 
     def to_frame(self) -> pd.DataFrame:
         """Long influence data: model ("block" or "ffn"), i (output token), j (input token), influence."""
-        rows = [
-            {"model": model, "i": i, "j": j, "influence": value}
-            for model, matrix in (("ffn", self.ffn_influence), ("block", self.block_influence))
-            for i, row in enumerate(matrix)
-            for j, value in enumerate(row)
-        ]
-        return pd.DataFrame(rows)
+        return influence_frame({"ffn": self.ffn_influence, "block": self.block_influence})
 
 
 def block_influence(
