@@ -119,6 +119,21 @@ def _matrix(m: torch.Tensor) -> Matrix:
     return tuple(tuple(row) for row in m.tolist())
 
 
+def _layers(n_tokens: int, d_model: int, d_ff: int, act: str, n_heads: int, causal: bool,
+            seed: int) -> tuple[torch.Generator, ffn.FFN, attention.SelfAttention, torch.Tensor]:
+    """The seed's FFN, attention and tokens (n, d), and its generator for whatever is drawn next.
+
+    Child seeds from the one local generator, so the FFN, attention and inputs are not drawn from
+    the same stream; measure() and block_influence() share them, so both show the same layers.
+    """
+    g = torch.Generator().manual_seed(seed)
+    ffn_seed, attn_seed = (int(s) for s in torch.randint(0, 2**62, (2,), generator=g))
+    f = ffn.FFN(d_model, d_ff, act=act, seed=ffn_seed, dtype=torch.float64)  # type: ignore[arg-type]
+    a = attention.SelfAttention(d_model, n_heads, causal=causal, seed=attn_seed, dtype=torch.float64)
+    x = torch.randn(n_tokens, d_model, generator=g, dtype=torch.float64)  # (n, d)
+    return g, f, a, x
+
+
 def measure(
     n_tokens: int = 8,
     d_model: int = 64,
@@ -131,12 +146,7 @@ def measure(
 ) -> PositionWise:
     """Check the FFN is position-wise (row by row, permutation) and compare its token influence with attention's."""
     _check(n_tokens, d_model, d_ff, act, n_heads, perm)
-    g = torch.Generator().manual_seed(seed)
-    # Child seeds from the one local generator, so the FFN, attention and inputs are not drawn from the same stream.
-    ffn_seed, attn_seed = (int(s) for s in torch.randint(0, 2**62, (2,), generator=g))
-    f = ffn.FFN(d_model, d_ff, act=act, seed=ffn_seed, dtype=torch.float64)  # type: ignore[arg-type]
-    a = attention.SelfAttention(d_model, n_heads, causal=causal, seed=attn_seed, dtype=torch.float64)
-    x = torch.randn(n_tokens, d_model, generator=g, dtype=torch.float64)  # (n, d)
+    g, f, a, x = _layers(n_tokens, d_model, d_ff, act, n_heads, causal, seed)
     p = permutation(n_tokens, perm, g)
 
     with torch.no_grad():
@@ -205,11 +215,7 @@ def block_influence(
     its own input h, where the block applies it.
     """
     _check(n_tokens, d_model, d_ff, act, n_heads, "random")
-    g = torch.Generator().manual_seed(seed)
-    ffn_seed, attn_seed = (int(s) for s in torch.randint(0, 2**62, (2,), generator=g))
-    f = ffn.FFN(d_model, d_ff, act=act, seed=ffn_seed, dtype=torch.float64)  # type: ignore[arg-type]
-    a = attention.SelfAttention(d_model, n_heads, causal=causal, seed=attn_seed, dtype=torch.float64)
-    x = torch.randn(n_tokens, d_model, generator=g, dtype=torch.float64)  # (n, d)
+    _, f, a, x = _layers(n_tokens, d_model, d_ff, act, n_heads, causal, seed)
 
     def block(t: torch.Tensor) -> torch.Tensor:
         h = t + a(t)
