@@ -471,13 +471,13 @@ def test_config_url_order(tmp_path, monkeypatch):
     assert config.url(secrets_file) == f"sqlite:///{tmp_path / 'data' / 'class.sqlite'}"
     assert (tmp_path / "data").is_dir()
     secrets_file.write_text('[connections.class]\nurl = "postgresql+psycopg://u@h/db"\n')
-    assert config.url(secrets_file) is None  # st.connection reads the secrets itself
-    assert config.resolved_url(secrets_file) == "postgresql+psycopg://u@h/db"
+    assert config.url(secrets_file) == "postgresql+psycopg://u@h/db"
     monkeypatch.setenv(config.ENV_URL, "postgresql+psycopg://env@h/db")
     assert config.url(secrets_file) == "postgresql+psycopg://env@h/db"
     monkeypatch.delenv(config.ENV_URL)
     secrets_file.write_text("not [ toml")
     assert config.url(secrets_file).startswith("sqlite:///")
+    assert config.describe("postgresql+psycopg://u:secret@h:5432/db") == "postgresql+psycopg://u:***@h:5432/db"
 
 
 def test_normalize_code():
