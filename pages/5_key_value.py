@@ -1,7 +1,7 @@
 import pandas as pd
 import streamlit as st
 
-from ffn_core import keyvalue, memorise
+from ffn_core import keyvalue, memory_training
 from ui import compute, controls, shell, widgets
 from ui.charts import keyvalue as charts
 from ui.lessons import keyvalue as verdicts
@@ -27,7 +27,7 @@ seed = controls.draw(page, "seed", c7)
 if token >= n:
     st.warning(t("keyvalue.token_out_of_range", token=token, n=n))
     st.stop()
-if n * d * m * steps > memorise.MAX_WORK:
+if n * d * m * steps > memory_training.MAX_WORK:
     st.warning(t("keyvalue.too_costly"))
     st.stop()
 

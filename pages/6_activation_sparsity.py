@@ -1,6 +1,6 @@
 import streamlit as st
 
-from ffn_core import memorise, sparsity
+from ffn_core import memory_training, sparsity
 from ui import compute, controls, shell, widgets
 from ui.charts import activations as act_charts
 from ui.charts import sparsity as charts
@@ -30,7 +30,7 @@ m = controls.draw(page, "m", c2)
 task = controls.draw(page, "task", c3)
 steps = controls.draw(page, "steps", c4)
 
-if N_KEYS * d * m * steps > memorise.MAX_WORK:
+if N_KEYS * d * m * steps > memory_training.MAX_WORK:
     st.warning(t("sparsity.too_costly"))
     st.stop()
 
@@ -78,7 +78,7 @@ widgets.verdict(page, verdicts.judge_init(start))
 
 
 st.subheader(t("sparsity.train_heading"))
-st.markdown(t(f"sparsity.task_lesson_{task}", n=N_KEYS, classes=memorise.N_CLASSES))
+st.markdown(t(f"sparsity.task_lesson_{task}", n=N_KEYS, classes=memory_training.N_CLASSES))
 before, after = run.active_train[0], run.active_train[-1]
 # Two to a row: "0.509 → 0.495" needs half the width, or the number the lesson is about is cut off.
 c1, c2 = st.columns(2)
@@ -104,4 +104,4 @@ widgets.verdict(page, verdicts.judge(start, run, act))
 
 st.page_link("pages/8_gpt_surgery.py", label=t("sparsity.link_trained"), icon=":material/arrow_forward:",
              query_params=shell.link_params(page))
-widgets.show_code(page, sparsity.at_init, memorise.train_module)
+widgets.show_code(page, sparsity.at_init, memory_training.train_module)

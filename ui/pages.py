@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from ffn_core import collapse, ffn, memorise, params, position, presets
+from ffn_core import collapse, ffn, memory_training, params, position, presets
 from ffn_core.gpt import ablation, corpus, edit, weights
 from ffn_core.sweep import expr, net1d, sweep, targets
 from ui import i18n
@@ -116,7 +116,7 @@ KEYVALUE = (
     Choice("m", (32, 64, 128, 256, 512), 256, widget="slider", label="keyvalue.m"),
     Choice("n", (16, 32, 64, 128, 256), 128, widget="slider", label="keyvalue.n", help="keyvalue.n_help"),
     Number("token", 0, 255, 0, widget="box", label="keyvalue.token", help="keyvalue.token_help"),
-    Choice("steps", (0, 50, 100, 200, 400), memorise.DEFAULT_STEPS, widget="slider", label="keyvalue.steps"),
+    Choice("steps", (0, 50, 100, 200, 400), memory_training.DEFAULT_STEPS, widget="slider", label="keyvalue.steps"),
     Number("top", 5, 50, 20, label="keyvalue.top_k"),
     Number("seed", 0, 9999, 0, widget="box", label="keyvalue.seed"),
 )
@@ -129,9 +129,9 @@ SPARSITY = (
     Number("seed", 0, 9999, 0, widget="box", label="sparsity.seed", help="sparsity.seed_help"),
     Number("d", 16, 128, 64, step=16, label="sparsity.d"),
     Choice("m", (32, 64, 128, 256, 512), 256, widget="slider", label="sparsity.m"),
-    Choice("task", memorise.TASKS, option_label="sparsity.task_", widget="radio", label="sparsity.task",
+    Choice("task", memory_training.TASKS, option_label="sparsity.task_", widget="radio", label="sparsity.task",
            help="sparsity.task_help"),
-    Choice("steps", (0, 50, 100, 200, 400, 600, 1000), memorise.DEFAULT_STEPS, widget="slider", label="sparsity.steps"),
+    Choice("steps", (0, 50, 100, 200, 400, 600, 1000), memory_training.DEFAULT_STEPS, widget="slider", label="sparsity.steps"),
 )
 
 
