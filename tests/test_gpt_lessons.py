@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from ffn_core.gpt import ablation
 from ui import i18n
-from ui.lessons import Term
+from ui.text import Term
 from ui.lessons import gpt as lessons
 
 SETTINGS = settings(max_examples=40, deadline=None, derandomize=True)

@@ -7,7 +7,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from ui.lessons import Claim, Term, Verdict
+from ui.lessons import Claim, Verdict
+from ui.text import Term
 
 SUM_TOLERANCE = 1e-9  # float64 rounding of a sum of ~10 terms of size ~10 stays near 1e-14
 KNOWS = 0.9  # "the model knows the facts it read": seen accuracy at least this
