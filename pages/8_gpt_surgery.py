@@ -42,8 +42,7 @@ frame = pd.DataFrame([{"measure": name, "state": state, "accuracy": getattr(scor
                       for name in ("seen", "heldout", "template")
                       for state, scores in (("shipped", base), ("ablated", after))])
 widgets.chart(page, charts.ablation, frame, t)
-widgets.verdict(page, lessons.ablation(target, target_label(t, target), (base.seen, after.seen),
-                                       (base.template, after.template)))
+widgets.verdict(page, lessons.ablation(target, target_label(t, target), base, after))
 
 # 2. Edit one memory
 st.header(t("gptsurgery.edit_heading"))
@@ -103,10 +102,7 @@ else:
                                 "before": t("gptsurgery.col_before"), "after": t("gptsurgery.col_after")})
     widgets.table(page, rows, "gpt_edit.csv")
     st.caption(t("gptsurgery.delta_caption", delta=f"{res.delta_norm:.3f}", weight=f"{res.weight_norm:.3f}", layer=layer))
-    widgets.verdict(page, lessons.edit(
-        int(layer), prompt_words, new_answer, res.new_answer_other, res.edited[1],
-        None if res.other_lang is None else res.other_lang[1], res.other_prompts_changed, res.other_prompts,
-        res.other_facts_changed, res.other_facts, unchanged))
+    widgets.verdict(page, lessons.edit(res, prompt_words, unchanged))
 
 # 3. Sparsity from training
 st.header(t("gptsurgery.sparsity_heading"))
