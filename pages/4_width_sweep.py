@@ -38,7 +38,7 @@ method = widgets.choice(page, left.radio, t("sweep.method"), METHODS, key="metho
 seed = right.number_input(t("sweep.seed"), 0, 9999, 0, step=1, key="seed", bind="query-params",
                           help=t("sweep.seed_help"))
 with st.expander(t("activations.heading")):
-    widgets.chart(page, act_charts.activations, act, t, ("relu", "gelu"))
+    widgets.chart(page, act_charts.activations, act, t, net1d.ACTS)
     st.caption(t(f"activations.caption_{act}"))
 
 key = target if target in targets.BUILTIN else targets.DEFAULT

@@ -17,7 +17,7 @@ st.markdown(t("sparsity.lesson"))
 st.latex(r"\text{" + t("sparsity.formula_lhs") + r"}(x) = \frac{1}{m} \sum_{i=1}^{m} \mathbf{1}\left[k_i \cdot x + b_i > 0\right]")
 
 c1, c2, c3, c4 = st.columns([1, 2, 1, 1])  # the initialisation names are long; they are also the URL values
-act = widgets.choice(page, c1.selectbox, t("sparsity.act"), ["relu", "gelu", "silu"], key="act",
+act = widgets.choice(page, c1.selectbox, t("sparsity.act"), ffn.NONLINEAR, key="act",
                      option_label=lambda tr, a: tr(f"sparsity.act_{a}"), help=t("sparsity.act_help"))
 init = widgets.choice(page, c2.selectbox, t("sparsity.init"), ffn.INITS, key="init",
                       option_label=lambda tr, i: tr(f"sparsity.init_{i}"), help=t("sparsity.init_help"))
