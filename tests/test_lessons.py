@@ -4,8 +4,6 @@ import re
 import subprocess
 import sys
 
-import pytest
-
 from tests.conftest import ROOT
 from ui import i18n
 
