@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from ffn_core import params, presets
-from ui import compute, controls, shell, widgets
+from ui import compute, controls, shell, text, widgets
 from ui.charts import split as charts
 from ui.lessons import split as lessons
 
@@ -49,10 +49,6 @@ def formula_text(s: params.Split) -> tuple[str, str]:
     matrices = 3 if s.glu else 2
     feed_forward = f"{matrices}·{s.d_model}·{s.d_ff}" + (f" + ({matrices - 1}·{s.d_ff} + {s.d_model})" if s.bias else "")
     return attention, feed_forward
-
-
-def short(n: int) -> str:
-    return f"{n / 1e9:.2f}B" if n >= 1e9 else f"{n / 1e6:.1f}M"
 
 
 st.header(t("split.block_heading"))
@@ -102,7 +98,7 @@ m = catalogue.models[presets.IDS.index(model_id)]
 c1, c2, c3, c4 = st.columns(4)
 c1.metric(t("split.metric_model_block"), f"{m.block.ffn_share:.2%}")
 c2.metric(t("split.metric_model_ffn"), f"{m.ffn_share_of_model:.2%}")
-c3.metric(t("split.metric_model_total"), short(m.total), help=t("split.metric_model_total_help"))
+c3.metric(t("split.metric_model_total"), text.model_size(m.total), help=t("split.metric_model_total_help"))
 c4.metric(t("split.metric_model_published"), m.published_text)
 source_key, total_key = lessons.SOURCE_KEYS[m.id]
 st.caption(t("split.model_caption", source=t(source_key), total_source=t(total_key), gap=f"{m.total_gap:+.2%}"))

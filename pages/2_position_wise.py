@@ -2,8 +2,8 @@
 import pandas as pd
 import streamlit as st
 
-from ffn_core import attention, position
-from ui import compute, controls, shell, widgets
+from ffn_core import attention, ffn, position
+from ui import compute, controls, shell, text, widgets
 from ui.charts import position as charts
 from ui.lessons import position as lessons
 
@@ -59,17 +59,6 @@ with st.spinner(t("common.computing")):
     res = measure(int(n), int(d), act, int(heads), bool(causal), perm, int(seed))
 
 
-def err(x: float) -> str:
-    # An exact 0 stays "0": that it is exactly zero is the point.
-    if x == 0:
-        return "0"
-    return f"{x:.1e}" if x < 1e-3 else f"{x:.3g}"
-
-
-def share(x: float) -> str:
-    return "0" if x == 0 else f"{x:.1%}"
-
-
 st.caption(t("position.sizes_caption", d=d, d_ff=res.d_ff, act=t(f"position.act_{act}"), heads=heads, d_h=d // heads))
 st.header(t("position.influence_heading"))
 frame = res.to_frame()
@@ -77,25 +66,25 @@ attention_title = t("position.attention_chart_title_causal" if causal else "posi
 left, right = st.columns(2)
 with left:
     widgets.chart(page, charts.influence_heatmap, frame[frame["model"] == "ffn"], t, t("position.ffn_chart_title"))
-    st.metric(t("position.metric_ffn_off"), share(res.ffn_off_diagonal_fraction), help=t("position.metric_off_help"))
+    st.metric(t("position.metric_ffn_off"), text.pct(res.ffn_off_diagonal_fraction), help=t("position.metric_off_help"))
 with right:
     widgets.chart(page, charts.influence_heatmap, frame[frame["model"] == "attention"], t, attention_title)
-    st.metric(t("position.metric_attention_off"), share(res.attention_off_diagonal_fraction),
+    st.metric(t("position.metric_attention_off"), text.pct(res.attention_off_diagonal_fraction),
               help=t("position.metric_off_help"))
 st.caption(t("position.influence_caption"))
 
 left, right = st.columns(2)
-left.metric(t("position.metric_rowwise"), err(res.rowwise_max_abs_diff), help=t("position.metric_rowwise_help"))
-right.metric(t("position.metric_perm"), err(res.permutation_max_abs_diff), help=t("position.metric_perm_help"))
+left.metric(t("position.metric_rowwise"), text.error(res.rowwise_max_abs_diff), help=t("position.metric_rowwise_help"))
+right.metric(t("position.metric_perm"), text.error(res.permutation_max_abs_diff), help=t("position.metric_perm_help"))
 st.subheader(t("position.checks_heading"))
 checks = pd.DataFrame(
     {
         t("position.col_check"): [t("position.row_rowwise"), t("position.row_perm"), t("position.row_off")],
-        t("position.col_ffn"): [err(res.rowwise_max_abs_diff), err(res.permutation_max_abs_diff),
-                                share(res.ffn_off_diagonal_fraction)],
-        t("position.col_attention"): [err(res.attention_rowwise_max_abs_diff),
-                                      err(res.attention_permutation_max_abs_diff),
-                                      share(res.attention_off_diagonal_fraction)],
+        t("position.col_ffn"): [text.error(res.rowwise_max_abs_diff), text.error(res.permutation_max_abs_diff),
+                                text.pct(res.ffn_off_diagonal_fraction)],
+        t("position.col_attention"): [text.error(res.attention_rowwise_max_abs_diff),
+                                      text.error(res.attention_permutation_max_abs_diff),
+                                      text.pct(res.attention_off_diagonal_fraction)],
     }
 )
 widgets.table(page, checks, "position_checks.csv")
@@ -133,7 +122,7 @@ if page.show_details:
                 {
                     t("position.col_position"): range(n),
                     t("position.col_token"): res.permutation,
-                    t("position.col_diff"): [err(x) for x in res.permutation_row_diffs],
+                    t("position.col_diff"): [text.error(x) for x in res.permutation_row_diffs],
                 }
             ),
             hide_index=True,

@@ -2,7 +2,7 @@
 import streamlit as st
 
 from ffn_core import collapse
-from ui import compute, controls, shell, widgets
+from ui import compute, controls, shell, text, widgets
 from ui.charts import collapse as charts
 from ui.lessons import collapse as lessons
 
@@ -50,10 +50,6 @@ with st.spinner(t("common.computing")):
     res = measure(int(d), int(m), act, bool(bias), int(seed))
 
 
-def err(x: float) -> str:
-    return f"{x:.1e}" if x < 1e-3 else f"{x:.3g}"
-
-
 st.caption(t("collapse.sizes_caption" if act == "none" else "collapse.sizes_caption_act", d=d, m=m,
              n_fit=f"{collapse.N_FIT:,}", n_test=f"{collapse.N_TEST:,}"))
 
@@ -70,7 +66,7 @@ if act == "none":
         left.metric(t("collapse.metric_two"), f"{res.two_layer_params:,}", help=t("collapse.metric_two_help"))
         right.metric(t("collapse.metric_one"), f"{res.single_matrix_params:,}", help=t("collapse.metric_one_help"))
         left.metric(t("collapse.metric_eff_rank"), f"{res.effective_rank:.1f}", help=t("collapse.metric_eff_rank_help"))
-        st.metric(t("collapse.metric_residual"), err(res.max_abs_residual), help=t("collapse.metric_residual_help"))
+        st.metric(t("collapse.metric_residual"), text.error(res.max_abs_residual), help=t("collapse.metric_residual_help"))
 else:
     # With an activation between them, W₂W₁ is only the product of the weights, not the layer's map:
     # its rank and spectrum would describe a function this layer does not compute.
@@ -83,7 +79,7 @@ else:
     with numbers:
         st.metric(t("collapse.metric_two"), f"{res.two_layer_params:,}", help=t("collapse.metric_two_help"))
         st.metric(t("collapse.metric_one"), f"{res.single_matrix_params:,}", help=t("collapse.metric_one_help"))
-        st.metric(t("collapse.metric_fit"), err(res.fit_relative_error), help=t("collapse.metric_fit_help"))
+        st.metric(t("collapse.metric_fit"), text.error(res.fit_relative_error), help=t("collapse.metric_fit_help"))
 
 if page.show_details and act == "none":
     with st.expander(t("collapse.table_heading")):
@@ -107,7 +103,7 @@ with chart_column:
 with numbers:
     st.metric(t("collapse.metric_stack_params"), f"{tower.layer_params:,}")
     st.metric(t("collapse.metric_stack_rank"), tower.rank)
-    st.metric(t("collapse.metric_stack_residual"), err(tower.max_abs_residual))
+    st.metric(t("collapse.metric_stack_residual"), text.error(tower.max_abs_residual))
 widgets.verdict(page, lessons.judge_stack(tower))
 
 widgets.show_code(page, collapse.measure, collapse.collapsed, collapse.best_affine_fit, collapse.fit_sample,

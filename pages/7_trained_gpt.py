@@ -1,8 +1,7 @@
 import streamlit as st
 
 from ffn_core.gpt import ask, attribution, corpus, neurons, split, trace
-from ui import controls, gpt_probes, shell, widgets
-from ui import lessons as lesson_text
+from ui import controls, gpt_probes, shell, text, widgets
 from ui.charts import gpt as charts
 from ui.lessons import gpt as lessons
 
@@ -51,17 +50,17 @@ with st.spinner(t("common.computing")):
 st.header(t("gpt.ask_heading"))
 c1, c2, c3, c4 = st.columns(4)
 c1.metric(t("gpt.metric_top"), nxt.tokens[0], help=t("gpt.metric_top_help"))
-c2.metric(t("gpt.metric_top_prob"), lesson_text.pct(nxt.probs[0]))
+c2.metric(t("gpt.metric_top_prob"), text.pct(nxt.probs[0]))
 c3.metric(t("gpt.metric_answer_rank"), "—" if nxt.answer_rank is None else str(nxt.answer_rank),
           help=t("gpt.metric_answer_rank_help", answer=answer or "—"))
-c4.metric(t("gpt.metric_answer_prob"), "—" if nxt.answer_prob is None else lesson_text.pct(nxt.answer_prob))
+c4.metric(t("gpt.metric_answer_prob"), "—" if nxt.answer_prob is None else text.pct(nxt.answer_prob))
 widgets.chart(page, charts.top_tokens, nxt.to_frame(), t)
 if answer is None:
     st.caption(t("gpt.no_known_answer"))
 
 c1, c2 = st.columns(2)
-c1.metric(t("gpt.metric_seen"), lesson_text.pct(acc.seen), help=t("gpt.metric_seen_help", n=acc.n_seen))
-c2.metric(t("gpt.metric_heldout"), lesson_text.pct(acc.heldout), help=t("gpt.metric_heldout_help", n=acc.n_heldout))
+c1.metric(t("gpt.metric_seen"), text.pct(acc.seen), help=t("gpt.metric_seen_help", n=acc.n_seen))
+c2.metric(t("gpt.metric_heldout"), text.pct(acc.heldout), help=t("gpt.metric_heldout_help", n=acc.n_heldout))
 frame = acc.to_frame()
 widgets.chart(page, charts.accuracy, frame, t)
 if page.show_details:
@@ -118,7 +117,7 @@ split_frame = parts.to_frame()
 widgets.chart(page, charts.parameter_split, split_frame, t)
 c1, c2, c3 = st.columns(3)
 c1.metric(t("gpt.metric_params"), f"{parts.total:,}")
-c2.metric(t("gpt.metric_ffn_share_all"), lesson_text.pct(parts.ffn_share))
+c2.metric(t("gpt.metric_ffn_share_all"), text.pct(parts.ffn_share))
 c3.metric(t("gpt.metric_ffn_share_blocks"), f"{parts.ffn_share_of_blocks:.4f}")
 if parts.tied:
     st.caption(t("gpt.tied_caption"))

@@ -3,8 +3,7 @@ import streamlit as st
 
 from ffn_core import sparsity as ffn_sparsity
 from ffn_core.gpt import ablation, corpus, edit, sparsity_curve, weights
-from ui import controls, gpt_probes, pages, shell, widgets
-from ui import lessons as lesson_text
+from ui import controls, gpt_probes, pages, shell, text, widgets
 from ui.charts import gpt as charts
 from ui.lessons import gpt as lessons
 
@@ -25,14 +24,13 @@ with st.spinner(t("common.computing")):
     after = base if target == "none" else gpt_probes.ablated_scores(target)
 c1, c2, c3 = st.columns(3)
 for column, name in zip((c1, c2, c3), ("seen", "heldout", "template")):
-    column.metric(t(f"gptsurgery.measure_{name}"), f"{lesson_text.pct(getattr(base, name))} → {lesson_text.pct(getattr(after, name))}",
+    column.metric(t(f"gptsurgery.measure_{name}"), text.change((getattr(base, name), getattr(after, name)), text.pct),
                   help=t(f"gptsurgery.measure_{name}_help"))
 frame = pd.DataFrame([{"measure": name, "state": state, "accuracy": getattr(scores, name)}
                       for name in ("seen", "heldout", "template")
                       for state, scores in (("shipped", base), ("ablated", after))])
 widgets.chart(page, charts.ablation, frame, t)
-widgets.verdict(page, lessons.ablation(target, pages.target_label(t, target), (base.seen, after.seen),
-                                       (base.template, after.template)))
+widgets.verdict(page, lessons.ablation(target, pages.target_label(t, target), base, after))
 
 # 2. Edit one memory
 st.header(t("gptsurgery.edit_heading"))
@@ -60,14 +58,11 @@ else:
         res = gpt_probes.edit_fact(country, elang, new_answer, int(layer), method)
     unchanged = gpt_probes.shipped_unchanged()
 
-    def pair(value: tuple[float, float] | None) -> str:
-        return "—" if value is None else f"{lesson_text.pct(value[0], 0)} → {lesson_text.pct(value[1], 0)}"
-
     c1, c2, c3, c4 = st.columns(4)
-    c1.metric(t("gptsurgery.metric_edited"), pair(res.edited), help=t("gptsurgery.metric_edited_help"))
-    c2.metric(t("gptsurgery.metric_other_templates"), pair(res.other_templates),
+    c1.metric(t("gptsurgery.metric_edited"), text.pct_change(res.edited), help=t("gptsurgery.metric_edited_help"))
+    c2.metric(t("gptsurgery.metric_other_templates"), text.pct_change(res.other_templates),
               help=t("gptsurgery.metric_other_templates_help"))
-    c3.metric(t("gptsurgery.metric_other_lang"), pair(res.other_lang),
+    c3.metric(t("gptsurgery.metric_other_lang"), text.pct_change(res.other_lang),
               help=t("gptsurgery.metric_other_lang_help", answer=res.new_answer_other))
     c4.metric(t("gptsurgery.metric_changed"), f"{res.other_facts_changed} / {res.other_facts}",
               help=t("gptsurgery.metric_changed_help", prompts=res.other_prompts_changed, total=res.other_prompts))
@@ -79,10 +74,7 @@ else:
                                 "before": t("gptsurgery.col_before"), "after": t("gptsurgery.col_after")})
     widgets.table(page, rows, "gpt_edit.csv")
     st.caption(t("gptsurgery.delta_caption", delta=f"{res.delta_norm:.3f}", weight=f"{res.weight_norm:.3f}", layer=layer))
-    widgets.verdict(page, lessons.edit(
-        int(layer), prompt_words, new_answer, res.new_answer_other, res.edited[1],
-        None if res.other_lang is None else res.other_lang[1], res.other_prompts_changed, res.other_prompts,
-        res.other_facts_changed, res.other_facts, unchanged))
+    widgets.verdict(page, lessons.edit(res, prompt_words, unchanged))
 
 # 3. Sparsity from training
 st.header(t("gptsurgery.sparsity_heading"))

@@ -5,9 +5,9 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ffn_core.gpt import ablation
+from ffn_core.gpt import ablation, edit
 from ui import i18n
-from ui.lessons import Term
+from ui.text import Term
 from ui.lessons import gpt as lessons
 
 SETTINGS = settings(max_examples=40, deadline=None, derandomize=True)
@@ -82,7 +82,8 @@ def test_split(ffn, attention, embeddings):
 @SETTINGS
 @given(st.sampled_from(ablation.targets(4)), share, share, share, share)
 def test_ablation(target, seen_before, seen_after, template_before, template_after):
-    v = lessons.ablation(target, target, (seen_before, seen_after), (template_before, template_after))
+    v = lessons.ablation(target, target, ablation.Scores(seen_before, 0.5, template_before, (0.3,) * 4),
+                         ablation.Scores(seen_after, 0.4, template_after, (0.2,) * 4))
     _renders(v)
     if target == "none":
         assert v.claims == () and v.takeaway == "gptsurgery.takeaway_none"
@@ -95,11 +96,16 @@ def test_ablation(target, seen_before, seen_after, template_before, template_aft
 
 
 @SETTINGS
-@given(st.integers(1, 4), share, share | st.none(), st.integers(0, 3000), st.integers(0, 3000), st.booleans())
-def test_edit(layer, edited, other_lang, changed, others, unchanged):
+@given(st.integers(1, 4), share, share, share | st.none(), st.integers(0, 3000), st.integers(0, 3000), st.booleans())
+def test_edit(layer, before, edited, other_lang, changed, others, unchanged):
     changed = min(changed, others)
-    v = lessons.edit(layer, "The capital of France is", "Rome", "로마", edited, other_lang, changed, others,
-                     changed // 2, 600, unchanged)
+    res = edit.Edit(
+        country="France", relation="capital", lang="en", template="capital.en.0", scope="template", layer=layer,
+        method="covariance", old_answer="Paris", new_answer="Rome", new_answer_other="로마", edited=(before, edited),
+        other_templates=None, other_lang=None if other_lang is None else (0.0, other_lang),
+        other_prompts_changed=changed, other_prompts=others, other_facts_changed=changed // 2, other_facts=600,
+        delta_norm=1.0, weight_norm=10.0, rows=())
+    v = lessons.edit(res, "The capital of France is", unchanged)
     _renders(v)
     assert _ok(v, "gptsurgery.claim_rank") is None  # rank one by construction: stated, and measured by the tests
     assert _ok(v, "gptsurgery.claim_took") == (edited >= 0.5)
