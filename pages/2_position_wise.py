@@ -3,7 +3,7 @@ import pandas as pd
 import streamlit as st
 
 from ffn_core import attention, ffn, position
-from ui import compute, shell, text, widgets
+from ui import compute, controls, shell, text, widgets
 from ui.charts import position as charts
 from ui.lessons import position as lessons
 
@@ -26,20 +26,14 @@ st.latex(
 )
 
 left, middle, right = st.columns(3)
-n = left.slider(t("position.n_tokens"), 2, position.MAX_TOKENS, 8, key="n", bind="query-params",
-                help=t("position.n_tokens_help"))
-d = middle.select_slider(t("position.d"), [8, 16, 32, 64, 128], 64, key="d", bind="query-params",
-                         help=t("position.d_help"))
-act = widgets.choice(page, right.selectbox, t("position.act"), ffn.ACTIVATIONS, index=1, key="act",
-                     option_label=lambda tr, a: tr(f"position.act_{a}"))
+n = controls.draw(page, "n", left)
+d = controls.draw(page, "d", middle)
+act = controls.draw(page, "act", right)
 left, middle, right = st.columns(3)
-heads = left.selectbox(t("position.heads"), [1, 2, 4, 8], key="heads", bind="query-params",
-                       help=t("position.heads_help"))
-perm = widgets.choice(page, middle.selectbox, t("position.perm"), position.PERMUTATIONS, key="perm",
-                      option_label=lambda tr, p: tr(f"position.perm_{p}"), help=t("position.perm_help"))
-seed = right.number_input(t("position.seed"), 0, 9999, 0, step=1, key="seed", bind="query-params",
-                          help=t("position.seed_help"))
-causal = st.toggle(t("position.causal"), False, key="causal", bind="query-params", help=t("position.causal_help"))
+heads = controls.draw(page, "heads", left)
+perm = controls.draw(page, "perm", middle)
+seed = controls.draw(page, "seed", right)
+causal = controls.draw(page, "causal")
 
 if n * d > position.MAX_TOKENS_X_D:
     st.warning(t("position.too_big", n=n, d=d, size=f"{n * d:,}", limit=f"{position.MAX_TOKENS_X_D:,}"))

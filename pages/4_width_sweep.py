@@ -3,15 +3,10 @@ import pandas as pd
 import streamlit as st
 
 from ffn_core.sweep import best, expr, lesson, net1d, sweep, targets, varpro
-from ui import compute, shell, text, widgets
+from ui import compute, controls, shell, text, widgets
 from ui.charts import activations as act_charts
 from ui.charts import sweep as charts
 from ui.lessons import sweep as verdicts
-
-WIDTH_OPTIONS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
-TARGETS = (*targets.BUILTIN, "custom")
-METHODS = ("pieces", "naive", "both")
-CUSTOM_DEFAULT = "sin(x**2)"
 
 page = shell.setup("sweep")
 t = page.t
@@ -21,22 +16,15 @@ st.markdown(t("sweep.lesson"))
 st.latex(t("sweep.formula"))
 
 left, middle, right = st.columns([2, 3, 2])
-# The URL carries the shown label: math names keep a link valid in either language.
-target = widgets.choice(page, left.selectbox, t("sweep.target"), TARGETS, key="target",
-                        option_label=lambda tr, k: targets.label(k) if k in targets.BUILTIN else tr("sweep.target_custom"))
-typed = CUSTOM_DEFAULT
+target = controls.draw(page, "target", left)
+typed = controls.values("sweep")["expr"]
 if target == "custom":
-    typed = left.text_input(t("sweep.expr"), CUSTOM_DEFAULT, max_chars=expr.MAX_LENGTH, key="expr",
-                           bind="query-params", help=t("sweep.expr_help"))
-widths = middle.multiselect(t("sweep.widths"), WIDTH_OPTIONS, default=list(sweep.WIDTHS), key="widths",
-                            bind="query-params", max_selections=sweep.MAX_WIDTHS, help=t("sweep.widths_help"))
-act = widgets.choice(page, right.selectbox, t("sweep.act"), net1d.ACTS, key="act",
-                     option_label=lambda tr, a: tr(f"sweep.act_{a}"))
+    typed = controls.draw(page, "expr", left)
+widths = controls.draw(page, "widths", middle)
+act = controls.draw(page, "act", right)
 left, right = st.columns([3, 2])
-method = widgets.choice(page, left.radio, t("sweep.method"), METHODS, key="method", horizontal=True,
-                        option_label=lambda tr, m: tr(f"sweep.method_{m}"), help=t("sweep.method_help"))
-seed = right.number_input(t("sweep.seed"), 0, 9999, 0, step=1, key="seed", bind="query-params",
-                          help=t("sweep.seed_help"))
+method = controls.draw(page, "method", left, horizontal=True)
+seed = controls.draw(page, "seed", right)
 with st.expander(t("activations.heading")):
     widgets.chart(page, act_charts.activations, act, t, net1d.ACTS)
     st.caption(t(f"activations.caption_{act}"))
@@ -122,7 +110,7 @@ if right is not None:
 widgets.verdict(page, verdicts.judge(results, best_rmse))
 
 # --- the 4x expansion: finer pieces against parameters ---------------------------------------------------------
-if st.toggle(t("sweep.params_heading"), False, key="expansion", bind="query-params"):
+if controls.draw(page, "expansion"):
     trade = run(key, tuple(EXPANSIONS), act, "pieces", int(seed))
     frame = trade.rmse_frame().assign(expansion=lambda d: d["width"].map(EXPANSIONS))
     widgets.chart(page, charts.by_params, frame, t)

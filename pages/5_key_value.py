@@ -2,7 +2,7 @@ import pandas as pd
 import streamlit as st
 
 from ffn_core import keyvalue, memory_training
-from ui import compute, shell, text, widgets
+from ui import compute, controls, shell, text, widgets
 from ui.charts import keyvalue as charts
 from ui.lessons import keyvalue as verdicts
 
@@ -15,15 +15,14 @@ st.latex(r"\mathrm{FFN}(x) = \sum_{i=1}^{m} \underbrace{\mathrm{relu}(k_i \cdot 
 st.markdown(t("keyvalue.concentration_lesson"))
 
 c1, c2, c3 = st.columns(3)
-d = c1.slider(t("keyvalue.d"), 16, 128, 64, step=16, key="d", bind="query-params")
-m = c2.select_slider(t("keyvalue.m"), [32, 64, 128, 256, 512], 256, key="m", bind="query-params")
-n = c3.select_slider(t("keyvalue.n"), [16, 32, 64, 128, 256], 128, key="n", bind="query-params",
-                     help=t("keyvalue.n_help"))
+d = controls.draw(page, "d", c1)
+m = controls.draw(page, "m", c2)
+n = controls.draw(page, "n", c3)
 c4, c5, c6, c7 = st.columns(4)
-token = c4.number_input(t("keyvalue.token"), 0, 255, 0, key="token", bind="query-params", help=t("keyvalue.token_help"))
-steps = c5.select_slider(t("keyvalue.steps"), [0, 50, 100, 200, 400], memory_training.DEFAULT_STEPS, key="steps", bind="query-params")
-top_k = c6.slider(t("keyvalue.top_k"), 5, 50, 20, key="top", bind="query-params")
-seed = c7.number_input(t("keyvalue.seed"), 0, 9999, 0, key="seed", bind="query-params")
+token = controls.draw(page, "token", c4)
+steps = controls.draw(page, "steps", c5)
+top_k = controls.draw(page, "top", c6)
+seed = controls.draw(page, "seed", c7)
 
 if token >= n:
     st.warning(t("keyvalue.token_out_of_range", token=token, n=n))

@@ -1,7 +1,7 @@
 import streamlit as st
 
 from ffn_core.gpt import ask, attribution, corpus, neurons, split, trace
-from ui import gpt_probes, shell, text, widgets
+from ui import controls, gpt_probes, shell, text, widgets
 from ui.charts import gpt as charts
 from ui.lessons import gpt as lessons
 
@@ -16,27 +16,15 @@ with st.expander(t("gpt.tokens_heading")):
     st.markdown(t("gpt.tokens_lesson", example=example))
 
 model = gpt_probes.shipped()
-countries = sorted({f.country for f in corpus.FACTS})
-ko_names = {f.country: f.country_ko for f in corpus.FACTS}
-
 c1, c2, c3 = st.columns([2, 2, 1])
-country = widgets.choice(page, c1.selectbox, t("gpt.country"), countries, key="country",
-                         index=countries.index("France") if "France" in countries else 0,
-                         option_label=lambda tr, c: ko_names[c] if tr.lang == "ko" else c)
-relations = [r for r in corpus.RELATIONS if any(f.country == country and f.relation == r for f in corpus.FACTS)]
-relation = widgets.choice(page, c2.selectbox, t("gpt.relation"), relations, key="relation",
-                          option_label=lambda tr, r: tr(f"gpt.relation_{r}"))
-plang = widgets.choice(page, c3.radio, t("gpt.prompt_lang"), list(corpus.LANGS), key="plang",
-                       option_label=lambda tr, lang: tr(f"gpt.lang_{lang}"), horizontal=True)
+country = controls.draw(page, "country", c1)
+relation = controls.draw(page, "relation", c2)  # the relations this country has facts for
+plang = controls.draw(page, "plang", c3, horizontal=True)
 fact = next(f for f in corpus.FACTS if f.country == country and f.relation == relation)
 own = [p for p in corpus.prompts("all") if p.fact == fact and p.lang == plang]
-# A form is named by its own words, so a link reads as the sentence it asks. The name must change
-# whenever the words do: a radio whose labels change under the same names shows nothing checked.
-by_words = {" ".join(p.words): p for p in own}
-form = widgets.choice(page, st.radio, t("gpt.form"), list(by_words), key="form", horizontal=True,
-                      option_label=lambda tr, words: f"{words} …")
-typed = st.text_input(t("gpt.prompt"), "", key="prompt", bind="query-params", max_chars=200,
-                      placeholder=t("gpt.prompt_placeholder"), help=t("gpt.prompt_help"))
+by_words = {" ".join(p.words): p for p in own}  # a form is named by its own words (ui/pages.py)
+form = controls.draw(page, "form", horizontal=True)
+typed = controls.draw(page, "prompt")
 
 chosen = by_words[form]
 words, answer = chosen.words, chosen.answer

@@ -7,15 +7,14 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import altair as alt
 import pandas as pd
 import streamlit as st
 
-from ui import chart_spec, i18n, lessons, query
-from ui.i18n import Translator
+from ui import chart_spec, lessons
 from ui.shell import Page
 
 
@@ -80,55 +79,6 @@ def show_code(page: Page, *funcs: Callable[..., Any]) -> None:
         for func in funcs:
             st.caption(f"`{func.__module__}.{func.__qualname__}`")
             st.code(_source(func), language="python")
-
-
-def _option_in_link(page: Page, options: list[Any], raw: str | None,
-                    option_label: Callable[[Translator, Any], str]) -> Any | None:
-    # Links name an option by its id; links written before, by hand or in the other language
-    # may name it by its label in either language.
-    if raw is None:
-        return None
-    for option in options:
-        if raw == str(option):
-            return option
-    for lang in (page.lang, *i18n.LANGS):
-        translator = Translator(lang)
-        for option in options:
-            if raw == option_label(translator, option):
-                return option
-    return None
-
-
-def choice(
-    page: Page,
-    widget: Callable[..., Any],
-    label: str,
-    options: Sequence[Any],
-    *,
-    key: str,
-    option_label: Callable[[Translator, Any], str],
-    index: int = 0,
-    **kwargs: Any,
-) -> Any:
-    """A selectbox or radio whose option the address bar carries by id (`act=gelu`), in either language.
-
-    Not `bind="query-params"`: a bound widget writes its shown label into the address, so a link
-    would change with the language, and Streamlit drops any other spelling of the option (its id,
-    the other language's label) from the address while the page still shows it.
-    """
-    options = list(options)
-    default = options[index]
-    state = st.session_state
-    if key not in state or state[key] not in options:
-        # A page opened by a link or from the menu: the address decides, else the default;
-        # the same when the options changed under the choice (they may follow another choice).
-        # The default goes in through the session too; a widget given both an index and a session
-        # value logs a warning with a stack trace.
-        named = _option_in_link(page, options, query.text(key), option_label)
-        state[key] = default if named is None else named
-    value = widget(label, options, key=key, format_func=lambda o: option_label(page.t, o), **kwargs)
-    query.set_value(key, None if value == default else str(value))
-    return value
 
 
 def verdict(page: Page, v: lessons.Verdict) -> None:

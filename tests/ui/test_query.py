@@ -6,7 +6,7 @@ import pytest
 from streamlit.elements.lib import policies
 
 from tests.conftest import open_page
-from ui import i18n, widgets
+from ui import controls, i18n, widgets
 from ui.shell import PAGES
 
 DEMOS = [path for _, path, _ in PAGES if path.startswith("pages/")]
@@ -121,11 +121,12 @@ def test_a_custom_target_keeps_its_expression():
 def _choice_app():
     import streamlit as st
 
-    from ui import i18n, shell, widgets
+    from ui import controls, i18n, shell
 
     page = shell.Page(section="home", lang="en", t=i18n.Translator("en"), presenter=False, show_details=True)
     options = ["x", "y"] if st.toggle("other options", key="flip") else ["a", "b", "c"]
-    widgets.choice(page, st.selectbox, "pick", options, key="pick", index=1, option_label=lambda tr, o: o.upper())
+    pick = controls.Choice("pick", options, options[1], option_label=lambda tr, o: o.upper(), label="pick")
+    controls._choice(page, pick, st.selectbox, "pick", {})
 
 
 def test_a_choice_whose_options_change_falls_back_to_its_default():
