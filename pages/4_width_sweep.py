@@ -73,7 +73,6 @@ kinks = pd.concat([r.kinks_frame() for r in results.values()], ignore_index=True
 pieces = pd.concat([r.rmse_frame() for r in results.values()], ignore_index=True)
 by_width = charts.rmse_series(results.values(), best_rmse, lesson.SEED_RMSE if show_seed else None)
 
-
 st.caption(t("sweep.setup_caption", target=main.label, lo=sweep.X_RANGE[0], hi=sweep.X_RANGE[1],
              points=sweep.POINTS, steps=main.steps, act=t(f"sweep.act_{act}")))
 

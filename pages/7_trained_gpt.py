@@ -66,7 +66,7 @@ widgets.chart(page, charts.accuracy, frame, t)
 if page.show_details:
     with st.expander(t("gpt.accuracy_table")):
         widgets.table(page, frame, "gpt_accuracy.csv")
-widgets.verdict(page, lessons.ask(acc.seen, acc.heldout, acc.n_seen, acc.n_heldout, answer, nxt.tokens[0]))
+widgets.verdict(page, lessons.ask(acc, answer, nxt.tokens[0]))
 
 # 2. Layer by layer
 st.header(t("gpt.layers_heading"))
@@ -121,7 +121,7 @@ c2.metric(t("gpt.metric_ffn_share_all"), text.pct(parts.ffn_share))
 c3.metric(t("gpt.metric_ffn_share_blocks"), f"{parts.ffn_share_of_blocks:.4f}")
 if parts.tied:
     st.caption(t("gpt.tied_caption"))
-widgets.verdict(page, lessons.split(parts.count("ffn"), parts.count("attention"), parts.count("embeddings"), parts.total))
+widgets.verdict(page, lessons.parameter_split(parts))
 
 st.page_link("pages/8_gpt_surgery.py", label=t("gpt.link_surgery"), icon=":material/arrow_forward:",
              query_params=shell.link_params(page))

@@ -81,7 +81,7 @@ def ablated_scores(target: str) -> ablation.Scores:
     return ablation.scores(ablation.ablated(shipped(), target))
 
 
-@compute.resource  # one per block: four at most
+@compute.resource  # one per block of the shipped model, each built when first edited
 def key_covariance(layer: int) -> torch.Tensor:
     """One block's key covariance for ROME's update (1 MB a block), kept once computed; never changed."""
     return edit.key_covariance(shipped(), layer - 1).to(torch.float32)

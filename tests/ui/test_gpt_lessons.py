@@ -5,7 +5,7 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ffn_core.gpt import ablation, edit
+from ffn_core.gpt import ablation, ask, edit, split
 from ui import i18n
 from ui.text import Term
 from ui.lessons import gpt as lessons
@@ -36,7 +36,7 @@ def _ok(verdict, key):
 @SETTINGS
 @given(share, share | st.just(math.nan), st.integers(1, 3000), st.integers(0, 500), word | st.none(), word)
 def test_ask(seen, heldout, n_seen, n_heldout, answer, top):
-    v = lessons.ask(seen, heldout, n_seen, n_heldout, answer, top)
+    v = lessons.ask(ask.Accuracy(seen, heldout, n_seen, n_heldout, rows=()), answer, top)
     _renders(v)
     assert _ok(v, "gpt.claim_seen") == (seen >= lessons.KNOWS)
     assert _ok(v, "gpt.claim_heldout") == (not math.isnan(heldout) and heldout >= lessons.GENERALISES)
@@ -71,11 +71,13 @@ def test_neurons(answer, top, total, m):
 
 
 @SETTINGS
-@given(st.integers(1, 10**7), st.integers(0, 10**7), st.integers(0, 10**7))
-def test_split(ffn, attention, embeddings):
-    total = ffn + attention + embeddings
-    v = lessons.split(ffn, attention, embeddings, total)
+@given(st.integers(1, 10**7), st.integers(0, 10**7), st.integers(0, 10**7), st.integers(0, 10**4))
+def test_parameter_split(ffn, attention, embeddings, norms):
+    counts = (("embeddings", embeddings), ("attention", attention), ("ffn", ffn), ("norms", norms), ("head", 0))
+    parts = split.Split(d_model=64, d_ff=256, n_layers=4, vocab_size=512, counts=counts, tied=True)
+    v = lessons.parameter_split(parts)
     _renders(v)
+    assert v.takeaway_values["total"] == ffn + attention + embeddings + norms
     assert _ok(v, "gpt.claim_two_thirds") == (abs(ffn / (ffn + attention) - 2 / 3) <= lessons.TWO_THIRDS_SLACK)
 
 

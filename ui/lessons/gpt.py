@@ -9,7 +9,9 @@ import math
 from collections.abc import Sequence
 
 from ffn_core.gpt.ablation import Scores
+from ffn_core.gpt.ask import Accuracy
 from ffn_core.gpt.edit import Edit
+from ffn_core.gpt.split import Split
 from ui.lessons import Claim, Verdict
 from ui.text import Term
 
@@ -27,8 +29,9 @@ def _finite(x: float) -> bool:
     return isinstance(x, int | float) and math.isfinite(x)
 
 
-def ask(seen: float, heldout: float, n_seen: int, n_heldout: int, answer: str | None, top: str) -> Verdict:
+def ask(acc: Accuracy, answer: str | None, top: str) -> Verdict:
     """Does the model know what it read (seen), and what it never read in that form (held-out)? And this prompt?"""
+    seen, heldout, n_seen, n_heldout = acc.seen, acc.heldout, acc.n_seen, acc.n_heldout
     knows = _finite(seen) and seen >= KNOWS
     generalises = _finite(heldout) and heldout >= GENERALISES
     claims = [Claim("gpt.claim_seen", {"value": seen, "n": n_seen}, knows),
@@ -73,8 +76,9 @@ def neurons(answer: str, top: Sequence[float], ffn_total: float, m: int, lead: s
                                       "answer": answer})
 
 
-def split(ffn: int, attention: int, embeddings: int, total: int) -> Verdict:
+def parameter_split(parts: Split) -> Verdict:
     """Inside each block the FFN holds about 2/3 of the parameters, as page 1 counts."""
+    ffn, attention, embeddings, total = parts.count("ffn"), parts.count("attention"), parts.count("embeddings"), parts.total
     blocks = ffn / (ffn + attention) if ffn + attention else float("nan")
     near = _finite(blocks) and abs(blocks - 2 / 3) <= TWO_THIRDS_SLACK
     return Verdict((Claim("gpt.claim_two_thirds", {"value": blocks}, near),), "gpt.takeaway_split",
