@@ -2,7 +2,7 @@
 import pandas as pd
 import streamlit as st
 
-from ffn_core import attention, position
+from ffn_core import attention, ffn, position
 from ui import compute, controls, shell, widgets
 from ui.charts import position as charts
 from ui.lessons import position as lessons
