@@ -98,15 +98,16 @@ def answer_of(asked: Asked) -> Answer | None:
     return _answers().get(asked.id)
 
 
-def shown(page: Page, asked: Asked | Iterable[Asked]) -> bool:
-    """Whether to draw what answers these questions; when not, a one-line note says why it is folded."""
+def shown(page: Page, asked: Asked | Iterable[Asked], note: bool = True) -> bool:
+    """Whether to draw what answers these questions; when not, a one-line note (unless `note` is off) says why."""
     if not asking(page):
         return True
     items = (asked,) if isinstance(asked, Asked) else tuple(asked)
     answers = _answers()
     if all(a.id in answers for a in items):
         return True
-    st.caption(page.t("questions.folded"), help=page.t("questions.folded_help"))
+    if note:
+        st.caption(page.t("questions.folded"), help=page.t("questions.folded_help"))
     return False
 
 
@@ -200,7 +201,8 @@ def _outcome(page: Page, asked: Asked, answer: Answer) -> None:
             st.success(f"{text} ✓")
         else:
             st.error(f"{text} ✗")
-    st.markdown(t(asked.why, **asked.why_values))
+    why = t(asked.why, **asked.why_values)
+    st.markdown(why[:1].upper() + why[1:])  # a verdict's claim may start in lower case
     if answer.stored:
         st.caption(t("questions.stored"))
     if answer.message:

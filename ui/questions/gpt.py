@@ -14,8 +14,8 @@ WRITES = Question("questions.gpt_writes", "choice", options=("attn", "ffn"))
 HELDOUT = Question("questions.gpt_heldout", "number", lo=0, hi=100, tolerance=10, unit="questions.unit_pct")
 
 
-def prompt(words: Sequence[str], answer: str | None, top: str, residual: float, embedding: float,
-           attn: Sequence[float], ffn: Sequence[float], first_top: int | None) -> tuple[Asked, ...]:
+def prompt(words: Sequence[str], answer: str | None, top: str, attn: Sequence[float],
+           ffn: Sequence[float]) -> tuple[Asked, ...]:
     """The prompt on screen: does the model's top word match the known answer; which sublayers write its logit."""
     settings = {"words": " ".join(words), "answer": answer}
     shown = {"prompt": " ".join(words), "answer": answer or top}
@@ -24,7 +24,7 @@ def prompt(words: Sequence[str], answer: str | None, top: str, residual: float, 
         claim = next(c for c in lessons.ask(1.0, 1.0, 1, 1, answer, top).claims if c.key == "gpt.claim_prompt")
         asked.append(at(SECTION, settings, TOP, "yes" if top == answer else "no", claim.key, claim.values, shown))
     target = answer if answer is not None else top
-    layers = lessons.layers(target, residual, embedding, attn, ffn, first_top)
+    layers = lessons.layers(target, 0.0, 0.0, attn, ffn, None)  # the claim read here cites only the two sums
     writes = next(c for c in layers.claims if c.key == "gpt.claim_ffn_writes")
     asked.append(at(SECTION, {**settings, "target": target}, WRITES, "ffn" if writes.ok else "attn", writes.key,
                     writes.values, {**shown, "answer": target}))
