@@ -9,8 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ffn_core.gpt import ask, attribution, corpus, weights
+from ffn_core.gpt.ask import Accuracy
 from tests.question_checks import assert_sound, korean_is_korean, shown_number
-from ui.lessons import pct
+from ui.text import pct
 from ui.questions import gpt as questions
 
 share = st.floats(0.0, 1.0, allow_nan=False)
@@ -18,11 +19,15 @@ term = st.floats(-50.0, 50.0, allow_nan=False)
 word = st.sampled_from(["Paris", "파리", "New Delhi", "euro", "Rome"])
 
 
+def _acc(seen: float = 1.0, heldout: float = 1.0, n_seen: int = 10, n_heldout: int = 10) -> Accuracy:
+    return Accuracy(seen, heldout, n_seen, n_heldout, ())
+
+
 @given(st.lists(word, min_size=1, max_size=6).map(tuple), word | st.none(), word,
        st.lists(term, min_size=1, max_size=6), st.data())
 def test_prompt_questions_follow_the_numbers(words, answer, top, attn, data):
     ffn = data.draw(st.lists(term, min_size=len(attn), max_size=len(attn)))
-    asked = questions.prompt(words, answer, top, attn, ffn)
+    asked = questions.prompt(words, answer, top, _acc(), attn, ffn)
     by_key = assert_sound(asked, "gpt")
     if answer is None:
         assert "questions.gpt_top" not in by_key
@@ -36,7 +41,7 @@ def test_prompt_questions_follow_the_numbers(words, answer, top, attn, data):
 
 @given(share, share, st.integers(1, 3000), st.integers(1, 500))
 def test_heldout_question_is_the_metric(seen, heldout, n_seen, n_heldout):
-    (asked,) = questions.heldout(seen, heldout, n_seen, n_heldout)
+    (asked,) = questions.heldout(_acc(seen, heldout, n_seen, n_heldout))
     assert_sound([asked], "gpt")
     shown = pct(heldout)  # the page's metric
     if shown[0].isdigit():
@@ -59,7 +64,7 @@ PROMPTS = [p for p in corpus.prompts("all")]
 def test_the_shipped_model_answers_the_prompt_questions(model, prompt):
     nxt = ask.next_token(model, prompt.words, prompt.answer)
     attr = attribution.attribute(model, prompt.words, prompt.answer)
-    asked = questions.prompt(prompt.words, prompt.answer, nxt.tokens[0], attr.attn, attr.ffn)
+    asked = questions.prompt(prompt.words, prompt.answer, nxt.tokens[0], _acc(), attr.attn, attr.ffn)
     by_key = assert_sound(asked, "gpt")
     assert by_key["questions.gpt_top"].answer == ("yes" if nxt.tokens[0] == prompt.answer else "no")
     # Independent of the attribution's parts: the logit they add up to, minus the embedding and the constant.

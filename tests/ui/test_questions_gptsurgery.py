@@ -6,19 +6,27 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import dataclasses
+
 from ffn_core.gpt import ablation, corpus, edit, weights
+from ffn_core.gpt.ablation import Scores
 from tests.question_checks import assert_sound, korean_is_korean, shown_number
-from ui.lessons import pct
+from ui.text import pct
 from ui.questions import gptsurgery as questions
 
 N_LAYERS = 4
+
+
+@pytest.fixture(scope="module")
+def model():
+    return weights.load()
 share = st.floats(0.0, 1.0, allow_nan=False)
 targets = st.sampled_from(ablation.targets(N_LAYERS))
 
 
 @given(targets, share, share, share, share)
 def test_ablation_questions_follow_the_page_metrics(target, seen0, seen1, template0, template1):
-    asked = questions.ablation(target, target, (seen0, seen1), (template0, template1))
+    asked = questions.ablation(target, target, Scores(seen0, 0.5, template0, ()), Scores(seen1, 0.5, template1, ()))
     if target == "none":
         assert asked == ()
         return
@@ -32,10 +40,17 @@ def test_ablation_questions_follow_the_page_metrics(target, seen0, seen1, templa
     assert by_key["questions.gptsurgery_falls"].answer == expected
 
 
-@given(st.sampled_from(["France", "Japan"]), st.sampled_from(corpus.LANGS), st.integers(1, N_LAYERS),
-       st.sampled_from(edit.METHODS), share | st.none())
-def test_edit_question_follows_the_other_language(country, lang, layer, method, other_lang):
-    asked = questions.edit(country, lang, "Rome", layer, method, "로마", other_lang, "the capital of France is")
+@pytest.fixture(scope="module")
+def an_edit(model):
+    return edit.edit(model, "France", "capital", "en", corpus.template_id("capital", "en", 0), "Rome", layer=1,
+                     method="covariance")
+
+
+@given(share | st.none(), st.integers(1, N_LAYERS), st.sampled_from(edit.METHODS))
+def test_edit_question_follows_the_other_language(an_edit, other_lang, layer, method):
+    res = dataclasses.replace(an_edit, other_lang=None if other_lang is None else (0.0, other_lang), layer=layer,
+                              method=method)
+    asked = questions.edit(res, "the capital of France is")
     if other_lang is None:
         assert asked == ()
         return
@@ -53,16 +68,11 @@ def test_sparsity_question_is_block_ones_metric(step, start, data):
     assert abs(asked.answer / 100 - shown_number(f"{now[0]:.3f}")) <= 5e-4
 
 
-@pytest.fixture(scope="module")
-def model():
-    return weights.load()
-
-
 def test_with_every_ffn_zeroed_the_grammar_falls_further(model):
     """The page's default ablation, measured: the answer is read from the scores, and at the default it is grammar."""
     base = ablation.scores(model)
     after = ablation.scores(ablation.ablated(model, "ffn_all"))
-    asked = questions.ablation("ffn_all", "every FFN", (base.seen, after.seen), (base.template, after.template))
+    asked = questions.ablation("ffn_all", "every FFN", base, after)
     by_key = assert_sound(asked, "gptsurgery")
     assert by_key["questions.gptsurgery_falls"].answer == "grammar"
     assert base.template - after.template > base.seen - after.seen
