@@ -138,6 +138,7 @@ def _sync_url() -> None:
 
 # What the shell keeps in a session across pages; everything else in it is a page's controls.
 _SHELL_KEYS = frozenset({"lang", "present", "code", "_lang_widget", "_present_widget", "_code_widget", "_section"})
+_KEPT_PREFIX = "_room"  # the class room's seat and key (ui/room/session.py) outlive a page switch
 
 
 def _open_fresh(section: str) -> None:
@@ -148,7 +149,7 @@ def _open_fresh(section: str) -> None:
     # same view for everyone. The menu's links carry only the shell's keys.
     state = st.session_state
     if state.get("_section", section) != section:
-        for key in [key for key in state.keys() if key not in _SHELL_KEYS]:
+        for key in [key for key in state.keys() if key not in _SHELL_KEYS and not key.startswith(_KEPT_PREFIX)]:
             del state[key]
     state["_section"] = section
 
@@ -178,6 +179,9 @@ def _sidebar(page: Page) -> None:
             st.caption(t("common.copy_link_help"))
             params_now = {key: st.query_params.get_all(key) for key in st.query_params}
             st.code(query.view_url(st.context.url, params_now), language=None, wrap_lines=True)
+    from ui.room import session as room  # imported here: the room's views import ui.widgets, which imports this module
+
+    room.sidebar(page)
 
 
 def setup(section: str) -> Page:

@@ -32,7 +32,9 @@ VIEW = "_room_view"  # the instructor's view last written to the room
 SEEN = "_room_seen"  # the room's view version a following student last moved to
 FOLLOW = "_room_follow"
 LINK = "_room_link"  # a one-time link, shown on one run only
-KEPT = frozenset({SEAT, KEY, NOTE, TRIED, VIEW, SEEN, FOLLOW, LINK, "_room_follow_widget"})
+PENDING = "_room_pending"  # the instructor's (section, settings) a following student moves to
+# Every key begins with "_room": the shell keeps such keys when a page switch clears a page's controls.
+KEPT = frozenset({SEAT, KEY, NOTE, TRIED, VIEW, SEEN, FOLLOW, LINK, PENDING, "_room_follow_widget"})
 
 TAKE = "take"  # the query parameter of a one-time instructor link
 
@@ -230,7 +232,7 @@ def close(page) -> None:
 
 def leave(page) -> None:
     """Out of the room: the seat forgotten, the code out of the address bar."""
-    for name in (SEAT, KEY, VIEW, SEEN, FOLLOW, LINK, "_room_follow_widget"):
+    for name in (SEAT, KEY, VIEW, SEEN, FOLLOW, LINK, PENDING, "_room_follow_widget"):
         st.session_state.pop(name, None)
     query.set_value("room", None)
 
@@ -320,7 +322,12 @@ def _view_params(section: str) -> dict[str, str]:
 
 
 def follow_step(page) -> None:
-    """One look at the instructor's view; on a new version, move there (same page: new settings; else the page)."""
+    """One look at the instructor's view; on a new version, move there: the same page reruns, another page opens.
+
+    The settings travel in the session, not in `switch_page`'s query: Streamlit refuses to set a
+    query parameter that a widget of the page being left is bound to (`d`, `seed` ... are on most
+    pages). `arrive_view` applies them on the next run, before the page draws its controls.
+    """
     seat = current(page)
     if seat is None or seat.role != "student":
         return
@@ -330,19 +337,41 @@ def follow_step(page) -> None:
         return
     if view is None or st.session_state.get(SEEN) == view.version:
         return
-    st.session_state[SEEN] = view.version
-    params = {k: str(v) for k, v in dict(view.params).items()}
-    if view.section == page.section:
-        from ui import controls
-
-        controls.apply(page.section, params)
-        st.rerun(scope="app")
     path = views.page_path(view.section)
-    if path is None:
+    if path is None:  # a section this app does not have
         return
+    st.session_state[SEEN] = view.version
+    st.session_state[PENDING] = (view.section, {str(k): str(v) for k, v in dict(view.params).items()})
+    if view.section == page.section:
+        st.rerun(scope="app")
     from ui import shell
 
-    st.switch_page(path, query_params={**params, **shell.link_params(page), "room": seat.code})
+    st.switch_page(path, query_params={**shell.link_params(page), "room": seat.code})
+
+
+def arrive_view(page) -> None:
+    """Set this page's controls to the instructor's settings a follow step brought (before any control is drawn)."""
+    pending = st.session_state.pop(PENDING, None)
+    if not pending or pending[0] != page.section:
+        return
+    try:
+        from ui import controls
+    except ImportError:  # until the declared controls land: numbers and switches as the address would spell them
+        for name, text in pending[1].items():
+            st.session_state[name] = _guess_type(text)
+        return
+    controls.apply(page.section, pending[1])
+
+
+def _guess_type(text: str) -> object:
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
 
 
 @st.fragment(run_every=3)
@@ -358,6 +387,7 @@ def _follow_changed() -> None:
 def sidebar(page) -> None:
     """The sidebar's class section, the projector's join card, and following; one call per run from the shell."""
     arrive(page)
+    arrive_view(page)
     seat = current(page)
     with st.sidebar:
         views.class_section(page, seat, actions={
