@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import pandas as pd
 import torch
 
-from ffn_core import ffn, fixed_order
+from ffn_core import ffn, reproducible_matmul
 
 MAX_D_MODEL = 256
 MAX_D_FF = 1024
@@ -63,16 +63,16 @@ def _check(d_model: int, d_ff: int, act: str) -> None:
 def collapsed(net: ffn.FFN) -> tuple[torch.Tensor, torch.Tensor]:
     """The single affine map (W2·W1, W2·b1 + b2) that a linear FFN equals."""
     w_1, w_2 = net.w_1.weight, net.w_2.weight  # (m, d), (d, m)
-    w = fixed_order.matmul(w_2, w_1)  # (d, d)
+    w = reproducible_matmul.matmul(w_2, w_1)  # (d, d)
     b = torch.zeros(w.shape[0], dtype=w.dtype)
     if net.w_1.bias is not None:
-        b = fixed_order.matmul(w_2, net.w_1.bias.unsqueeze(1)).squeeze(1) + net.w_2.bias
+        b = reproducible_matmul.matmul(w_2, net.w_1.bias.unsqueeze(1)).squeeze(1) + net.w_2.bias
     return w, b
 
 
 def one_matrix(w: torch.Tensor, b: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
     """x·Wᵀ + b in the fixed summation order."""
-    return fixed_order.matmul(x, w.T) + b
+    return reproducible_matmul.matmul(x, w.T) + b
 
 
 def effective_rank(s: torch.Tensor) -> float:
@@ -100,9 +100,9 @@ def measure(d_model: int = 64, d_ff: int = 256, act: str = "none", bias: bool = 
 
     x_fit = torch.randn(N_FIT, d_model, generator=g, dtype=torch.float64)
     x_test = torch.randn(N_TEST, d_model, generator=g, dtype=torch.float64)
-    # Both sides of every rounding-level figure are summed in a fixed order (ffn_core.fixed_order),
+    # Both sides of every rounding-level figure are summed in a fixed order (ffn_core.reproducible_matmul),
     # so two students with the same settings see the same digits whatever BLAS does on the server.
-    y_test = fixed_order.ffn(net, x_test)
+    y_test = reproducible_matmul.ffn(net, x_test)
     # Only meaningful with act "none": it is the seed's "replace both layers by one matrix" check.
     residual = (y_test - one_matrix(w, b, x_test)).abs().max()
 
@@ -182,16 +182,16 @@ def stack(d_model: int = 64, widths: tuple[int, ...] = (256, 256, 256), bias: bo
     for layer in layers:
         ffn.init_linear(layer, "default", g)
     with torch.no_grad():
-        # Fixed-order products (ffn_core.fixed_order): the residual's digits are the same on every server.
+        # Fixed-order products (ffn_core.reproducible_matmul): the residual's digits are the same on every server.
         w = torch.eye(d_model, dtype=torch.float64)
         b = torch.zeros(d_model, dtype=torch.float64)
         for layer in layers:  # x ↦ W x + b, then the next layer: W' (W x + b) + b'
-            w = fixed_order.matmul(layer.weight, w)
-            b = fixed_order.matmul(layer.weight, b.unsqueeze(1)).squeeze(1) + (layer.bias if layer.bias is not None else 0)
+            w = reproducible_matmul.matmul(layer.weight, w)
+            b = reproducible_matmul.matmul(layer.weight, b.unsqueeze(1)).squeeze(1) + (layer.bias if layer.bias is not None else 0)
         x = torch.randn(N_TEST, d_model, generator=g, dtype=torch.float64)
         y = x
         for layer in layers:
-            y = fixed_order.linear(y, layer)
+            y = reproducible_matmul.linear(y, layer)
         residual = (y - one_matrix(w, b, x)).abs().max()
     return Stack(
         d_model=d_model,

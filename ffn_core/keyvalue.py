@@ -17,7 +17,7 @@ from typing import NamedTuple
 import pandas as pd
 import torch
 
-from ffn_core import ffn, fixed_order, memorise
+from ffn_core import ffn, memory_training, reproducible_matmul
 
 SHARES = (0.5, 0.9)
 
@@ -106,11 +106,11 @@ class KeyValue:
 def explicit_sum(model: ffn.FFN, x: torch.Tensor) -> torch.Tensor:
     """b_2 + Σ_i relu(k_i·x + b_i)·v_i, one neuron at a time, for every token in x (n, d).
 
-    Every product is summed in a fixed order (ffn_core.fixed_order), as is the FFN output it is
+    Every product is summed in a fixed order (ffn_core.reproducible_matmul), as is the FFN output it is
     compared with, so the residual's digits are the same on every server and thread count.
     """
     v, b_2 = model.w_2.weight, model.w_2.bias  # v: (d, m), column i is v_i
-    a = torch.relu(fixed_order.linear(x, model.w_1))  # (n, m): column i is relu(k_i·x + b_i)
+    a = torch.relu(reproducible_matmul.linear(x, model.w_1))  # (n, m): column i is relu(k_i·x + b_i)
     total = torch.zeros(x.shape[0], v.shape[0], dtype=x.dtype) if b_2 is None else b_2.expand(x.shape[0], -1).clone()
     for i in range(v.shape[1]):
         total += torch.outer(a[:, i], v[:, i])
@@ -131,7 +131,7 @@ def decompose(model: ffn.FFN, x: torch.Tensor, target: torch.Tensor, token: int)
     x = x.to(torch.float64)
     with torch.no_grad():
         y = model(x)  # (n, d)
-        residual = (fixed_order.ffn(model, x) - explicit_sum(model, x)).abs().max().item()
+        residual = (reproducible_matmul.ffn(model, x) - explicit_sum(model, x)).abs().max().item()
         a = model.hidden(x)  # (n, m): a_i = relu(k_i·x + b_i)
         y_norm = y.norm(dim=1)  # (n,)
         y_hat = y / y_norm.unsqueeze(1)
@@ -140,8 +140,8 @@ def decompose(model: ffn.FFN, x: torch.Tensor, target: torch.Tensor, token: int)
         means = {s: counts[s][counts[s] > 0].double().mean().item() for s in SHARES}
         b_2 = model.w_2.bias
         contributions = a[token].unsqueeze(1) * model.w_2.weight.T  # (m, d): row i is a_i v_i
-        loss = memorise.loss_of(y, target.to(torch.float64), "memorise").item()
-        recall = memorise.recall(y, target.to(torch.float64), "memorise")
+        loss = memory_training.loss_of(y, target.to(torch.float64), "memorise").item()
+        recall = memory_training.recall(y, target.to(torch.float64), "memorise")
     count = {s: int(counts[s][token]) or None for s in SHARES}
     return State(
         max_abs_residual=residual,
@@ -173,11 +173,11 @@ class Memory(NamedTuple):
 
 
 def memorise_pairs(
-    d: int = 64, m: int = 256, n: int = 128, steps: int = memorise.DEFAULT_STEPS, seed: int = 0
+    d: int = 64, m: int = 256, n: int = 128, steps: int = memory_training.DEFAULT_STEPS, seed: int = 0
 ) -> Memory:
     """Train the FFN on n random key-value pairs (relu, full-batch Adam); keep the untrained one beside it."""
     # Only the trained module is used here: no curve, so no probing along the way.
-    run = memorise.train_module(n, d, m, steps, "memorise", "relu", seed=seed, points=1)
+    run = memory_training.train_module(n, d, m, steps, "memorise", "relu", seed=seed, points=1)
     return Memory(ffn.FFN(d, m, act="relu", seed=seed), run.model, run.x, run.target, steps)
 
 
@@ -198,7 +198,7 @@ def read_token(memory: Memory, token: int = 0) -> KeyValue:
 
 
 def measure(
-    d: int = 64, m: int = 256, n: int = 128, steps: int = memorise.DEFAULT_STEPS, token: int = 0, seed: int = 0
+    d: int = 64, m: int = 256, n: int = 128, steps: int = memory_training.DEFAULT_STEPS, token: int = 0, seed: int = 0
 ) -> KeyValue:
     """Decompose an FFN into its m key-value pairs, untrained and after memorising n random pairs."""
     if not 0 <= token < n:

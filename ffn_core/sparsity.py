@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import pandas as pd
 import torch
 
-from ffn_core import ffn, memorise
+from ffn_core import ffn, memory_training
 
 MAX_TOKENS = 4096
 # The by-init table repeats the measurement for every init and bias; it uses at most this many tokens.
@@ -31,10 +31,10 @@ def active(model: ffn.FFN, x: torch.Tensor) -> torch.Tensor:
 
 def check(d: int, m: int, n_tokens: int) -> None:
     """Raise ValueError for sizes out of bounds."""
-    if not memorise.N_CLASSES <= d <= memorise.MAX_D:
-        raise ValueError(f"d must be in {memorise.N_CLASSES}..{memorise.MAX_D}")
-    if not 1 <= m <= memorise.MAX_M:
-        raise ValueError(f"m must be in 1..{memorise.MAX_M}")
+    if not memory_training.N_CLASSES <= d <= memory_training.MAX_D:
+        raise ValueError(f"d must be in {memory_training.N_CLASSES}..{memory_training.MAX_D}")
+    if not 1 <= m <= memory_training.MAX_M:
+        raise ValueError(f"m must be in 1..{memory_training.MAX_M}")
     if not 1 <= n_tokens <= MAX_TOKENS:
         raise ValueError(f"n_tokens must be in 1..{MAX_TOKENS}")
 
@@ -96,7 +96,7 @@ def at_init(
 ) -> AtInit:
     """Per-token and per-neuron active fractions of an untrained FFN, and the same for every init."""
     check(d, m, n_tokens)
-    x = memorise.probe_tokens(d, seed, n_tokens)  # (n_tokens, d), x ~ N(0, I)
+    x = memory_training.probe_tokens(d, seed, n_tokens)  # (n_tokens, d), x ~ N(0, I)
     per_token, per_neuron, dead, always_on = _stats(active(ffn.FFN(d, m, act, bias, init=init, seed=seed), x))
     rows = []
     for scheme in ffn.INITS:
@@ -155,18 +155,18 @@ def train(
     n: int = 128,
     d: int = 64,
     m: int = 256,
-    steps: int = memorise.DEFAULT_STEPS,
-    task: memorise.Task = "memorise",
+    steps: int = memory_training.DEFAULT_STEPS,
+    task: memory_training.Task = "memorise",
     act: ffn.Activation = "relu",
     init: ffn.Init = "default",
     bias: bool = True,
     seed: int = 0,
 ) -> Training:
     """Train on the memorisation task (or random labels) and record the active fraction over steps."""
-    run = memorise.train_module(n, d, m, steps, task, act, init, bias, seed=seed)
+    run = memory_training.train_module(n, d, m, steps, task, act, init, bias, seed=seed)
     with torch.no_grad():
         _, rates, dead, always_on = _stats(active(run.model, run.x))
-        final_recall = memorise.recall(run.model(run.x), run.target, task)
+        final_recall = memory_training.recall(run.model(run.x), run.target, task)
     return Training(
         task=task,
         d_model=d,

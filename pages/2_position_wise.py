@@ -10,7 +10,7 @@ from ui.lessons import position as lessons
 SEQUENTIAL_CODE = """x = torch.randn(batch, seq, d)              # [batch, seq, d]
 ffn = nn.Sequential(
     nn.Linear(d, d_ff),                       # [batch, seq, d] -> [batch, seq, d_ff]
-    nn.GELU(),
+    nn.{act}(),
     nn.Linear(d_ff, d),                       # [batch, seq, d_ff] -> [batch, seq, d]
 )
 y = ffn(x)                                    # [batch, seq, d]"""
@@ -57,8 +57,8 @@ def block(n: int, d: int, act: str, heads: int, causal: bool, seed: int) -> posi
 
 
 @compute.cached(max_entries=64)
-def sequential(d: int, seed: int) -> position.SequentialCheck:
-    return position.sequential_check(2, 8, d, 4 * d, seed)
+def sequential(d: int, act: str, seed: int) -> position.SequentialCheck:
+    return position.sequential_check(2, 8, d, 4 * d, seed, act)
 
 
 with st.spinner(t("common.computing")):
@@ -126,8 +126,9 @@ widgets.verdict(page, lessons.judge_block(blk))
 
 st.header(t("position.shapes_heading"))
 st.markdown(t("position.shapes_lesson"))
-st.code(SEQUENTIAL_CODE, language="python")
-shapes = sequential(int(d), int(seed))
+# The module written out is the one the check below runs: the page's activation, by torch's own name.
+st.code(SEQUENTIAL_CODE.format(act=type(ffn.activation(act)).__name__), language="python")
+shapes = sequential(int(d), act, int(seed))
 widgets.verdict(page, lessons.judge_sequential(shapes))
 
 if page.show_details:

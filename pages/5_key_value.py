@@ -1,7 +1,7 @@
 import pandas as pd
 import streamlit as st
 
-from ffn_core import keyvalue, memorise
+from ffn_core import keyvalue, memory_training
 from ui import compute, shell, widgets
 from ui.charts import keyvalue as charts
 from ui.lessons import keyvalue as verdicts
@@ -21,14 +21,14 @@ n = c3.select_slider(t("keyvalue.n"), [16, 32, 64, 128, 256], 128, key="n", bind
                      help=t("keyvalue.n_help"))
 c4, c5, c6, c7 = st.columns(4)
 token = c4.number_input(t("keyvalue.token"), 0, 255, 0, key="token", bind="query-params", help=t("keyvalue.token_help"))
-steps = c5.select_slider(t("keyvalue.steps"), [0, 50, 100, 200, 400], memorise.DEFAULT_STEPS, key="steps", bind="query-params")
+steps = c5.select_slider(t("keyvalue.steps"), [0, 50, 100, 200, 400], memory_training.DEFAULT_STEPS, key="steps", bind="query-params")
 top_k = c6.slider(t("keyvalue.top_k"), 5, 50, 20, key="top", bind="query-params")
 seed = c7.number_input(t("keyvalue.seed"), 0, 9999, 0, key="seed", bind="query-params")
 
 if token >= n:
     st.warning(t("keyvalue.token_out_of_range", token=token, n=n))
     st.stop()
-if n * d * m * steps > memorise.MAX_WORK:
+if n * d * m * steps > memory_training.MAX_WORK:
     st.warning(t("keyvalue.too_costly"))
     st.stop()
 

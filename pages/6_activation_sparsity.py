@@ -1,6 +1,6 @@
 import streamlit as st
 
-from ffn_core import ffn, memorise, sparsity
+from ffn_core import ffn, memory_training, sparsity
 from ui import compute, shell, widgets
 from ui.charts import activations as act_charts
 from ui.charts import sparsity as charts
@@ -29,12 +29,12 @@ with st.expander(t("activations.heading")):
 c1, c2, c3, c4 = st.columns(4)
 d = c1.slider(t("sparsity.d"), 16, 128, 64, step=16, key="d", bind="query-params")
 m = c2.select_slider(t("sparsity.m"), [32, 64, 128, 256, 512], 256, key="m", bind="query-params")
-task = widgets.choice(page, c3.radio, t("sparsity.task"), memorise.TASKS, key="task",
+task = widgets.choice(page, c3.radio, t("sparsity.task"), memory_training.TASKS, key="task",
                       option_label=lambda tr, k: tr(f"sparsity.task_{k}"), help=t("sparsity.task_help"))
-steps = c4.select_slider(t("sparsity.steps"), [0, 50, 100, 200, 400, 600, 1000], memorise.DEFAULT_STEPS,
+steps = c4.select_slider(t("sparsity.steps"), [0, 50, 100, 200, 400, 600, 1000], memory_training.DEFAULT_STEPS,
                          key="steps", bind="query-params")
 
-if N_KEYS * d * m * steps > memorise.MAX_WORK:
+if N_KEYS * d * m * steps > memory_training.MAX_WORK:
     st.warning(t("sparsity.too_costly"))
     st.stop()
 
@@ -82,7 +82,7 @@ widgets.verdict(page, verdicts.judge_init(start))
 
 
 st.subheader(t("sparsity.train_heading"))
-st.markdown(t(f"sparsity.task_lesson_{task}", n=N_KEYS, classes=memorise.N_CLASSES))
+st.markdown(t(f"sparsity.task_lesson_{task}", n=N_KEYS, classes=memory_training.N_CLASSES))
 before, after = run.active_train[0], run.active_train[-1]
 # Two to a row: "0.509 → 0.495" needs half the width, or the number the lesson is about is cut off.
 c1, c2 = st.columns(2)
@@ -108,4 +108,4 @@ widgets.verdict(page, verdicts.judge(start, run, act))
 
 st.page_link("pages/8_gpt_surgery.py", label=t("sparsity.link_trained"), icon=":material/arrow_forward:",
              query_params=shell.link_params(page))
-widgets.show_code(page, sparsity.at_init, memorise.train_module)
+widgets.show_code(page, sparsity.at_init, memory_training.train_module)

@@ -1,7 +1,7 @@
 import streamlit as st
 
 from ffn_core.gpt import ask, attribution, corpus, neurons, split, trace
-from ui import gpt_model, shell, widgets
+from ui import gpt_probes, shell, widgets
 from ui import lessons as lesson_text
 from ui.charts import gpt as charts
 from ui.lessons import gpt as lessons
@@ -16,7 +16,7 @@ example = next((" ".join(p.words) for p in corpus.prompts("all") if p.lang == "k
 with st.expander(t("gpt.tokens_heading")):
     st.markdown(t("gpt.tokens_lesson", example=example))
 
-model = gpt_model.shipped()
+model = gpt_probes.shipped()
 countries = sorted({f.country for f in corpus.FACTS})
 ko_names = {f.country: f.country_ko for f in corpus.FACTS}
 
@@ -42,21 +42,21 @@ typed = st.text_input(t("gpt.prompt"), "", key="prompt", bind="query-params", ma
 chosen = by_words[form]
 words, answer = chosen.words, chosen.answer
 if typed.strip():
-    parsed, unknown = gpt_model.parse(typed)
+    parsed, unknown = gpt_probes.parse(typed)
     if unknown:
         st.info(t("gpt.unknown_words", words=", ".join(unknown)))
     elif parsed:
-        words, answer = parsed, gpt_model.known_answer(parsed)
+        words, answer = parsed, gpt_probes.known_answer(parsed)
 st.caption(t("gpt.tokens_shown", tokens=" · ".join(words), n=len(words)))
 
 with st.spinner(t("common.computing")):
-    nxt = gpt_model.next_token(words, answer)
-    acc = gpt_model.accuracy()
+    nxt = gpt_probes.next_token(words, answer)
+    acc = gpt_probes.accuracy()
 target = answer if answer is not None else nxt.tokens[0]
 with st.spinner(t("common.computing")):
-    attr = gpt_model.attribute(words, target)
-    top = gpt_model.top_neurons(words, target)
-    parts = gpt_model.parameter_split()
+    attr = gpt_probes.attribute(words, target)
+    top = gpt_probes.top_neurons(words, target)
+    parts = gpt_probes.parameter_split()
 
 
 # 1. Ask the model

@@ -3,7 +3,7 @@ import streamlit as st
 
 from ffn_core import sparsity as ffn_sparsity
 from ffn_core.gpt import ablation, corpus, edit, sparsity_curve, weights
-from ui import gpt_model, query, shell, widgets
+from ui import gpt_probes, query, shell, widgets
 from ui import lessons as lesson_text
 from ui.charts import gpt as charts
 from ui.lessons import gpt as lessons
@@ -14,7 +14,7 @@ t = page.t
 st.title(t("gptsurgery.title"))
 st.markdown(t("gptsurgery.lesson"))
 
-model = gpt_model.shipped()
+model = gpt_probes.shipped()
 n_layers = len(model.blocks)
 blocks = list(range(1, n_layers + 1))
 
@@ -33,8 +33,8 @@ st.latex(r"x \leftarrow x + \mathrm{attn}_l(\mathrm{LN}(x)),\qquad x \leftarrow 
 target = widgets.choice(page, st.selectbox, t("gptsurgery.target"), ablation.targets(n_layers), key="target",
                         index=1, option_label=target_label)
 with st.spinner(t("common.computing")):
-    base = gpt_model.base_scores()
-    after = base if target == "none" else gpt_model.ablated_scores(target)
+    base = gpt_probes.base_scores()
+    after = base if target == "none" else gpt_probes.ablated_scores(target)
 c1, c2, c3 = st.columns(3)
 for column, name in zip((c1, c2, c3), ("seen", "heldout", "template")):
     column.metric(t(f"gptsurgery.measure_{name}"), f"{lesson_text.pct(getattr(base, name))} → {lesson_text.pct(getattr(after, name))}",
@@ -85,8 +85,8 @@ if not apply:
     st.info(t("gptsurgery.undone", prompt=prompt_words, old=fact.answer(elang)))
 else:
     with st.spinner(t("common.computing")):
-        res = gpt_model.edit_fact(country, elang, new_answer, int(layer), method)
-    unchanged = gpt_model.shipped_unchanged()
+        res = gpt_probes.edit_fact(country, elang, new_answer, int(layer), method)
+    unchanged = gpt_probes.shipped_unchanged()
 
     def pair(value: tuple[float, float] | None) -> str:
         return "—" if value is None else f"{lesson_text.pct(value[0], 0)} → {lesson_text.pct(value[1], 0)}"
@@ -121,8 +121,8 @@ step = st.select_slider(t("gptsurgery.step"), steps, steps[-1], key="step", bind
                         help=t("gptsurgery.step_help"))
 with st.spinner(t("common.computing")):
     # The final checkpoint's fraction comes with the shipped model's scores: one corpus pass for both.
-    now = base.active if step == steps[-1] else gpt_model.active_at(int(step))
-logged_steps, logged = gpt_model.logged_curve()
+    now = base.active if step == steps[-1] else gpt_probes.active_at(int(step))
+logged_steps, logged = gpt_probes.logged_curve()
 curve = sparsity_curve.Curve((int(step),), (now,), logged_steps, logged)
 start = logged[0] if logged else now
 gap = curve.max_log_gap()

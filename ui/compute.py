@@ -3,7 +3,7 @@
 A class presses together: thirty students set a new value in the same second. Python runs one
 thread at a time, so two experiments computing at once both take twice as long, and every
 student whose page is only being redrawn waits behind both. So experiments take turns
-(ui/turns.py): one computes, the others wait in arrival order, each student sees how many are
+(ui/fair_queue.py): one computes, the others wait in arrival order, each student sees how many are
 ahead, identical requests are computed once, and work for a student who has left or asked for
 something newer is never started.
 
@@ -31,7 +31,7 @@ from streamlit.runtime.scriptrunner_utils.exceptions import ScriptControlExcepti
 from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx, in_cached_function
 from streamlit.runtime.stats import CounterStat, GaugeStat
 
-from ui import i18n, turns
+from ui import fair_queue, i18n
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -40,8 +40,8 @@ R = TypeVar("R")
 # is 1-30 kB, so the per-function max_entries bound comes first in practice.
 MAX_BYTES = int(float(os.environ.get("FFNLAB_CACHE_MB", "64")) * 2**20)
 
-RESULTS = turns.ResultCache(MAX_BYTES)
-TURNS = turns.Scheduler()
+RESULTS = fair_queue.ResultCache(MAX_BYTES)
+TURNS = fair_queue.Scheduler()
 
 
 def _glibc() -> ctypes.CDLL | None:
@@ -75,11 +75,11 @@ def _session_gone(session_id: str) -> bool:
     return Runtime.exists() and not Runtime.instance().is_active_session(session_id)
 
 
-def _caller() -> turns.Caller:
+def _caller() -> fair_queue.Caller:
     """The running script's session, and how to tell it has gone or asked for something newer."""
     ctx = get_script_run_ctx(suppress_warning=True)
     if ctx is None:  # a bare thread (tests, benchmarks): waits its turn, nothing to give up for
-        return turns.Caller(None, lambda: None, StopException)
+        return fair_queue.Caller(None, lambda: None, StopException)
 
     def check() -> None:
         # A newer rerun of this session, or its end (the tab closed: Streamlit asks the script to
@@ -91,7 +91,7 @@ def _caller() -> turns.Caller:
         if _session_gone(ctx.session_id):
             raise StopException()
 
-    return turns.Caller(ctx.session_id, check, StopException, (ScriptControlException,))
+    return fair_queue.Caller(ctx.session_id, check, StopException, (ScriptControlException,))
 
 
 class _Note:
@@ -111,7 +111,7 @@ class _Note:
         self.slot.caption(self.t("compute.ahead", n=ahead))
 
 
-def _waiting_note(caller: turns.Caller) -> Callable[[int], None] | None:
+def _waiting_note(caller: fair_queue.Caller) -> Callable[[int], None] | None:
     # Not from inside an st.cache_data function: what it draws would be replayed on every hit.
     return _Note() if caller.session is not None and not in_cached_function.get() else None
 
@@ -130,7 +130,7 @@ def _key(signature: inspect.Signature, args: tuple, kwargs: dict) -> Hashable:
     starts with "_" is left out (an object the result does not depend on, or that cannot be a key)."""
     bound = signature.bind(*args, **kwargs)
     bound.apply_defaults()
-    return tuple((name, turns.plain_key(value)) for name, value in bound.arguments.items() if not name.startswith("_"))
+    return tuple((name, fair_queue.plain_key(value)) for name, value in bound.arguments.items() if not name.startswith("_"))
 
 
 def cached(max_entries: int) -> Callable[[Callable[P, R]], Callable[P, R]]:

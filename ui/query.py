@@ -42,7 +42,7 @@ def drop_non_finite() -> list[str]:
     No control of the app takes such a number, so every key is cleaned, before any widget reads it.
     Widgets read the values the page was opened with, which st.query_params does not expose:
     those are cleaned as well, through Streamlit's own QueryParams (its `_initial_query_params` and
-    `remove_param`, as of the pinned 1.67; tests/test_query.py fails if they change). That also
+    `remove_param`, as of the pinned 1.67; tests/ui/test_query.py fails if they change). That also
     covers back and forward, where the number box is already bound and st.query_params refuses.
     """
     try:

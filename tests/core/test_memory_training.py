@@ -4,12 +4,12 @@ import math
 import pytest
 import torch
 
-from ffn_core import adam, ffn, memorise
+from ffn_core import adam, ffn, memory_training
 
 
-@pytest.mark.parametrize("task", memorise.TASKS)
+@pytest.mark.parametrize("task", memory_training.TASKS)
 def test_training_loss_falls_far_below_the_initial_loss(task):
-    res = memorise.train(n=64, d=32, m=128, steps=150, task=task, seed=1)
+    res = memory_training.train(n=64, d=32, m=128, steps=150, task=task, seed=1)
     assert res.final_loss < 0.01 * res.initial_loss
     assert res.final_recall == 1.0
     assert res.initial_recall < 0.5
@@ -17,23 +17,23 @@ def test_training_loss_falls_far_below_the_initial_loss(task):
 
 def test_initial_losses_match_their_chance_level():
     # Unit-variance random values: MSE of a small untrained output ≈ 1; ten random classes: CE ≈ ln 10.
-    values = memorise.train(steps=0, task="memorise", seed=0)
-    labels = memorise.train(steps=0, task="random_labels", seed=0)
+    values = memory_training.train(steps=0, task="memorise", seed=0)
+    labels = memory_training.train(steps=0, task="random_labels", seed=0)
     assert 0.9 < values.initial_loss < 1.3
-    assert abs(labels.initial_loss - math.log(memorise.N_CLASSES)) < 0.2
+    assert abs(labels.initial_loss - math.log(memory_training.N_CLASSES)) < 0.2
 
 
 def test_same_seed_same_run_and_other_seed_another():
-    a = memorise.train(n=32, d=16, m=32, steps=20, seed=3)
-    b = memorise.train(n=32, d=16, m=32, steps=20, seed=3)
-    c = memorise.train(n=32, d=16, m=32, steps=20, seed=4)
+    a = memory_training.train(n=32, d=16, m=32, steps=20, seed=3)
+    b = memory_training.train(n=32, d=16, m=32, steps=20, seed=3)
+    c = memory_training.train(n=32, d=16, m=32, steps=20, seed=4)
     assert a == b
     assert a.loss != c.loss
 
 
 def test_data_stream_is_not_the_weights_stream():
     # Same-seeded generators would hand W1 and x the same underlying draws.
-    x, _ = memorise.make_data(8, 16, "memorise", seed=0)
+    x, _ = memory_training.make_data(8, 16, "memorise", seed=0)
     w = torch.empty(8, 16).normal_(generator=torch.Generator().manual_seed(0))
     assert not torch.allclose(x, w)
 
@@ -41,7 +41,7 @@ def test_data_stream_is_not_the_weights_stream():
 def test_hand_written_adam_matches_torch_optim():
     model_a = ffn.FFN(8, 16, seed=0)
     model_b = ffn.FFN(8, 16, seed=0)
-    x, y = memorise.make_data(10, 8, "memorise", seed=0)
+    x, y = memory_training.make_data(10, 8, "memorise", seed=0)
     params = list(model_a.parameters())
     moments = adam.moments(params)
     opt = torch.optim.Adam(model_b.parameters(), lr=1e-2)
@@ -56,30 +56,30 @@ def test_hand_written_adam_matches_torch_optim():
 
 
 def test_labels_are_classes_in_range():
-    _, labels = memorise.make_data(200, 16, "random_labels", seed=0)
+    _, labels = memory_training.make_data(200, 16, "random_labels", seed=0)
     assert labels.dtype == torch.int64
-    assert set(labels.tolist()) == set(range(memorise.N_CLASSES))
+    assert set(labels.tolist()) == set(range(memory_training.N_CLASSES))
 
 
 @pytest.mark.parametrize(
     "kwargs",
-    [dict(n=0), dict(n=memorise.MAX_N + 1), dict(d=4), dict(m=memorise.MAX_M + 1), dict(steps=-1),
+    [dict(n=0), dict(n=memory_training.MAX_N + 1), dict(d=4), dict(m=memory_training.MAX_M + 1), dict(steps=-1),
      dict(n=512, d=128, m=512, steps=1000)],
 )
 def test_sizes_are_bounded(kwargs):
     with pytest.raises(ValueError):
-        memorise.train(**kwargs)
+        memory_training.train(**kwargs)
 
 
 def test_unknown_task_and_no_activation_refused():
     with pytest.raises(ValueError):
-        memorise.train(task="nope")
+        memory_training.train(task="nope")
     with pytest.raises(ValueError):
-        memorise.train(act="none")
+        memory_training.train(act="none")
 
 
 def test_result_is_plain_values():
-    res = memorise.train(n=16, d=16, m=16, steps=3)
+    res = memory_training.train(n=16, d=16, m=16, steps=3)
     assert all(isinstance(v, float) for v in res.loss)
     assert list(res.to_frame().columns) == ["step", "loss"]
     assert res.steps == (0, 1, 2, 3)

@@ -6,7 +6,7 @@ import functools
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from ffn_core import ffn, memorise, sparsity
+from ffn_core import ffn, memory_training, sparsity
 from tests.lesson_checks import assert_readable
 from ui.lessons import sparsity as verdicts
 
@@ -19,7 +19,7 @@ space = st.fixed_dictionaries({
     "seed": st.integers(0, 9999),
     "d": st.sampled_from(range(16, 129, 16)),
     "m": st.sampled_from((32, 64, 128, 256, 512)),
-    "task": st.sampled_from(memorise.TASKS),
+    "task": st.sampled_from(memory_training.TASKS),
     "steps": st.sampled_from((0, 50, 100, 200, 400, 600, 1000)),
 })
 
@@ -37,7 +37,7 @@ def _train(d: int, m: int, steps: int, task: str, act: str, init: str, bias: boo
 @settings(max_examples=3)
 @given(space)
 def test_sparsity_verdict_agrees_with_its_numbers(s: dict) -> None:
-    assume(N_KEYS * s["d"] * s["m"] * s["steps"] <= memorise.MAX_WORK)  # the page stops with a message otherwise
+    assume(N_KEYS * s["d"] * s["m"] * s["steps"] <= memory_training.MAX_WORK)  # the page stops with a message otherwise
     start = _at_init(s["d"], s["m"], s["act"], s["init"], s["bias"], s["seed"])
     run = _train(s["d"], s["m"], s["steps"], s["task"], s["act"], s["init"], s["bias"], s["seed"])
     init_v, v = verdicts.judge_init(start), verdicts.judge(start, run, s["act"])

@@ -1,7 +1,7 @@
 """The activation-sparsity page: fractions at init and over training, read back, in both languages."""
 import pytest
 
-from ffn_core import memorise, sparsity
+from ffn_core import memory_training, sparsity
 from tests.conftest import chart_specs, metric_values, open_page
 from ui import i18n
 
@@ -34,7 +34,7 @@ def test_page_shows_about_half_at_init_and_the_training_curve(lang):
     t = i18n.Translator(lang)
     assert at.title[0].value == t("sparsity.title")
     start = sparsity.at_init(d=64, m=256, n_tokens=1024, seed=0)
-    run = sparsity.train(n=128, d=64, m=256, steps=memorise.DEFAULT_STEPS, seed=0)
+    run = sparsity.train(n=128, d=64, m=256, steps=memory_training.DEFAULT_STEPS, seed=0)
     metrics = metric_values(at)
     assert metrics[t("sparsity.metric_mean")] == f"{start.mean_active_fraction:.4f}"
     assert 0.49 <= float(metrics[t("sparsity.metric_mean")]) <= 0.51
@@ -56,7 +56,7 @@ def test_page_shows_about_half_at_init_and_the_training_curve(lang):
     # the training keys, while fresh tokens moved by a tenth of a point (0.506 → 0.507): not "sparser" there.
     fresh = run.active_fresh[-1] - run.active_fresh[0]
     assert run.change <= -0.01 and abs(fresh) < 0.01
-    assert t("sparsity.takeaway_train_fell", steps=memorise.DEFAULT_STEPS, before=run.active_train[0],
+    assert t("sparsity.takeaway_train_fell", steps=memory_training.DEFAULT_STEPS, before=run.active_train[0],
              after=run.active_train[-1], points=abs(100 * run.change)) in takeaway
     assert t("sparsity.takeaway_fresh_flat", fresh0=run.active_fresh[0], fresh1=run.active_fresh[-1]) in takeaway
     assert t("sparsity.takeaway_reference_relu") in takeaway
@@ -130,7 +130,7 @@ def test_too_costly_training_is_a_warning():
 
 
 DEFAULTS = {"act": "relu", "init": "default", "bias": True, "seed": 0, "d": 64, "m": 256,
-            "task": "memorise", "steps": memorise.DEFAULT_STEPS}
+            "task": "memorise", "steps": memory_training.DEFAULT_STEPS}
 
 
 @pytest.mark.parametrize("bad", ["abc", "-5", "99999999", "1.5", "<script>alert(1)</script>", ""])

@@ -1,7 +1,7 @@
 """The key-value page: the measured residual and concentration, read back, in both languages."""
 import pytest
 
-from ffn_core import keyvalue, memorise
+from ffn_core import keyvalue, memory_training
 from tests.conftest import chart_specs, metric_values, open_page
 from ui import i18n
 
@@ -23,7 +23,7 @@ def test_page_shows_the_measured_decomposition(lang):
     assert not at.exception
     t = i18n.Translator(lang)
     assert at.title[0].value == t("keyvalue.title")
-    res = keyvalue.measure(d=64, m=256, n=128, steps=memorise.DEFAULT_STEPS, token=0, seed=0)
+    res = keyvalue.measure(d=64, m=256, n=128, steps=memory_training.DEFAULT_STEPS, token=0, seed=0)
     metrics = metric_values(at)
     # A rounding-level residual: checked against its bound, not against another run's last digits.
     assert float(metrics[t("keyvalue.metric_residual")]) <= 1e-12
@@ -111,7 +111,7 @@ def test_token_beyond_the_stored_keys_is_a_warning():
     assert not at.metric
 
 
-DEFAULTS = {"d": 64, "m": 256, "n": 128, "token": 0, "steps": memorise.DEFAULT_STEPS, "top": 20, "seed": 0}
+DEFAULTS = {"d": 64, "m": 256, "n": 128, "token": 0, "steps": memory_training.DEFAULT_STEPS, "top": 20, "seed": 0}
 
 
 @pytest.mark.parametrize("bad", ["abc", "-5", "99999999", "1.5", "<script>alert(1)</script>", ""])

@@ -9,14 +9,13 @@ from __future__ import annotations
 import streamlit as st
 import torch
 
-from ffn_core.gpt import ablation, ask, attribution, corpus, edit, evaluate, neurons, sparsity_curve, split, weights
-from ffn_core.gpt import model as gpt_model
-from ffn_core.gpt import vocab as gpt_vocab
+import ffn_core.gpt.model
+from ffn_core.gpt import ablation, ask, attribution, corpus, edit, evaluate, neurons, sparsity_curve, split, vocab, weights
 from ui import compute
 
 
 @compute.resource  # out of reach of a client's "clear cache", which would make the server reload it
-def shipped() -> gpt_model.GPT:
+def shipped() -> ffn_core.gpt.model.GPT:
     """The final checkpoint; frozen so no probe can train it by accident."""
     model = weights.load()
     for p in model.parameters():
@@ -33,7 +32,7 @@ def corpus_keys() -> neurons.Keys:
 def parse(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(tokens, unknown words) of a typed prompt; at most the model's block size, the last words kept."""
     words = corpus.tokenize(text[:300])
-    unknown = tuple(dict.fromkeys(gpt_vocab.vocab().unknown(words)))
+    unknown = tuple(dict.fromkeys(vocab.vocab().unknown(words)))
     return tuple(words[-weights.config().block_size:]), unknown
 
 

@@ -159,7 +159,7 @@ def test_block_mixes_and_sequential_matches(lang):
     assert blk.block_off_diagonal_fraction > 0.05 and blk.ffn_off_diagonal_fraction == 0
     texts = [s.value for s in at.success]
     assert any(t("position.claim_block", block=blk.block_off_diagonal_fraction, ffn=0.0) in x for x in texts)
-    seq = position.sequential_check(2, 8, 16, 64, 0)
+    seq = position.sequential_check(2, 8, 16, 64, 0, "relu")
     assert seq.max_abs_diff <= 1e-12
     assert any(t("position.claim_sequential", x=[2, 8, 16], h=[2, 8, 64], y=[2, 8, 16], diff=seq.max_abs_diff) in x
                for x in texts)

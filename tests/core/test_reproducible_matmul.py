@@ -2,7 +2,7 @@
 import pytest
 import torch
 
-from ffn_core import collapse, ffn, fixed_order, keyvalue
+from ffn_core import collapse, ffn, keyvalue, reproducible_matmul
 
 
 def _python_matmul(a: torch.Tensor, b: torch.Tensor) -> list[list[float]]:
@@ -31,18 +31,18 @@ def test_matmul_is_the_in_order_sum_bit_for_bit():
     g = torch.Generator().manual_seed(3)
     a = torch.randn(9, 37, generator=g, dtype=torch.float64)
     b = torch.randn(37, 5, generator=g, dtype=torch.float64)
-    assert fixed_order.matmul(a, b).tolist() == _python_matmul(a, b)
+    assert reproducible_matmul.matmul(a, b).tolist() == _python_matmul(a, b)
 
 
 def test_blocking_and_layout_change_no_bit(monkeypatch):
     g = torch.Generator().manual_seed(4)
     a = torch.randn(70, 33, generator=g, dtype=torch.float64)
     b = torch.randn(33, 40, generator=g, dtype=torch.float64)
-    whole = fixed_order.matmul(a, b)
-    monkeypatch.setattr(fixed_order, "_BLOCK", 80)  # two rows a block
-    assert torch.equal(fixed_order.matmul(a, b), whole)
-    assert torch.equal(fixed_order.matmul(a.T.contiguous().T, b.T.contiguous().T), whole)
-    assert torch.equal(fixed_order.matmul(a[5:6], b), whole[5:6])
+    whole = reproducible_matmul.matmul(a, b)
+    monkeypatch.setattr(reproducible_matmul, "_BLOCK", 80)  # two rows a block
+    assert torch.equal(reproducible_matmul.matmul(a, b), whole)
+    assert torch.equal(reproducible_matmul.matmul(a.T.contiguous().T, b.T.contiguous().T), whole)
+    assert torch.equal(reproducible_matmul.matmul(a[5:6], b), whole[5:6])
 
 
 @pytest.mark.parametrize("n", [1, 2])
@@ -61,4 +61,4 @@ def test_ffn_in_fixed_order_is_the_module_up_to_rounding():
     for glu in (False, True):
         net = ffn.FFN(12, 30, act="gelu", glu=glu, seed=1, dtype=torch.float64)
         with torch.no_grad():
-            assert (fixed_order.ffn(net, x) - net(x)).abs().max() <= 1e-12
+            assert (reproducible_matmul.ffn(net, x) - net(x)).abs().max() <= 1e-12

@@ -4,7 +4,7 @@ import pickle
 import pytest
 import torch
 
-from ffn_core import ffn, keyvalue, memorise
+from ffn_core import ffn, keyvalue, memory_training
 
 
 @pytest.fixture(scope="module")
@@ -14,7 +14,7 @@ def res():
 
 def test_python_loop_over_neurons_equals_the_ffn():
     model = ffn.FFN(8, 12, seed=0, dtype=torch.float64)
-    x, _ = memorise.make_data(3, 8, "memorise", seed=0)
+    x, _ = memory_training.make_data(3, 8, "memorise", seed=0)
     x = x.double()
     w_1, b_1 = model.w_1.weight.tolist(), model.w_1.bias.tolist()
     w_2, b_2 = model.w_2.weight.tolist(), model.w_2.bias.tolist()
@@ -34,7 +34,7 @@ def test_explicit_sum_matches_module_in_float64():
 
 def test_contributions_sum_to_the_output(res):
     model = ffn.FFN(32, 64, seed=2).double()  # built as measure() builds it: float32 init, then float64
-    x, _ = memorise.make_data(48, 32, "memorise", seed=2)
+    x, _ = memory_training.make_data(48, 32, "memorise", seed=2)
     y = model(x.double()[5])
     s = res.untrained
     coefficient = torch.tensor(s.coefficient, dtype=torch.float64)

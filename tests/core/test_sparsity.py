@@ -2,7 +2,7 @@
 import pytest
 import torch
 
-from ffn_core import ffn, memorise, sparsity
+from ffn_core import ffn, memory_training, sparsity
 
 
 @pytest.fixture(scope="module")
@@ -12,7 +12,7 @@ def init():
 
 def test_active_fraction_against_an_explicit_count(init):
     model = ffn.FFN(32, 48, seed=3)
-    x = memorise.probe_tokens(32, 3, 100)
+    x = memory_training.probe_tokens(32, 3, 100)
     w_1, b_1 = model.w_1.weight.tolist(), model.w_1.bias.tolist()
     counts = [0] * 48
     for t, row in enumerate(x.tolist()):
@@ -25,7 +25,7 @@ def test_active_fraction_against_an_explicit_count(init):
 
 def test_relu_active_is_nonzero_hidden():
     model = ffn.FFN(16, 40, act="relu", seed=0)
-    x = memorise.probe_tokens(16, 0, 50)
+    x = memory_training.probe_tokens(16, 0, 50)
     assert torch.equal(sparsity.active(model, x), model.hidden(x) > 0)
 
 
@@ -61,14 +61,14 @@ def test_about_half_fire_at_random_init(seed):
     assert 0.49 <= out["mean_active_fraction"] <= 0.51
 
 
-@pytest.mark.parametrize("task", memorise.TASKS)
+@pytest.mark.parametrize("task", memory_training.TASKS)
 def test_training_record(task):
     res = sparsity.train(n=64, d=32, m=96, steps=60, task=task, seed=1)
     assert res.loss[-1] < 0.5 * res.loss[0]
     assert res.steps[0] == 0 and res.steps[-1] == 60
     assert len(res.active_train) == len(res.active_fresh) == len(res.steps)
     # Step 0 is the untrained FFN: its fraction on the training keys is an explicit count.
-    x, _ = memorise.make_data(64, 32, task, seed=1)
+    x, _ = memory_training.make_data(64, 32, task, seed=1)
     assert res.active_train[0] == pytest.approx(sparsity.active(ffn.FFN(32, 96, seed=1), x).float().mean().item())
     assert res.change == pytest.approx(res.active_train[-1] - res.active_train[0])
     df = res.to_frame()

@@ -7,7 +7,7 @@ import math
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from ffn_core import keyvalue, memorise
+from ffn_core import keyvalue, memory_training
 from tests.lesson_checks import assert_readable
 from ui.lessons import keyvalue as verdicts
 
@@ -30,7 +30,7 @@ def _memory(d: int, m: int, n: int, steps: int, seed: int) -> keyvalue.Memory:
 @given(space)
 def test_keyvalue_verdict_agrees_with_its_numbers(s: dict) -> None:
     assume(s["token"] < s["n"])  # the page stops with a message otherwise
-    assume(s["n"] * s["d"] * s["m"] * s["steps"] <= memorise.MAX_WORK)  # likewise
+    assume(s["n"] * s["d"] * s["m"] * s["steps"] <= memory_training.MAX_WORK)  # likewise
     res = keyvalue.read_token(_memory(s["d"], s["m"], s["n"], s["steps"], s["seed"]), s["token"])
     v = verdicts.judge(res)
     assert_readable(v)
