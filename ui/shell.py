@@ -137,7 +137,9 @@ def _sync_url() -> None:
 
 
 # What the shell keeps in a session across pages; everything else in it is a page's controls.
-_SHELL_KEYS = frozenset({"lang", "present", "code", "_lang_widget", "_present_widget", "_code_widget", "_section"})
+# "_ask" holds the guesses (ui/ask.py), keyed by question and settings: they outlive a page switch.
+_SHELL_KEYS = frozenset({"lang", "present", "code", "_lang_widget", "_present_widget", "_code_widget", "_section",
+                         "_ask"})
 _KEPT_PREFIX = "_room"  # the class room's seat and key (ui/room/session.py) outlive a page switch
 
 
