@@ -16,6 +16,7 @@ from streamlit.testing.v1 import AppTest
 from tests.conftest import TIMEOUT, chart_specs, open_page
 from ui import i18n
 from ui.questions import Asked, Question
+from ui.questions import collapse as collapse_questions
 from ui.room import session, store
 
 NUMBER = Question(key="room_test.q_number", kind="number", lo=0.0, hi=1.0, tolerance=0.05)
@@ -35,6 +36,12 @@ def db(tmp_path, monkeypatch):
     engine = create_engine(url)
     yield store.Store(engine)
     engine.dispose()
+
+
+def _page(section: str, lang: str = "en"):
+    from ui import shell
+
+    return shell.Page(section=section, lang=lang, t=i18n.Translator(lang), presenter=False, show_details=True)
 
 
 def _scene(name: str, lang: str = "en") -> None:
@@ -84,8 +91,9 @@ def submit_scene(page, st) -> None:
     st.session_state["revealed"] = session.revealed(page, asked)
 
 
-def result_scene(page, st) -> None:
-    session.result_body(page, ASK_NUMBER, st.session_state.get("mine"))
+def watch_scene(page, st) -> None:
+    st.session_state["runs"] = st.session_state.get("runs", 0) + 1
+    session.watch_step(page)
 
 
 def actions_scene(page, st) -> None:
@@ -286,8 +294,10 @@ def test_the_instructors_panel_shows_the_class_live_and_reveal_draws_the_measure
     assert not _has_measured_rule(number_spec, 0.5)
     assert not db.revealed(code, ASK_NUMBER.id, time.time())
 
+    assert db.view(code, time.time()) is None
     at.button(key=f"room_reveal_{ASK_NUMBER.id}").click().run()
     assert db.revealed(code, ASK_NUMBER.id, time.time()) and not db.revealed(code, ASK_CHOICE.id, time.time())
+    assert db.view(code, time.time()).version == 1  # students waiting for the reveal look again
     number_spec, _ = chart_specs(at)
     assert _has_measured_rule(number_spec, 0.5)
     assert t("room.panel_measured", value="0.5") in [m.value for m in at.markdown]
@@ -296,28 +306,6 @@ def test_the_instructors_panel_shows_the_class_live_and_reveal_draws_the_measure
     assert db.counts(code, ASK_NUMBER.id, time.time()) == (4, 0)
     assert not db.revealed(code, ASK_NUMBER.id, time.time())
     assert db.counts(code, ASK_CHOICE.id, time.time()) == (4, 3)  # the other question untouched
-
-
-def test_a_student_sees_the_class_beside_their_guess_only_after_reveal(db):
-    t = i18n.Translator("en")
-    now = time.time()
-    code, key = db.create_room(now)
-    token = store.new_token()
-    db.join(code, token, now)
-    db.submit(code, token, ASK_NUMBER.id, 0.3, now)
-    other = store.new_token()
-    db.join(code, other, now)
-    db.submit(code, other, ASK_NUMBER.id, 0.7, now)
-    student = {**seated(code, "student", token), "mine": 0.3}
-    at = run_scene("result_scene", student)
-    assert [c.value for c in at.caption] == [t("room.waiting_reveal")] and not at.get("vega_lite_chart")
-    db.reveal(code, key, ASK_NUMBER.id, time.time())
-    at = run_scene("result_scene", student)
-    (spec,) = chart_specs(at)
-    assert sum(_bar_counts(spec)) == 2
-    markers = sorted(rows[0]["x"] for rows in spec["datasets"].values() if rows and "x" in rows[0])
-    assert markers == [pytest.approx(0.3), pytest.approx(0.5)]  # their guess and the measurement
-    assert t("room.result_caption", n=2) in [c.value for c in at.caption]
 
 
 def test_instructor_actions_without_the_key_are_refused(db):
@@ -373,3 +361,50 @@ def test_a_following_student_moves_to_the_instructors_page_and_settings(db):
     at.run()
     at.run()  # the follow step asks for a rerun; AppTest runs it on the next call
     assert at.slider(key="d").value == 16
+
+
+# --- through a page's own questions (ui/ask.py) ------------------------------------------------
+
+
+def test_a_students_guess_on_a_page_reaches_the_room_and_returns_with_the_class_after_reveal(db):
+    t = i18n.Translator("en")
+    code, key = db.create_room(time.time())
+    others = [store.new_token() for _ in range(2)]
+    at = open_page("pages/3_linear_collapse.py", "en", room=code)
+    radio = at.main.get("radio")[0]
+    qid = radio.key.removeprefix("_ask_in:")
+    assert qid.startswith("collapse:")
+    options = collapse_questions.WIDE.options  # the question's option ids ("yes", "no"); the radio shows labels
+    for token, option in zip(others, options):
+        db.join(code, token, time.time())
+        db.submit(code, token, qid, option, time.time())
+    mine = options[-1]
+    radio.set_value(mine)
+    at.button(key=f"_ask_commit:{qid}").click().run()
+    assert not at.exception
+    token = at.session_state[session.SEAT].token
+    assert db.student_guess(code, token, qid, time.time()) == mine  # the page's widget sent it through submit
+    assert t("questions.stored") in [c.value for c in at.caption]
+    assert session._waiting_for_reveal(_page("collapse"), at.session_state[session.ASKED], set())
+    charts_before = len(at.get("vega_lite_chart"))
+    db.reveal(code, key, qid, time.time())
+    at.run()
+    assert len(at.get("vega_lite_chart")) == charts_before + 1  # the class's guesses beside the student's own
+    assert qid in at.session_state[session.REVEALED]
+    assert not session._waiting_for_reveal(_page("collapse"), at.session_state[session.ASKED],
+                                           at.session_state[session.REVEALED])
+
+
+def test_a_waiting_student_reruns_when_the_rooms_view_moves_and_not_before(db):
+    code, key = db.create_room(time.time())
+    token = store.new_token()
+    db.join(code, token, time.time())
+    db.set_view(code, key, "collapse", {}, time.time())
+    at = run_scene("watch_scene", seated(code, "student", token))
+    assert at.session_state["runs"] == 1 and at.session_state[session.SEEN] == 1  # the first look only notes
+    at.run()
+    assert at.session_state["runs"] == 2  # nothing new: no rerun
+    db.reveal(code, key, ASK_NUMBER.id, time.time())
+    db.set_view(code, key, "collapse", {}, time.time())  # what session.reveal does after a Reveal
+    at.run()
+    assert at.session_state["runs"] == 4 and at.session_state[session.SEEN] == 2  # one look, one rerun

@@ -6,7 +6,7 @@ address bar, not onto the screen. The store is reached through `st.connection` (
 URL the store's config decides; a store that cannot be reached turns the class features off with
 one short note, and the pages go on as usual.
 
-Called by the questions widget: `current`, `submit`, `revealed`, `instructor_panel`, `class_result`.
+Called by the questions widget: `current`, `submit`, `revealed`, `instructor_panel`.
 Called once per run by the shell's sidebar: `sidebar`.
 """
 from __future__ import annotations
@@ -33,8 +33,10 @@ SEEN = "_room_seen"  # the room's view version a following student last moved to
 FOLLOW = "_room_follow"
 LINK = "_room_link"  # a one-time link, shown on one run only
 PENDING = "_room_pending"  # the instructor's (section, settings) a following student moves to
+REVEALED = "_room_revealed"  # question ids this student has seen revealed
+ASKED = "_ask"  # ui/ask.py's guesses: id -> Answer (guess, stored, message)
 # Every key begins with "_room": the shell keeps such keys when a page switch clears a page's controls.
-KEPT = frozenset({SEAT, KEY, NOTE, TRIED, VIEW, SEEN, FOLLOW, LINK, PENDING, "_room_follow_widget"})
+KEPT = frozenset({SEAT, KEY, NOTE, TRIED, VIEW, SEEN, FOLLOW, LINK, PENDING, REVEALED, "_room_follow_widget"})
 
 TAKE = "take"  # the query parameter of a one-time instructor link
 
@@ -129,7 +131,10 @@ def revealed(page, asked: Asked) -> list[float | str] | None:
         snapshot = _call("snapshot", seat.code, asked.id)
     except Unavailable:
         return None
-    return list(snapshot.values) if snapshot is not None and snapshot.revealed else None
+    if snapshot is None or not snapshot.revealed:
+        return None
+    st.session_state.setdefault(REVEALED, set()).add(asked.id)
+    return list(snapshot.values)
 
 
 def instructor_panel(page, asked: Sequence[Asked]) -> None:
@@ -160,27 +165,6 @@ def panel_body(page, asked: Sequence[Asked]) -> None:
     views.panel(page, list(zip(asked, snapshots)), on_reveal=reveal, on_reset=reset)
 
 
-def class_result(page, asked: Asked, mine: float | str | None) -> None:
-    """A student's view of the class's guesses beside their own: drawn once revealed, looked for every 3 s until then."""
-    seat = current(page)
-    if seat is None or seat.role != "student":
-        return
-    _waiting_result(page, asked, mine)
-
-
-@st.fragment(run_every=3)
-def _waiting_result(page, asked: Asked, mine: float | str | None) -> None:
-    result_body(page, asked, mine)
-
-
-def result_body(page, asked: Asked, mine: float | str | None) -> None:
-    guesses = revealed(page, asked)
-    if guesses is None:
-        st.caption(page.t("room.waiting_reveal"))
-        return
-    views.result(page, asked, guesses, mine)
-
-
 # --- what only the instructor's key may do ------------------------------------------------
 
 
@@ -205,7 +189,12 @@ def _key_action(page, action: str, *args: Any) -> Any:
 
 
 def reveal(page, asked: Asked) -> bool:
-    return _key_action(page, "reveal", asked.id) == store.Status.OK
+    """Reveal one question; the room's view version moves too, so that waiting students look again (`watch_step`)."""
+    if _key_action(page, "reveal", asked.id) != store.Status.OK:
+        return False
+    section, params = st.session_state.get(VIEW) or (page.section, ())
+    _key_action(page, "set_view", section, dict(params))
+    return True
 
 
 def reset(page, asked: Asked) -> bool:
@@ -232,7 +221,7 @@ def close(page) -> None:
 
 def leave(page) -> None:
     """Out of the room: the seat forgotten, the code out of the address bar."""
-    for name in (SEAT, KEY, VIEW, SEEN, FOLLOW, LINK, PENDING, "_room_follow_widget"):
+    for name in (SEAT, KEY, VIEW, SEEN, FOLLOW, LINK, PENDING, REVEALED, "_room_follow_widget"):
         st.session_state.pop(name, None)
     query.set_value("room", None)
 
@@ -321,12 +310,15 @@ def _view_params(section: str) -> dict[str, str]:
     return dict(controls.view_params(section))
 
 
-def follow_step(page) -> None:
-    """One look at the instructor's view; on a new version, move there: the same page reruns, another page opens.
+def watch_step(page) -> None:
+    """One look at the room's view version (one primary-key read); on a new one, look again.
 
-    The settings travel in the session, not in `switch_page`'s query: Streamlit refuses to set a
-    query parameter that a widget of the page being left is bound to (`d`, `seed` ... are on most
-    pages). `arrive_view` applies them on the next run, before the page draws its controls.
+    A following student moves to the instructor's page and settings: the same page reruns, another
+    page opens. A student waiting for a Reveal reruns the page, whose questions then ask `revealed`
+    (the instructor's Reveal moves the version). The settings travel in the session, not in
+    `switch_page`'s query: Streamlit refuses to set a query parameter that a widget of the page being
+    left is bound to (`d`, `seed` ... are on most pages). `arrive_view` applies them on the next run,
+    before the page draws its controls.
     """
     seat = current(page)
     if seat is None or seat.role != "student":
@@ -335,18 +327,31 @@ def follow_step(page) -> None:
         view = _call("view", seat.code)
     except Unavailable:
         return
-    if view is None or st.session_state.get(SEEN) == view.version:
+    seen = st.session_state.get(SEEN)
+    if view is None or seen == view.version:
+        return
+    st.session_state[SEEN] = view.version
+    if not st.session_state.get(FOLLOW):
+        if seen is not None:  # the first look only notes where the room is
+            st.rerun(scope="app")
         return
     path = views.page_path(view.section)
     if path is None:  # a section this app does not have
         return
-    st.session_state[SEEN] = view.version
     st.session_state[PENDING] = (view.section, {str(k): str(v) for k, v in dict(view.params).items()})
     if view.section == page.section:
         st.rerun(scope="app")
     from ui import shell
 
     st.switch_page(path, query_params={**shell.link_params(page), "room": seat.code})
+
+
+def _waiting_for_reveal(page, answers: Any, seen: Any) -> bool:
+    """Has this student a guess on this page that the room stored and has not revealed yet?"""
+    answers, seen = answers or {}, seen or set()
+    prefix = f"{page.section}:"
+    return any(isinstance(qid, str) and qid.startswith(prefix) and qid not in seen
+               and getattr(answer, "stored", None) for qid, answer in answers.items())
 
 
 def arrive_view(page) -> None:
@@ -375,8 +380,8 @@ def _guess_type(text: str) -> object:
 
 
 @st.fragment(run_every=3)
-def _following(page) -> None:
-    follow_step(page)
+def _watching(page) -> None:
+    watch_step(page)
 
 
 def _follow_changed() -> None:
@@ -394,8 +399,10 @@ def sidebar(page) -> None:
             "start": start, "close": close, "leave": leave, "take": take_link, "follow": _follow_changed,
         }, following=bool(st.session_state.get(FOLLOW)), note=st.session_state.pop(NOTE, None),
             link=st.session_state.pop(LINK, None))
-        if seat is not None and seat.role == "student" and st.session_state.get(FOLLOW):
-            _following(page)
+        # Only a student who follows, or waits for a Reveal, looks at the room every few seconds.
+        if seat is not None and seat.role == "student" and (st.session_state.get(FOLLOW) or _waiting_for_reveal(page, st.session_state.get(ASKED),
+                                                                    st.session_state.get(REVEALED))):
+            _watching(page)
     if seat is not None and is_instructor(page):
         params = _view_params(page.section)
         _write_view(page, seat, params)

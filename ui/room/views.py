@@ -1,5 +1,5 @@
 """What the class room draws: the sidebar's class section, the projector's join card, the instructor's
-live panel and a student's view of the revealed guesses. Drawing only: every store call is session.py's,
+live panel (a student's view of the revealed guesses is ui/ask.py's). Drawing only: every store call is session.py's,
 and the buttons call the actions they are handed."""
 from __future__ import annotations
 
@@ -82,13 +82,6 @@ def _shown(page, asked: Asked, value: float | str) -> str:
         return page.t(f"{question.key}_opt_{value}")
     unit = f" {page.t(question.unit)}" if question.unit else ""
     return f"{float(value):.4g}{unit}"
-
-
-def result(page, asked: Asked, guesses: Sequence[float | str], mine: float | str | None) -> None:
-    """A student's view after Reveal: the class's guesses, the measurement and their own guess."""
-    t = page.t
-    st.caption(t("room.result_caption", n=len(guesses)))
-    widgets.chart(page, charts.distribution(asked.question, guesses, t, answer=asked.answer, mine=mine))
 
 
 def class_section(page, seat, *, actions: Mapping[str, Callable[..., Any]], following: bool,
