@@ -64,12 +64,18 @@ def distribution(question: Question, guesses: Sequence[float | str], t: Translat
             tooltip=[alt.Tooltip(field="label", type="nominal", title=t("room.axis_option")),
                      alt.Tooltip(field="count", type="quantitative", title=t("room.axis_count"))],
         )
-        return alt.layer(bars).properties(height=220)
+        # The measured option is named above its bar, even when no one chose it (a bar of height 0).
+        label = alt.Chart(data).transform_filter(alt.datum.measured).mark_text(
+            color=MEASURED, fontWeight="bold", dy=-8, baseline="bottom",
+        ).encode(x=alt.X(field="label", type="nominal", sort=list(labels.values())),
+                 y=alt.Y(field="count", type="quantitative"), text=alt.value(t("room.measured")))
+        return alt.layer(bars, label).properties(height=220)
     unit = t(question.unit) if question.unit else ""
     x_title = t("room.axis_guess_unit", unit=unit) if unit else t("room.axis_guess")
     x_scale = alt.Scale(domain=[question.lo, question.hi], nice=False)
     bars = alt.Chart(data).mark_bar(color=GUESSES).encode(
-        x=alt.X(field="start", type="quantitative", title=x_title, scale=x_scale),
+        # bin="binned": the bins are already counted, and the bars stand on the axis (not ranged sideways).
+        x=alt.X(field="start", type="quantitative", bin="binned", title=x_title, scale=x_scale),
         x2=alt.X2(field="end"),
         y=count_axis,
         tooltip=[alt.Tooltip(field="start", type="quantitative", title=t("room.axis_from"), format=".3g"),
