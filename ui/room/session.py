@@ -223,7 +223,7 @@ def leave(page) -> None:
     """Out of the room: the seat forgotten, the code out of the address bar."""
     for name in (SEAT, KEY, VIEW, SEEN, FOLLOW, LINK, PENDING, REVEALED, "_room_follow_widget"):
         st.session_state.pop(name, None)
-    query.set_value("room", None)
+    _address_room(None)
 
 
 def take_link(page) -> None:
@@ -234,6 +234,15 @@ def take_link(page) -> None:
         st.session_state[LINK] = views.address(st.context.url, {"room": seat.code, TAKE: token})
 
 
+def _address_room(code: str | None) -> None:
+    """The room in the address bar and in the shell's app-wide choice ("room"), which the menu's links carry."""
+    query.set_value("room", code)
+    if code is None:
+        st.session_state.pop("room", None)
+    else:
+        st.session_state["room"] = code
+
+
 def _seat(seat: Seat, key: str | None) -> None:
     st.session_state[SEAT] = seat
     if key:
@@ -242,7 +251,7 @@ def _seat(seat: Seat, key: str | None) -> None:
         st.session_state.pop(KEY, None)
     for name in (VIEW, SEEN, TRIED):
         st.session_state.pop(name, None)
-    query.set_value("room", seat.code)
+    _address_room(seat.code)
 
 
 # --- arriving, following, the sidebar -----------------------------------------------------
@@ -268,16 +277,16 @@ def arrive(page) -> None:
             _seat(Seat(code, "instructor", store.new_token()), key)
         else:
             state[NOTE] = "room.link_used"
-            query.set_value("room", None)
+            _address_room(None)
         return
     code, seat = _room_param(page), current(page)
     if seat is not None and (code is None or code == seat.code or seat.role == "instructor"):
         if code != seat.code:
-            query.set_value("room", seat.code)  # the seat, not a stray link, says which room this is
+            _address_room(seat.code)  # the seat, not a stray link, says which room this is
         return
     if code is None or state.get(TRIED) == code:
         if query.text("room") is not None:
-            query.set_value("room", None)  # not a code, or one that failed already
+            _address_room(None)  # not a code, or one that failed already
         return
     state[TRIED] = code
     token = store.new_token()
@@ -289,7 +298,7 @@ def arrive(page) -> None:
         _seat(Seat(code, "student", token), None)
         return
     state[NOTE] = {store.Status.FULL: "room.full", None: "room.unavailable"}.get(status, "room.unknown")
-    query.set_value("room", None)
+    _address_room(None)
 
 
 def _write_view(page, seat: Seat, params: dict[str, str]) -> None:
