@@ -77,7 +77,7 @@ c1, c2, c3, c4 = st.columns(4)
 c1.metric(t("gpt.metric_logit", answer=target), f"{attr.logit:.3f}")
 c2.metric(t("gpt.metric_attn_total"), f"{sum(attr.attn):+.3f}")
 c3.metric(t("gpt.metric_ffn_total"), f"{sum(attr.ffn):+.3f}")
-c4.metric(t("gpt.metric_residual"), f"{attr.max_abs_residual:.1e}", help=t("gpt.metric_residual_help"))
+c4.metric(t("gpt.metric_residual"), text.error(attr.max_abs_residual), help=t("gpt.metric_residual_help"))
 left, right = st.columns(2)
 with left:
     st.markdown(f"**{t('gpt.attribution_heading', answer=target)}**")
