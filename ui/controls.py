@@ -345,7 +345,7 @@ def view_params(section: str) -> dict[str, str]:
 
     Only that page's declared controls, only values differing from their defaults, as URL strings,
     read from the session's current values (falling back to the address when a widget has not run
-    yet). No app-wide choices in it (see `app_params`).
+    yet). No app-wide choices in it (those are `shell.link_params(page)`).
     """
     return _differing(declared(section), values(section))
 
@@ -396,9 +396,11 @@ def begin(section: str) -> None:
     controls = declared(section)
     _clean_address(controls)
     pending = st.session_state.get(_PENDING)
-    if pending is None or pending[0] != section:
+    if pending is None:
         return
-    del st.session_state[_PENDING]
+    del st.session_state[_PENDING]  # meant for the next run: another page opened instead forgets it
+    if pending[0] != section:
+        return
     typed = pending[1]
     known: dict[str, object] = {}
     for control in controls:
