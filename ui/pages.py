@@ -123,7 +123,7 @@ KEYVALUE = (
 
 # --- 6. activation sparsity ---
 SPARSITY = (
-    Choice("act", ("relu", "gelu", "silu"), option_label="sparsity.act_", label="sparsity.act", help="sparsity.act_help"),
+    Choice("act", ffn.NONLINEAR, option_label="sparsity.act_", label="sparsity.act", help="sparsity.act_help"),
     Choice("init", ffn.INITS, option_label="sparsity.init_", label="sparsity.init", help="sparsity.init_help"),
     Toggle("bias", True, label="sparsity.bias", help="sparsity.bias_help"),
     Number("seed", 0, 9999, 0, widget="box", label="sparsity.seed", help="sparsity.seed_help"),

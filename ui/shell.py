@@ -177,6 +177,9 @@ def _sidebar(page: Page) -> None:
             st.caption(t("common.copy_link_help"))
             params_now = {key: st.query_params.get_all(key) for key in st.query_params}
             st.code(query.view_url(st.context.url, params_now), language=None, wrap_lines=True)
+    from ui.room import session as room  # imported here: the room's views import ui.widgets, which imports this module
+
+    room.sidebar(page)
 
 
 def setup(section: str) -> Page:
