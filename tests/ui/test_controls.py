@@ -4,11 +4,13 @@ ask and room are read as declared."""
 from __future__ import annotations
 
 import ast
+import logging
 import math
 import urllib.parse
 from typing import Any
 
 import pytest
+from streamlit.elements.lib import policies
 from streamlit.testing.v1 import AppTest
 
 from tests.conftest import ROOT, TIMEOUT, open_page
@@ -130,6 +132,8 @@ def _harness(section: str) -> None:
     page = shell.Page(section=section, lang="en", t=i18n.Translator("en"), presenter=False, show_details=True)
     shell._open_fresh(section)
     controls.begin(section)
+    if "_apply_first" in st.session_state:  # as the class room's follow step does, from the sidebar
+        controls.apply(section, st.session_state.pop("_apply_first"))
     for control in controls.declared(section):
         controls.draw(page, control.key)
     st.session_state["_view"] = controls.view_params(section)
@@ -303,6 +307,22 @@ def test_apply_moves_the_page_and_leaves_the_rest_at_the_defaults():
     at.slider(key="d").set_value(48).run()
     assert at.session_state["_values"]["d"] == 48 and at.session_state["_values"]["m"] == 64
     assert at.session_state["_view"] == {"d": "48", "m": "64"}
+
+
+def test_apply_before_the_controls_are_drawn_takes_effect_in_the_same_run(caplog, monkeypatch):
+    monkeypatch.setattr(policies, "_shown_default_value_warning", False)  # Streamlit warns once a process
+    at = _open_harness("position", {"seed": "5"})
+    at.session_state["_apply_first"] = {"act": "gelu", "n": "4", "causal": "true"}
+    with caplog.at_level(logging.WARNING):
+        at.run()
+    assert not at.exception
+    # A bound widget given a default as well as a session value would log a warning with a stack trace.
+    assert not [r for r in caplog.records if r.name.startswith("streamlit") and (r.stack_info or r.exc_info)]
+    expected = {**controls.clean(pages.CONTROLS["position"], {}), "act": "gelu", "n": 4, "causal": True}
+    assert at.session_state["_values"] == expected and _shown(at) == expected
+    assert "_controls_pending" not in at.session_state
+    assert {k: at.query_params.get(k) for k in ("act", "n", "causal", "seed")} == {
+        "act": "gelu", "n": "4", "causal": "true", "seed": None}
 
 
 def test_apply_before_opening_another_page_opens_it_on_those_values():
