@@ -1,12 +1,12 @@
 """The shipped GPT, loaded once per server process, and the cached probes both GPT pages call.
 
 The model is shared by every session and never changed: each probe that alters it (ablation, edit)
-works on a copy it throws away, and only the small result is cached. The probes take plain values
-(words, names, numbers), so st.cache_data can key them.
+works on a copy it throws away, and only the small result is cached. The probes are experiments in
+the pages' one cache (ui.compute.cached), keyed on the plain values they take (words, names, numbers);
+what they share is built once in ui.compute.resource.
 """
 from __future__ import annotations
 
-import streamlit as st
 import torch
 
 import ffn_core.gpt.model
@@ -90,7 +90,7 @@ def ablated_scores(target: str) -> ablation.Scores:
     return ablation.scores_from(shipped(), corpus_states(), target)
 
 
-@compute.resource  # one per block: four at most
+@compute.resource  # one per block of the shipped model, each built when first edited
 def key_covariance(layer: int) -> torch.Tensor:
     """One block's key covariance for ROME's update (1 MB a block), kept once computed; never changed."""
     return states.key_covariance(shipped(), corpus_states(), layer - 1).to(torch.float32)
@@ -110,7 +110,7 @@ def active_at(step: int) -> tuple[float, ...]:
     return tuple(evaluate.active_fraction(weights.load(step)))
 
 
-@st.cache_data(max_entries=1, show_spinner=False)
+@compute.resource  # the training log's numbers, read once
 def logged_curve() -> tuple[tuple[int, ...], tuple[tuple[float, ...], ...]]:
     return sparsity_curve.logged_curve()
 
