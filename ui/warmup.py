@@ -20,6 +20,7 @@ import resource
 import threading
 import time
 from pathlib import Path
+from urllib.parse import urlencode
 
 from streamlit import config
 from streamlit.proto.BackMsg_pb2 import BackMsg
@@ -28,7 +29,6 @@ from streamlit.runtime import Runtime
 
 from ui import compute
 
-ROOT = Path(__file__).resolve().parents[1]
 IDLE_POLL_S = 0.2
 VIEW_TIMEOUT_S = 300.0
 _LOG = logging.getLogger("ffnlab.warmup")
@@ -43,18 +43,27 @@ def enabled() -> bool:
     return os.environ.get("FFNLAB_WARMUP", "1") != "0" and Runtime.exists() and type(Runtime.instance()) is Runtime
 
 
-def views(root: Path = ROOT) -> list[tuple[str, str]]:
-    """(page name as the router knows it, query string): home, every page, then page 8 at each ablation target."""
-    def order(p: Path) -> tuple[int, str]:
-        m = re.match(r"^(\d+)_", p.name)
-        return (int(m.group(1)) if m else 10**6, p.name)
+def _router_name(path: str) -> str:
+    # Streamlit's pages/ router names a page by its file, minus the "N_" that orders the menu.
+    return "" if path == "dashboard.py" else re.sub(r"^\d+_", "", Path(path).stem)
 
-    pages = [re.sub(r"^\d+_", "", p.stem) for p in sorted((root / "pages").glob("*.py"), key=order)]
-    out = [("", ""), *((name, "") for name in pages)]
-    if "gpt_surgery" in pages:
-        from ffn_core.gpt import ablation, weights
 
-        out += [("gpt_surgery", f"target={target}") for target in ablation.targets(weights.config().n_layer)]
+# Page 8's ablation targets: a few, each a full rerun of the blocks above the part taken out.
+EVERY_OPTION = {"gptsurgery": ("target",)}
+
+
+def views() -> list[tuple[str, str]]:
+    """(page name as the router knows it, query string): every declared page by its plain link, then
+    each option of the controls in EVERY_OPTION, read from the page's declared controls (ui/pages.py)."""
+    from ui import pages
+
+    out = [(_router_name(entry.path), "") for entry in pages.PAGES]
+    for entry in pages.PAGES:
+        for key in EVERY_OPTION.get(entry.section, ()):
+            control = next(c for c in pages.CONTROLS[entry.section] if c.key == key)
+            values: dict[str, object] = {}
+            out += [(_router_name(entry.path), urlencode({key: str(option)}))
+                    for option in control.options_for(values)]  # type: ignore[attr-defined]
     return out
 
 

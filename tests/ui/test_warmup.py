@@ -31,13 +31,13 @@ def server():
 
 def _views():
     pages = {p.url_path: p for p in stclient.discover_pages(ROOT)}
-    return [(pages[name], query) for name, query in warmup.views(ROOT)]
+    return [(pages[name], query) for name, query in warmup.views()]
 
 
 def test_views_cover_every_page_and_every_ablation_target():
     from ffn_core.gpt import ablation, weights
 
-    listed = warmup.views(ROOT)
+    listed = warmup.views()
     assert {name for name, _ in listed} == {p.url_path for p in stclient.discover_pages(ROOT)}
     targets = {q.removeprefix("target=") for name, q in listed if name == "gpt_surgery" and q}
     assert targets == set(ablation.targets(weights.config().n_layer))
