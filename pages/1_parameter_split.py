@@ -5,12 +5,10 @@ import pandas as pd
 import streamlit as st
 
 from ffn_core import params, presets
-from ui import ask, compute, shell, widgets
+from ui import ask, compute, controls, shell, text, widgets
 from ui.charts import split as charts
 from ui.lessons import split as lessons
 from ui.questions import split as questions
-
-HEADS = (1, 2, 4, 8, 16, 32, 64)
 
 page = shell.setup("split")
 t = page.t
@@ -55,24 +53,17 @@ def formula_text(s: params.Split) -> tuple[str, str]:
     return attention, feed_forward
 
 
-def short(n: int) -> str:
-    return f"{n / 1e9:.2f}B" if n >= 1e9 else f"{n / 1e6:.1f}M"
-
-
 st.header(t("split.block_heading"))
 st.markdown(t("split.block_lesson"))
 left, right = st.columns(2, gap="large")
 with left:
-    d = st.slider(t("split.d"), 64, params.MAX_D_MODEL, 512, step=64, key="d", bind="query-params", help=t("split.d_help"))
-    expansion = st.select_slider(t("split.expansion"), options=params.EXPANSIONS, value="4", key="expansion",
-                                 bind="query-params", help=t("split.expansion_help"))
-    bias = st.toggle(t("split.bias"), value=False, key="bias", bind="query-params")
-    glu = st.toggle(t("split.glu"), value=False, key="glu", bind="query-params", help=t("split.glu_help"))
+    d = controls.draw(page, "d")
+    expansion = controls.draw(page, "expansion")
+    bias = controls.draw(page, "bias")
+    glu = controls.draw(page, "glu")
 with right:
-    n_heads = st.selectbox(t("split.heads"), HEADS, index=HEADS.index(8), key="heads", bind="query-params")
-    kv_options = [k for k in HEADS if n_heads % k == 0]  # only divisors of h, so no bad pair can be chosen
-    n_kv_heads = st.selectbox(t("split.kv_heads"), kv_options, index=len(kv_options) - 1, key="kv_heads",
-                              bind="query-params", help=t("split.kv_help"))
+    n_heads = controls.draw(page, "heads")
+    n_kv_heads = controls.draw(page, "kv_heads")  # only divisors of h, so no bad pair can be chosen
 
 if d % n_heads:  # a hand-typed link can carry a width off the slider's steps
     st.warning(t("split.bad_d", d=d, heads=n_heads))
@@ -107,9 +98,7 @@ if ask.shown(page, asked):
 st.header(t("split.models_heading"))
 st.markdown(t("split.models_lesson"))
 catalogue, table, parts = count_models()
-names = {m.id: m.name for m in catalogue.models}
-model_id = st.selectbox(t("split.model_pick"), presets.IDS, index=0, format_func=names.__getitem__, key="model",
-                        bind="query-params")
+model_id = controls.draw(page, "model")
 m = catalogue.models[presets.IDS.index(model_id)]
 model_asked = questions.model(m)
 ask.questions(page, (model_asked,))
@@ -117,7 +106,7 @@ if ask.shown(page, model_asked):
     c1, c2, c3, c4 = st.columns(4)
     c1.metric(t("split.metric_model_block"), f"{m.block.ffn_share:.2%}")
     c2.metric(t("split.metric_model_ffn"), f"{m.ffn_share_of_model:.2%}")
-    c3.metric(t("split.metric_model_total"), short(m.total), help=t("split.metric_model_total_help"))
+    c3.metric(t("split.metric_model_total"), text.model_size(m.total), help=t("split.metric_model_total_help"))
     c4.metric(t("split.metric_model_published"), m.published_text)
     source_key, total_key = lessons.SOURCE_KEYS[m.id]
     st.caption(t("split.model_caption", source=t(source_key), total_source=t(total_key), gap=f"{m.total_gap:+.2%}"))

@@ -1,7 +1,7 @@
 import streamlit as st
 
-from ffn_core import ffn, memory_training, sparsity
-from ui import ask, compute, shell, widgets
+from ffn_core import memory_training, sparsity
+from ui import ask, compute, controls, shell, widgets
 from ui.charts import activations as act_charts
 from ui.charts import sparsity as charts
 from ui.lessons import sparsity as verdicts
@@ -19,22 +19,18 @@ asking = st.container()  # the questions, filled once the results they are about
 st.latex(r"\text{" + t("sparsity.formula_lhs") + r"}(x) = \frac{1}{m} \sum_{i=1}^{m} \mathbf{1}\left[k_i \cdot x + b_i > 0\right]")
 
 c1, c2, c3, c4 = st.columns([1, 2, 1, 1])  # the initialisation names are long; they are also the URL values
-act = widgets.choice(page, c1.selectbox, t("sparsity.act"), ["relu", "gelu", "silu"], key="act",
-                     option_label=lambda tr, a: tr(f"sparsity.act_{a}"), help=t("sparsity.act_help"))
-init = widgets.choice(page, c2.selectbox, t("sparsity.init"), ffn.INITS, key="init",
-                      option_label=lambda tr, i: tr(f"sparsity.init_{i}"), help=t("sparsity.init_help"))
-bias = c3.toggle(t("sparsity.bias"), True, key="bias", bind="query-params", help=t("sparsity.bias_help"))
-seed = c4.number_input(t("sparsity.seed"), 0, 9999, 0, key="seed", bind="query-params", help=t("sparsity.seed_help"))
+act = controls.draw(page, "act", c1)
+init = controls.draw(page, "init", c2)
+bias = controls.draw(page, "bias", c3)
+seed = controls.draw(page, "seed", c4)
 with st.expander(t("activations.heading")):
     widgets.chart(page, act_charts.activations, act, t)
     st.caption(t(f"activations.caption_{act}"))
 c1, c2, c3, c4 = st.columns(4)
-d = c1.slider(t("sparsity.d"), 16, 128, 64, step=16, key="d", bind="query-params")
-m = c2.select_slider(t("sparsity.m"), [32, 64, 128, 256, 512], 256, key="m", bind="query-params")
-task = widgets.choice(page, c3.radio, t("sparsity.task"), memory_training.TASKS, key="task",
-                      option_label=lambda tr, k: tr(f"sparsity.task_{k}"), help=t("sparsity.task_help"))
-steps = c4.select_slider(t("sparsity.steps"), [0, 50, 100, 200, 400, 600, 1000], memory_training.DEFAULT_STEPS,
-                         key="steps", bind="query-params")
+d = controls.draw(page, "d", c1)
+m = controls.draw(page, "m", c2)
+task = controls.draw(page, "task", c3)
+steps = controls.draw(page, "steps", c4)
 
 if N_KEYS * d * m * steps > memory_training.MAX_WORK:
     st.warning(t("sparsity.too_costly"))

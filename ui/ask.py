@@ -23,7 +23,7 @@ from typing import Any
 
 import streamlit as st
 
-from ui import lessons, query, widgets
+from ui import query, text, widgets
 from ui.charts import questions as charts
 from ui.questions import Asked
 from ui.shell import Page
@@ -161,9 +161,9 @@ def shown_value(page: Page, asked: Asked, value: float | str) -> str:
     if question.kind == "choice":
         return page.t(f"{question.key}_opt_{value}")
     number = float(value)
-    text = lessons.number(int(number)) if number.is_integer() and abs(number) < 1e15 else lessons.sig(number)
+    written = text.number(int(number)) if number.is_integer() and abs(number) < 1e15 else text.sig(number)
     unit = page.t(question.unit) if question.unit else ""
-    return f"{text}{unit}" if unit in ("%", "") else f"{text} {unit}"
+    return f"{written}{unit}" if unit in ("%", "") else f"{written} {unit}"
 
 
 def _form(page: Page, asked: Asked) -> None:
@@ -196,11 +196,11 @@ def _outcome(page: Page, asked: Asked, answer: Answer) -> None:
     if answer.guess is None:
         st.info(t("questions.measured_only", measured=measured), icon=":material/visibility:")
     else:
-        text = t("questions.guess_measured", guess=shown_value(page, asked, answer.guess), measured=measured)
+        said = t("questions.guess_measured", guess=shown_value(page, asked, answer.guess), measured=measured)
         if question.is_right(answer.guess, asked.answer):
-            st.success(f"{text} ✓")
+            st.success(f"{said} ✓")
         else:
-            st.error(f"{text} ✗")
+            st.error(f"{said} ✗")
     why = t(asked.why, **asked.why_values)
     st.markdown(why[:1].upper() + why[1:])  # a verdict's claim may start in lower case
     if answer.stored:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-BIN = Path(os.environ.get("FFNLAB_PG_BIN", "/usr/lib/postgresql/15/bin"))
+BIN = Path(os.environ.get("FFNLAB_PG_BIN", "/usr/lib/postgresql/15/bin"))  # Debian bookworm's postgresql
 START_TIMEOUT = 60.0
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from ffn_core import collapse
-from ui.lessons import Term
+from ui.text import Term
 from ui.lessons import collapse as lessons
 from ui.questions import Asked, Question, at
 

@@ -1,9 +1,10 @@
 """Page 7's questions (the trained GPT): will it answer this prompt, who writes the answer's logit, how well it
-answers prompts it never read. Plain numbers in, as the page's verdicts take them."""
+answers prompts it never read. The same inputs as the page's verdicts."""
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ffn_core.gpt.ask import Accuracy
 from ui.lessons import gpt as lessons
 from ui.questions import Asked, Question, at
 
@@ -14,15 +15,15 @@ WRITES = Question("questions.gpt_writes", "choice", options=("attn", "ffn"))
 HELDOUT = Question("questions.gpt_heldout", "number", lo=0, hi=100, tolerance=10, unit="questions.unit_pct")
 
 
-def prompt(words: Sequence[str], answer: str | None, top: str, attn: Sequence[float],
+def prompt(words: Sequence[str], answer: str | None, top: str, acc: Accuracy, attn: Sequence[float],
            ffn: Sequence[float]) -> tuple[Asked, ...]:
     """The prompt on screen: does the model's top word match the known answer; which sublayers write its logit."""
     settings = {"words": " ".join(words), "answer": answer}
     shown = {"prompt": " ".join(words), "answer": answer or top}
     asked = []
     if answer is not None:
-        claim = next(c for c in lessons.ask(1.0, 1.0, 1, 1, answer, top).claims if c.key == "gpt.claim_prompt")
-        asked.append(at(SECTION, settings, TOP, "yes" if top == answer else "no", claim.key, claim.values, shown))
+        claim = next(c for c in lessons.ask(acc, answer, top).claims if c.key == "gpt.claim_prompt")
+        asked.append(at(SECTION, settings, TOP, "yes" if claim.ok else "no", claim.key, claim.values, shown))
     target = answer if answer is not None else top
     layers = lessons.layers(target, 0.0, 0.0, attn, ffn, None)  # the claim read here cites only the two sums
     writes = next(c for c in layers.claims if c.key == "gpt.claim_ffn_writes")
@@ -31,8 +32,7 @@ def prompt(words: Sequence[str], answer: str | None, top: str, attn: Sequence[fl
     return tuple(asked)
 
 
-def heldout(seen: float, heldout_accuracy: float, n_seen: int, n_heldout: int) -> tuple[Asked, ...]:
+def heldout(acc: Accuracy) -> tuple[Asked, ...]:
     """The whole corpus's held-out prompts: the same for every setting of the page."""
-    claim = next(c for c in lessons.ask(seen, heldout_accuracy, n_seen, n_heldout, None, "").claims
-                 if c.key == "gpt.claim_heldout")
-    return (at(SECTION, {}, HELDOUT, 100 * heldout_accuracy, claim.key, claim.values, {"n": n_heldout}),)
+    claim = next(c for c in lessons.ask(acc, None, "").claims if c.key == "gpt.claim_heldout")
+    return (at(SECTION, {}, HELDOUT, 100 * acc.heldout, claim.key, claim.values, {"n": acc.n_heldout}),)

@@ -1,12 +1,14 @@
 """Page 8's questions: take FFNs out (do facts or grammar fall further), edit a memory (does the other language
-follow), sparsity from training (how many fire at a checkpoint). Plain numbers in, as the verdicts take them."""
+follow), sparsity from training (how many fire at a checkpoint). The same inputs as the page's verdicts."""
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ui.lessons import Term
+from ffn_core.gpt.ablation import Scores
+from ffn_core.gpt.edit import Edit
 from ui.lessons import gpt as lessons
 from ui.questions import Asked, Question, at
+from ui.text import Term
 
 SECTION = "gptsurgery"
 # Facts live in the FFNs, so surely facts fall further? With every FFN zeroed the grammar falls further.
@@ -18,38 +20,37 @@ OTHER_LANG = Question("questions.gptsurgery_other_lang", "choice", options=("yes
 ACTIVE = Question("questions.gptsurgery_active", "number", lo=0, hi=100, tolerance=5, unit="questions.unit_pct")
 
 
-def falls(seen: tuple[float, float], template: tuple[float, float]) -> str:
-    """Which accuracy dropped more from (shipped, ablated): "facts", "grammar" or "same"."""
-    fact_drop, grammar_drop = seen[0] - seen[1], template[0] - template[1]
+def falls(shipped: Scores, ablated: Scores) -> str:
+    """Which accuracy dropped more: "facts" (seen templates), "grammar" (template words) or "same"."""
+    fact_drop, grammar_drop = shipped.seen - ablated.seen, shipped.template - ablated.template
     if fact_drop > grammar_drop:
         return "facts"
     return "grammar" if grammar_drop > fact_drop else "same"
 
 
-def ablation(target: str, label: str, seen: tuple[float, float], template: tuple[float, float]) -> tuple[Asked, ...]:
-    """seen, template: (shipped, ablated) accuracies, as the verdict takes them. Nothing to ask with nothing removed."""
+def ablation(target: str, label: str, shipped: Scores, ablated: Scores) -> tuple[Asked, ...]:
+    """label: the target as the page names it. Nothing to ask with nothing removed."""
     if target == "none":
         return ()
-    verdict = lessons.ablation(target, label, seen, template)
-    claims = {c.key: c for c in verdict.claims}
-    settings = {"target": target}
-    shown = {"target": Term(f"gptsurgery.target_{target}")} if target in ("ffn_all",) else {"target": label}
+    claims = {c.key: c for c in lessons.ablation(target, label, shipped, ablated).claims}
     grammar, facts = claims["gptsurgery.claim_grammar_holds"], claims["gptsurgery.claim_facts_fall"]
+    settings, shown = {"target": target}, {"target": label}
     return (
-        at(SECTION, settings, FALLS, falls(seen, template), grammar.key, grammar.values, shown),
-        at(SECTION, settings, FACTS_AFTER, 100 * seen[1], facts.key, facts.values, shown),
+        at(SECTION, settings, FALLS, falls(shipped, ablated), grammar.key, grammar.values, shown),
+        at(SECTION, settings, FACTS_AFTER, 100 * ablated.seen, facts.key, facts.values, shown),
     )
 
 
-def edit(country: str, lang: str, new: str, layer: int, method: str, other: str,
-         other_lang: float | None, prompt: str) -> tuple[Asked, ...]:
-    """other_lang: share of the other language's prompts giving the new answer after the edit (None: no such prompts)."""
-    if other_lang is None:
+def edit(res: Edit, prompt: str) -> tuple[Asked, ...]:
+    """prompt: the edited prompt's words as the page shows them. Asked only when the other language has prompts."""
+    if res.other_lang is None:
         return ()
-    settings = {"country": country, "lang": lang, "new": new, "layer": layer, "method": method}
-    value = "yes" if other_lang >= 0.5 else "no"
-    return (at(SECTION, settings, OTHER_LANG, value, "gptsurgery.claim_other_lang", {"answer": other, "value": other_lang},
-               {"prompt": prompt, "new": new, "lang": Term(f"gpt.lang_{lang}"), "other": other}),)
+    claim = next(c for c in lessons.edit(res, prompt, True).claims if c.key == "gptsurgery.claim_other_lang")
+    settings = {"country": res.country, "lang": res.lang, "new": res.new_answer, "layer": res.layer,
+                "method": res.method}
+    return (at(SECTION, settings, OTHER_LANG, "yes" if claim.ok else "no", claim.key, claim.values,
+               {"prompt": prompt, "new": res.new_answer, "lang": Term(f"gpt.lang_{res.lang}"),
+                "other": res.new_answer_other}),)
 
 
 def sparsity(step: int, start: Sequence[float], now: Sequence[float], log_gap: float | None) -> tuple[Asked, ...]:

@@ -17,6 +17,11 @@ def n90_question(m: int) -> Question:
     return Question("questions.keyvalue_n90", "number", lo=1, hi=m, tolerance=max(2, m // 10))
 
 
+def active_question(m: int) -> Question:
+    """Neurons active for a key: within a tenth of the layer (at least two) counts."""
+    return Question("questions.keyvalue_active", "number", lo=0, hi=m, tolerance=max(2, m // 10))
+
+
 def ask(res: keyvalue.KeyValue, seed: int) -> tuple[Asked, ...]:
     after = res.trained
     settings = {"d": res.d_model, "m": res.d_ff, "n": res.n_keys, "steps": res.steps, "token": res.token,
@@ -28,6 +33,9 @@ def ask(res: keyvalue.KeyValue, seed: int) -> tuple[Asked, ...]:
     if after.n_for_90 is not None:
         asked.append(at(SECTION, settings, n90_question(res.d_ff), after.n_for_90, "questions.keyvalue_n90_why",
                         {"token": res.token, "n90": after.n_for_90, "m": res.d_ff, "active": after.active}, shown))
+    asked.append(at(SECTION, settings, active_question(res.d_ff), after.active, "questions.keyvalue_active_why",
+                    {"token": res.token, "m": res.d_ff, "active": after.active, "before": res.untrained.active},
+                    shown))
     recall = claims.get("keyvalue.claim_recall") or claims["keyvalue.fact_untrained"]
     asked.append(at(SECTION, settings, RECALL, 100 * after.recall, recall.key, recall.values, shown))
     concentration = claims.get("keyvalue.claim_concentration")

@@ -1,13 +1,14 @@
 """Which database the class room uses: a URL for `st.connection("class", type="sql", url=...)`.
 
-In this order: the FFNLAB_CLASS_DB environment variable; `.streamlit/secrets.toml`'s
-`[connections.class] url = "..."` (st.connection reads that section itself, so `url()` then returns
-None and the page passes no url); else an SQLite file `class.sqlite` in FFNLAB_DATA_DIR (default
-`.data/` in the repo), created when missing. Nothing here imports streamlit.
+In this order: the FFNLAB_CLASS_DB environment variable; the repo's `.streamlit/secrets.toml`
+`[connections.class] url = "..."`; else an SQLite file `class.sqlite` in FFNLAB_DATA_DIR (default
+`.data/` in the repo, created when missing). The URL is always passed to st.connection explicitly,
+so it does not matter which folder the server was started from. Nothing here imports streamlit.
 
-    url = config.url()
-    conn = st.connection("class", type="sql", url=url) if url else st.connection("class", type="sql")
-    store = Store(conn.engine)
+    conn = st.connection("class", type="sql", url=config.url())
+    store = Store(conn.engine)        # keep one per process (st.cache_resource)
+
+`describe(url)` names the database without its password (for logs and deploy/run.sh).
 """
 from __future__ import annotations
 
@@ -43,16 +44,17 @@ def sqlite_url() -> str:
     return f"sqlite:///{(data_dir() / 'class.sqlite').resolve()}"
 
 
-def url(secrets_path: Path = SECRETS) -> str | None:
-    """The URL to pass to st.connection, or None when secrets.toml names it (st.connection reads it)."""
-    from_env = os.environ.get(ENV_URL, "").strip()
-    if from_env:
-        return from_env
-    if secrets_url(secrets_path):
-        return None
-    return sqlite_url()
+def url(secrets_path: Path = SECRETS) -> str:
+    """The class room's database URL: the environment, else secrets.toml, else the SQLite file."""
+    return os.environ.get(ENV_URL, "").strip() or secrets_url(secrets_path) or sqlite_url()
 
 
-def resolved_url(secrets_path: Path = SECRETS) -> str:
-    """The URL the class room will use, wherever it comes from (for scripts and benchmarks)."""
-    return url(secrets_path) or secrets_url(secrets_path) or sqlite_url()
+def describe(database_url: str) -> str:
+    """The URL with its password hidden."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        return make_url(database_url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return "(not a database URL)"

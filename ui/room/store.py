@@ -52,6 +52,7 @@ import json
 import math
 import re
 import secrets
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -259,14 +260,17 @@ def _sqlite_setup(engine: Engine, busy_timeout_ms: int) -> None:
     transaction begins here: IMMEDIATE (the write lock up front, waiting up to the busy timeout)
     unless the connection is marked read-only, which WAL lets run beside a writer.
     """
-    if getattr(engine, "_ffnlab_sqlite", False):
+    if getattr(engine, "_ffnlab_sqlite", None) is not None:
         return
 
     def on_connect(dbapi_conn, _record) -> None:
         dbapi_conn.isolation_level = None
         cursor = dbapi_conn.cursor()
         cursor.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
-        cursor.execute("PRAGMA journal_mode = WAL")
+        # Setting the mode takes a lock that does not wait for the busy timeout: a connection
+        # opened while another process writes would fail. The mode stays in the file once set.
+        if cursor.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+            cursor.execute("PRAGMA journal_mode = WAL")
         cursor.close()
 
     def on_begin(conn: Connection) -> None:
@@ -275,7 +279,9 @@ def _sqlite_setup(engine: Engine, busy_timeout_ms: int) -> None:
 
     event.listen(engine, "connect", on_connect)
     event.listen(engine, "begin", on_begin)
-    engine._ffnlab_sqlite = True  # type: ignore[attr-defined]
+    # One writer at a time within this process, in arrival order: threads waiting on SQLite's busy
+    # handler poll with growing sleeps, and under load some of them waited past the timeout.
+    engine._ffnlab_sqlite = threading.Lock()  # type: ignore[attr-defined]
     engine.dispose()  # connections opened before the listeners would miss them
 
 
@@ -291,8 +297,11 @@ class Store:
         self.max_rooms = max_rooms
         self.min_interval = min_interval
         self._dialect = engine.dialect.name
+        self._writer: threading.Lock | None = None
+        self._wait = busy_timeout_ms / 1000
         if self._dialect == "sqlite":
             _sqlite_setup(engine, busy_timeout_ms)
+            self._writer = engine._ffnlab_sqlite  # type: ignore[attr-defined]
         self._ready = False
         self._next_expire = -math.inf
 
@@ -307,6 +316,7 @@ class Store:
     def _ensure_schema(self) -> None:
         if self._ready:
             return
+        self._lock_writer()
         try:
             with self.engine.begin() as conn:
                 if self._dialect == "postgresql":
@@ -322,7 +332,17 @@ class Store:
                         f"{SCHEMA_VERSION}: update the app (or point it at another database)")
         except sa_exc.SQLAlchemyError as e:
             raise StoreUnavailable(f"class database: {e.__class__.__name__}") from e
+        finally:
+            self._unlock_writer()
         self._ready = True
+
+    def _lock_writer(self) -> None:
+        if self._writer is not None and not self._writer.acquire(timeout=self._wait):
+            raise StoreUnavailable("class database: locked (another write of this process took too long)")
+
+    def _unlock_writer(self) -> None:
+        if self._writer is not None:
+            self._writer.release()
 
     def _upsert(self, table: Table, values: dict, keys: list[str], update_cols: list[str] | None):
         mod = postgresql if self._dialect == "postgresql" else sqlite
@@ -617,9 +637,13 @@ class _Tx:
         self.read = read
         self._conn: Connection | None = None
         self._tx = None
+        self._locked = False
 
     def __enter__(self) -> Connection:
         self.store._ensure_schema()
+        if not self.read:
+            self.store._lock_writer()
+            self._locked = True
         try:
             self._conn = self.store.engine.connect()
             if self.read:
@@ -651,3 +675,6 @@ class _Tx:
             except sa_exc.SQLAlchemyError:
                 pass
             self._conn = None
+        if self._locked:
+            self._locked = False
+            self.store._unlock_writer()
