@@ -405,7 +405,7 @@ def begin(section: str) -> None:
         value = typed[control.key]
         st.session_state[control.key] = list(value) if isinstance(control, Several) else value
         default = control.default_for(known)
-        query.set_value(control.key, None if value == default else control.format(value))
+        query.write(control.key, None if value == default else control.format(value))
         query.set_initial(control.key, None if value == default else control.format(value))
         known[control.key] = value
 
@@ -423,10 +423,10 @@ def _clean_address(controls: Sequence[Control]) -> None:
             value = None if raw is None or isinstance(raw, list) else control.parse(raw, known)
             if raw is not None and value is None:
                 query.set_initial(control.key, None)
-                query.set_value(control.key, None)
+                query.write(control.key, None)
             elif value is not None and control.format(value) != raw:
                 query.set_initial(control.key, control.format(value))
-                query.set_value(control.key, control.format(value))
+                query.write(control.key, control.format(value))
         else:
             raw = _joined(control.key) if isinstance(control, Several) else query.text(control.key, _MOST)
             value = None if raw is None else control.parse(raw, known)
@@ -483,7 +483,7 @@ def _bound(control: Control, where: Any, label: str, earlier: Values, **kwargs: 
     else:  # pragma: no cover - every kind is handled above
         raise TypeError(control)
     if applied:
-        query.set_value(key, None if value == default else control.format(value))
+        query.write(key, None if value == default else control.format(value))
     return value
 
 
