@@ -279,9 +279,7 @@ def arrive(page) -> None:
         if code != seat.code:
             _address_room(seat.code)  # the seat, not a stray link, says which room this is
         return
-    if code is None or state.get(TRIED) == code:
-        if query.text("room") is not None:
-            _address_room(None)  # not a code, or one that failed already
+    if code is None or state.get(TRIED) == code:  # no code, or one this session could not join
         return
     state[TRIED] = code
     token = store.new_token()
@@ -292,8 +290,8 @@ def arrive(page) -> None:
     if status == store.Status.JOINED:
         _seat(Seat(code, "student", token), None)
         return
+    # The code stays where the link put it (the menu's links carry it); this session asks once.
     state[NOTE] = {store.Status.FULL: "room.full", None: "room.unavailable"}.get(status, "room.unknown")
-    _address_room(None)
 
 
 def _write_view(page, seat: Seat, params: dict[str, str]) -> None:
