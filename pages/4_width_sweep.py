@@ -3,16 +3,18 @@ import pandas as pd
 import streamlit as st
 
 from ffn_core.sweep import best, expr, lesson, net1d, sweep, targets, varpro
-from ui import compute, controls, shell, text, widgets
+from ui import ask, compute, controls, shell, text, widgets
 from ui.charts import activations as act_charts
 from ui.charts import sweep as charts
 from ui.lessons import sweep as verdicts
+from ui.questions import sweep as questions
 
 page = shell.setup("sweep")
 t = page.t
 
 st.title(t("sweep.title"))
 st.markdown(t("sweep.lesson"))
+asking = st.container()  # the questions, filled once the fits they are about are made
 st.latex(t("sweep.formula"))
 
 left, middle, right = st.columns([2, 3, 2])
@@ -67,6 +69,9 @@ main = results[methods[0]]
 relu = act == "relu"
 show_seed = key == "sin3x" and relu
 best_rmse = best_found(results, ref)
+asked = questions.ask(results, best_rmse, {"target": key, "widths": widths, "act": act, "method": method,
+                                           "seed": int(seed)})
+ask.questions(page, asked, asking)
 # The charts' long tables, from the results' own frames (a few ms; the charts' specs are cached by widgets.chart).
 curves = pd.concat([r.curves_frame() for r in results.values()], ignore_index=True)
 kinks = pd.concat([r.kinks_frame() for r in results.values()], ignore_index=True)
@@ -77,36 +82,37 @@ st.caption(t("sweep.setup_caption", target=main.label, lo=sweep.X_RANGE[0], hi=s
              points=sweep.POINTS, steps=main.steps, act=t(f"sweep.act_{act}")))
 
 # --- fits and kinks -------------------------------------------------------------------------------------------
-st.subheader(t("sweep.fits_heading"))
-widgets.chart(page, charts.fits, curves, kinks, t)
-st.caption(t("sweep.fits_caption" if relu else "sweep.fits_caption_gelu"))
+if ask.shown(page, asked):
+    st.subheader(t("sweep.fits_heading"))
+    widgets.chart(page, charts.fits, curves, kinks, t)
+    st.caption(t("sweep.fits_caption" if relu else "sweep.fits_caption_gelu"))
 
-narrow, wide = main.fits[0], main.fits[-1]
-cols = st.columns(4 if relu else 3)
-cols[0].metric(t("sweep.metric_rmse", m=narrow.width), text.fit_error(narrow.rmse, main.exact_tol))
-cols[1].metric(t("sweep.metric_rmse", m=wide.width), text.fit_error(wide.rmse, main.exact_tol))
-cols[2].metric(t("sweep.metric_best", m=wide.width), text.fit_error(best_rmse[-1], main.exact_tol), help=t("sweep.metric_best_help"))
-if relu:
-    cols[3].metric(t("sweep.metric_pieces", m=wide.width), f"{wide.pieces} / {wide.width + 1}",
-                   help=t("sweep.metric_pieces_help"))
+    narrow, wide = main.fits[0], main.fits[-1]
+    cols = st.columns(4 if relu else 3)
+    cols[0].metric(t("sweep.metric_rmse", m=narrow.width), text.fit_error(narrow.rmse, main.exact_tol))
+    cols[1].metric(t("sweep.metric_rmse", m=wide.width), text.fit_error(wide.rmse, main.exact_tol))
+    cols[2].metric(t("sweep.metric_best", m=wide.width), text.fit_error(best_rmse[-1], main.exact_tol), help=t("sweep.metric_best_help"))
+    if relu:
+        cols[3].metric(t("sweep.metric_pieces", m=wide.width), f"{wide.pieces} / {wide.width + 1}",
+                       help=t("sweep.metric_pieces_help"))
 
-# --- RMSE by width and pieces ---------------------------------------------------------------------------------
-left, right = st.columns(2, gap="large") if relu else (st.container(), None)
-with left:
-    st.subheader(t("sweep.rmse_heading"))
-    if by_width.empty:
-        st.caption(t("sweep.rmse_all_exact"))
-    else:
-        widgets.chart(page, charts.rmse_by_width, by_width, t)
-        st.caption(t("sweep.rmse_caption_seed" if show_seed else "sweep.rmse_caption"))
-if right is not None:
-    with right:
-        st.subheader(t("sweep.pieces_heading"))
-        widgets.chart(page, charts.pieces, pieces, t)
-        st.caption(t("sweep.pieces_caption"))
+    # --- RMSE by width and pieces ---------------------------------------------------------------------------------
+    left, right = st.columns(2, gap="large") if relu else (st.container(), None)
+    with left:
+        st.subheader(t("sweep.rmse_heading"))
+        if by_width.empty:
+            st.caption(t("sweep.rmse_all_exact"))
+        else:
+            widgets.chart(page, charts.rmse_by_width, by_width, t)
+            st.caption(t("sweep.rmse_caption_seed" if show_seed else "sweep.rmse_caption"))
+    if right is not None:
+        with right:
+            st.subheader(t("sweep.pieces_heading"))
+            widgets.chart(page, charts.pieces, pieces, t)
+            st.caption(t("sweep.pieces_caption"))
 
-# --- claims and takeaway --------------------------------------------------------------------------------------
-widgets.verdict(page, verdicts.judge(results, best_rmse))
+    # --- claims and takeaway --------------------------------------------------------------------------------------
+    widgets.verdict(page, verdicts.judge(results, best_rmse))
 
 # --- the 4x expansion: finer pieces against parameters ---------------------------------------------------------
 if controls.draw(page, "expansion"):
@@ -145,7 +151,7 @@ def live_training() -> None:
 live_training()
 
 # --- table and code -------------------------------------------------------------------------------------------
-if page.show_details:
+if page.show_details and ask.shown(page, asked, note=False):
     with st.expander(t("sweep.table_heading")):
         rows = []
         for m, res in results.items():

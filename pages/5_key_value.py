@@ -2,15 +2,17 @@ import pandas as pd
 import streamlit as st
 
 from ffn_core import keyvalue, memory_training
-from ui import compute, controls, shell, text, widgets
+from ui import ask, compute, controls, shell, text, widgets
 from ui.charts import keyvalue as charts
 from ui.lessons import keyvalue as verdicts
+from ui.questions import keyvalue as questions
 
 page = shell.setup("keyvalue")
 t = page.t
 
 st.title(t("keyvalue.title"))
 st.markdown(t("keyvalue.lesson"))
+asking = st.container()  # the questions, filled once the result they are about is measured
 st.latex(r"\mathrm{FFN}(x) = \sum_{i=1}^{m} \underbrace{\mathrm{relu}(k_i \cdot x + b_i)}_{a_i}\; v_i \;+\; b_2")
 st.markdown(t("keyvalue.concentration_lesson"))
 
@@ -47,59 +49,62 @@ def measure(d: int, m: int, n: int, steps: int, token: int, seed: int) -> keyval
 with st.spinner(t("common.computing")):
     res = measure(int(d), int(m), int(n), int(steps), int(token), int(seed))
 before, after = res.untrained, res.trained
+asked = questions.ask(res, int(seed))
+ask.questions(page, asked, asking)
 
 
-c1, c2, c3, c4 = st.columns(4)
-c1.metric(t("keyvalue.metric_residual"), text.error(res.max_abs_residual), help=t("keyvalue.metric_residual_help"))
-c2.metric(t("keyvalue.metric_50"), text.change((before.n_for_50, after.n_for_50)),
-          help=t("keyvalue.metric_count_help"))
-c3.metric(t("keyvalue.metric_90"), text.change((before.n_for_90, after.n_for_90)),
-          help=t("keyvalue.metric_count_help"))
-c4.metric(t("keyvalue.metric_recall"), text.change((before.recall, after.recall), "{:.0%}".format), help=t("keyvalue.metric_recall_help"))
-st.caption(t("keyvalue.active_caption", m=m, before=before.active, after=after.active,
-             norm_before=f"{before.output_norm:.2f}", norm_after=f"{after.output_norm:.2f}"))
+if ask.shown(page, asked):
+    c1, c2, c3, c4 = st.columns(4)
+    c1.metric(t("keyvalue.metric_residual"), text.error(res.max_abs_residual), help=t("keyvalue.metric_residual_help"))
+    c2.metric(t("keyvalue.metric_50"), text.change((before.n_for_50, after.n_for_50)),
+              help=t("keyvalue.metric_count_help"))
+    c3.metric(t("keyvalue.metric_90"), text.change((before.n_for_90, after.n_for_90)),
+              help=t("keyvalue.metric_count_help"))
+    c4.metric(t("keyvalue.metric_recall"), text.change((before.recall, after.recall), "{:.0%}".format), help=t("keyvalue.metric_recall_help"))
+    st.caption(t("keyvalue.active_caption", m=m, before=before.active, after=after.active,
+                 norm_before=f"{before.output_norm:.2f}", norm_after=f"{after.output_norm:.2f}"))
 
-frame = res.to_frame()
-st.subheader(t("keyvalue.bars_heading", k=top_k, token=token))
-top = charts.top_contributions(frame, t, top_k)
-left, right = st.columns(2)
-with left:
-    widgets.chart(page, charts.contributions, top, t, "untrained")
-with right:
-    widgets.chart(page, charts.contributions, top, t, "trained")
+    frame = res.to_frame()
+    st.subheader(t("keyvalue.bars_heading", k=top_k, token=token))
+    top = charts.top_contributions(frame, t, top_k)
+    left, right = st.columns(2)
+    with left:
+        widgets.chart(page, charts.contributions, top, t, "untrained")
+    with right:
+        widgets.chart(page, charts.contributions, top, t, "trained")
 
-st.subheader(t("keyvalue.curve_heading"))
-marks = pd.DataFrame(
-    [{"state": name, "share": share, "neurons": value}
-     for name, s in (("untrained", before), ("trained", after))
-     for share, value in ((0.5, s.n_for_50), (0.9, s.n_for_90)) if value is not None]
-)
-widgets.chart(page, charts.cumulative, frame, marks, t)
-st.caption(t("keyvalue.curve_caption"))
+    st.subheader(t("keyvalue.curve_heading"))
+    marks = pd.DataFrame(
+        [{"state": name, "share": share, "neurons": value}
+         for name, s in (("untrained", before), ("trained", after))
+         for share, value in ((0.5, s.n_for_50), (0.9, s.n_for_90)) if value is not None]
+    )
+    widgets.chart(page, charts.cumulative, frame, marks, t)
+    st.caption(t("keyvalue.curve_caption"))
 
-# Means over the same keys before and after: those that reach the share both times (the others are counted).
-c50, c90 = res.concentration(0.5), res.concentration(0.9)
-summary = pd.DataFrame(
-    {
-        t("keyvalue.col_state"): [t("keyvalue.state_untrained"), t("keyvalue.state_trained")],
-        t("keyvalue.col_loss"): [f"{before.loss:.3g}", f"{after.loss:.3g}"],
-        t("keyvalue.col_active"): [before.active, after.active],
-        t("keyvalue.col_n50"): [before.n_for_50, after.n_for_50],
-        t("keyvalue.col_n90"): [before.n_for_90, after.n_for_90],
-        t("keyvalue.col_mean50"): [round(c50.mean_before, 1), round(c50.mean_after, 1)],
-        t("keyvalue.col_mean90"): [round(c90.mean_before, 1), round(c90.mean_after, 1)],
-        t("keyvalue.col_never90"): [c90.never_before, c90.never_after],
-        t("keyvalue.col_residual"): [text.error(before.max_abs_residual), text.error(after.max_abs_residual)],
-    }
-)
-widgets.table(page, summary, "key_value_summary.csv")
-if page.show_details:
-    with st.expander(t("keyvalue.neurons_table")):
-        neurons = frame.assign(state=frame["state"].map(lambda k: t(f"keyvalue.state_{k}")))
-        neurons = neurons.rename(columns={name: t(f"keyvalue.col_{name}") for name in (
-            "state", "neuron", "coefficient", "norm", "projection", "rank", "cumulative_share")})
-        widgets.table(page, neurons, "key_value_neurons.csv")
+    # Means over the same keys before and after: those that reach the share both times (the others are counted).
+    c50, c90 = res.concentration(0.5), res.concentration(0.9)
+    summary = pd.DataFrame(
+        {
+            t("keyvalue.col_state"): [t("keyvalue.state_untrained"), t("keyvalue.state_trained")],
+            t("keyvalue.col_loss"): [f"{before.loss:.3g}", f"{after.loss:.3g}"],
+            t("keyvalue.col_active"): [before.active, after.active],
+            t("keyvalue.col_n50"): [before.n_for_50, after.n_for_50],
+            t("keyvalue.col_n90"): [before.n_for_90, after.n_for_90],
+            t("keyvalue.col_mean50"): [round(c50.mean_before, 1), round(c50.mean_after, 1)],
+            t("keyvalue.col_mean90"): [round(c90.mean_before, 1), round(c90.mean_after, 1)],
+            t("keyvalue.col_never90"): [c90.never_before, c90.never_after],
+            t("keyvalue.col_residual"): [text.error(before.max_abs_residual), text.error(after.max_abs_residual)],
+        }
+    )
+    widgets.table(page, summary, "key_value_summary.csv")
+    if page.show_details:
+        with st.expander(t("keyvalue.neurons_table")):
+            neurons = frame.assign(state=frame["state"].map(lambda k: t(f"keyvalue.state_{k}")))
+            neurons = neurons.rename(columns={name: t(f"keyvalue.col_{name}") for name in (
+                "state", "neuron", "coefficient", "norm", "projection", "rank", "cumulative_share")})
+            widgets.table(page, neurons, "key_value_neurons.csv")
 
-widgets.verdict(page, verdicts.judge(res))
+    widgets.verdict(page, verdicts.judge(res))
 
 widgets.show_code(page, keyvalue.explicit_sum, keyvalue.decompose, keyvalue.neurons_for)

@@ -1,10 +1,11 @@
 import streamlit as st
 
 from ffn_core import memory_training, sparsity
-from ui import compute, controls, shell, text, widgets
+from ui import ask, compute, controls, shell, text, widgets
 from ui.charts import activations as act_charts
 from ui.charts import sparsity as charts
 from ui.lessons import sparsity as verdicts
+from ui.questions import sparsity as questions
 
 page = shell.setup("sparsity")
 t = page.t
@@ -14,6 +15,7 @@ N_KEYS = 128  # pairs (or labelled keys) in the training run
 
 st.title(t("sparsity.title"))
 st.markdown(t("sparsity.lesson"))
+asking = st.container()  # the questions, filled once the results they are about are measured
 st.latex(r"\text{" + t("sparsity.formula_lhs") + r"}(x) = \frac{1}{m} \sum_{i=1}^{m} \mathbf{1}\left[k_i \cdot x + b_i > 0\right]")
 
 c1, c2, c3, c4 = st.columns([1, 2, 1, 1])  # the initialisation names are long; they are also the URL values
@@ -48,59 +50,65 @@ def train(d: int, m: int, steps: int, task: str, act: str, init: str, bias: bool
 with st.spinner(t("common.computing")):
     start = at_init(int(d), int(m), act, init, bool(bias), int(seed))
     run = train(int(d), int(m), int(steps), task, act, init, bool(bias), int(seed))
+init_asked = questions.at_init(start, int(seed))
+train_asked = questions.training(start, run, act, {"d": int(d), "m": int(m), "steps": int(steps), "task": task,
+                                                   "act": act, "init": init, "bias": bool(bias), "seed": int(seed)})
+ask.questions(page, init_asked + train_asked, asking)
 
 st.subheader(t("sparsity.init_heading"))
-c1, c2, c3, c4 = st.columns(4)
-c1.metric(t("sparsity.metric_mean"), f"{start.mean_active_fraction:.4f}", help=t("sparsity.metric_mean_help", n=N_TOKENS))
-c2.metric(t("sparsity.metric_token_range"), f"{min(start.per_token):.2f} – {max(start.per_token):.2f}")
-c3.metric(t("sparsity.metric_dead"), str(start.dead), help=t("sparsity.metric_dead_help"))
-c4.metric(t("sparsity.metric_always_on"), str(start.always_on), help=t("sparsity.metric_always_on_help"))
-left, right = st.columns(2)
-with left:
-    st.markdown(f"**{t('sparsity.hist_heading')}**")
-    widgets.chart(page, charts.per_token, start.token_frame(), t)
-with right:
-    st.markdown(f"**{t('sparsity.neuron_heading')}**")
-    widgets.chart(page, charts.per_neuron, start.neuron_frame(), t)
-st.markdown(t("sparsity.why_half"))
+if ask.shown(page, init_asked):
+    c1, c2, c3, c4 = st.columns(4)
+    c1.metric(t("sparsity.metric_mean"), f"{start.mean_active_fraction:.4f}", help=t("sparsity.metric_mean_help", n=N_TOKENS))
+    c2.metric(t("sparsity.metric_token_range"), f"{min(start.per_token):.2f} – {max(start.per_token):.2f}")
+    c3.metric(t("sparsity.metric_dead"), str(start.dead), help=t("sparsity.metric_dead_help"))
+    c4.metric(t("sparsity.metric_always_on"), str(start.always_on), help=t("sparsity.metric_always_on_help"))
+    left, right = st.columns(2)
+    with left:
+        st.markdown(f"**{t('sparsity.hist_heading')}**")
+        widgets.chart(page, charts.per_token, start.token_frame(), t)
+    with right:
+        st.markdown(f"**{t('sparsity.neuron_heading')}**")
+        widgets.chart(page, charts.per_neuron, start.neuron_frame(), t)
+    st.markdown(t("sparsity.why_half"))
 
-st.markdown(f"**{t('sparsity.table_heading')}**")
-table = start.init_frame()
-table["init"] = table["init"].map(lambda i: t(f"sparsity.init_{i}"))
-table = table.rename(columns={
-    "init": t("sparsity.col_init"), "bias": t("sparsity.col_bias"),
-    "mean_active_fraction": t("sparsity.col_mean"), "dead": t("sparsity.col_dead"),
-    "always_on": t("sparsity.col_always_on"),
-})
-widgets.table(page, table, "sparsity_by_init.csv")
-st.caption(t("sparsity.table_caption"))
-widgets.verdict(page, verdicts.judge_init(start))
+    st.markdown(f"**{t('sparsity.table_heading')}**")
+    table = start.init_frame()
+    table["init"] = table["init"].map(lambda i: t(f"sparsity.init_{i}"))
+    table = table.rename(columns={
+        "init": t("sparsity.col_init"), "bias": t("sparsity.col_bias"),
+        "mean_active_fraction": t("sparsity.col_mean"), "dead": t("sparsity.col_dead"),
+        "always_on": t("sparsity.col_always_on"),
+    })
+    widgets.table(page, table, "sparsity_by_init.csv")
+    st.caption(t("sparsity.table_caption"))
+    widgets.verdict(page, verdicts.judge_init(start))
 
 
 st.subheader(t("sparsity.train_heading"))
 st.markdown(t(f"sparsity.task_lesson_{task}", n=N_KEYS, classes=memory_training.N_CLASSES))
-before, after = run.active_train[0], run.active_train[-1]
-# Two to a row: "0.509 → 0.495" needs half the width, or the number the lesson is about is cut off.
-c1, c2 = st.columns(2)
-c1.metric(t("sparsity.metric_train"), text.change((before, after), "{:.3f}".format), t("sparsity.delta_points", value=f"{100 * run.change:+.1f}"),
-          delta_color="off", help=t("sparsity.metric_train_help"))
-c2.metric(t("sparsity.metric_fresh"), text.change((run.active_fresh[0], run.active_fresh[-1]), "{:.3f}".format),
-          help=t("sparsity.metric_fresh_help"))
-c3, c4 = st.columns(2)
-c3.metric(t("sparsity.metric_recall"), f"{run.final_recall:.0%}", help=t(f"sparsity.metric_recall_help_{task}"))
-c4.metric(t("sparsity.metric_dead_after"), f"{run.dead_after} / {run.always_on_after}",
-          help=t("sparsity.metric_dead_after_help"))
-# The published fractions are ReLU measurements (an inactive ReLU neuron is exactly zero): drawn for ReLU only.
-published = sparsity.PUBLISHED if act == "relu" else {}
-widgets.chart(page, charts.training, run.to_frame(), published, t)
-if act == "relu":
-    st.caption(t("sparsity.reference_caption"))
-else:
-    st.caption(t("sparsity.reference_caption_smooth", act=t(f"sparsity.act_{act}")))
-if page.show_details and steps > 0:
-    widgets.chart(page, charts.loss, run.loss_frame(), t)
+if ask.shown(page, init_asked + train_asked):  # its numbers start from the init's fraction
+    before, after = run.active_train[0], run.active_train[-1]
+    # Two to a row: "0.509 → 0.495" needs half the width, or the number the lesson is about is cut off.
+    c1, c2 = st.columns(2)
+    c1.metric(t("sparsity.metric_train"), text.change((before, after), "{:.3f}".format), t("sparsity.delta_points", value=f"{100 * run.change:+.1f}"),
+              delta_color="off", help=t("sparsity.metric_train_help"))
+    c2.metric(t("sparsity.metric_fresh"), text.change((run.active_fresh[0], run.active_fresh[-1]), "{:.3f}".format),
+              help=t("sparsity.metric_fresh_help"))
+    c3, c4 = st.columns(2)
+    c3.metric(t("sparsity.metric_recall"), f"{run.final_recall:.0%}", help=t(f"sparsity.metric_recall_help_{task}"))
+    c4.metric(t("sparsity.metric_dead_after"), f"{run.dead_after} / {run.always_on_after}",
+              help=t("sparsity.metric_dead_after_help"))
+    # The published fractions are ReLU measurements (an inactive ReLU neuron is exactly zero): drawn for ReLU only.
+    published = sparsity.PUBLISHED if act == "relu" else {}
+    widgets.chart(page, charts.training, run.to_frame(), published, t)
+    if act == "relu":
+        st.caption(t("sparsity.reference_caption"))
+    else:
+        st.caption(t("sparsity.reference_caption_smooth", act=t(f"sparsity.act_{act}")))
+    if page.show_details and steps > 0:
+        widgets.chart(page, charts.loss, run.loss_frame(), t)
 
-widgets.verdict(page, verdicts.judge(start, run, act))
+    widgets.verdict(page, verdicts.judge(start, run, act))
 
 st.page_link("pages/8_gpt_surgery.py", label=t("sparsity.link_trained"), icon=":material/arrow_forward:",
              query_params=shell.link_params(page))

@@ -1,15 +1,18 @@
 import streamlit as st
 
 from ffn_core.gpt import ask, attribution, corpus, neurons, split, trace
+from ui import ask as predict  # ffn_core.gpt.ask is the model-asking module here
 from ui import controls, gpt_probes, shell, text, widgets
 from ui.charts import gpt as charts
 from ui.lessons import gpt as lessons
+from ui.questions import gpt as questions
 
 page = shell.setup("gpt")
 t = page.t
 
 st.title(t("gpt.title"))
 st.markdown(t("gpt.lesson"))
+asking = st.container()  # the questions, filled once the model has answered the prompt
 st.latex(r"p(w_{T+1} \mid w_1 \dots w_T) = \mathrm{softmax}\big(W_U\,\mathrm{LN}_f(x_T^{(L)})\big)")
 example = next((" ".join(p.words) for p in corpus.prompts("all") if p.lang == "ko"), "")
 with st.expander(t("gpt.tokens_heading")):
@@ -44,49 +47,54 @@ with st.spinner(t("common.computing")):
     attr = gpt_probes.attribute(words, target)
     top = gpt_probes.top_neurons(words, target)
     parts = gpt_probes.parameter_split()
+prompt_asked = questions.prompt(words, answer, nxt.tokens[0], acc, attr.attn, attr.ffn)
+heldout_asked = questions.heldout(acc)
+predict.questions(page, prompt_asked + heldout_asked, asking)
 
 
 # 1. Ask the model
 st.header(t("gpt.ask_heading"))
-c1, c2, c3, c4 = st.columns(4)
-c1.metric(t("gpt.metric_top"), nxt.tokens[0], help=t("gpt.metric_top_help"))
-c2.metric(t("gpt.metric_top_prob"), text.pct(nxt.probs[0]))
-c3.metric(t("gpt.metric_answer_rank"), "—" if nxt.answer_rank is None else str(nxt.answer_rank),
-          help=t("gpt.metric_answer_rank_help", answer=answer or "—"))
-c4.metric(t("gpt.metric_answer_prob"), "—" if nxt.answer_prob is None else text.pct(nxt.answer_prob))
-widgets.chart(page, charts.top_tokens, nxt.to_frame(), t)
-if answer is None:
-    st.caption(t("gpt.no_known_answer"))
+if predict.shown(page, prompt_asked + heldout_asked):
+    c1, c2, c3, c4 = st.columns(4)
+    c1.metric(t("gpt.metric_top"), nxt.tokens[0], help=t("gpt.metric_top_help"))
+    c2.metric(t("gpt.metric_top_prob"), text.pct(nxt.probs[0]))
+    c3.metric(t("gpt.metric_answer_rank"), "—" if nxt.answer_rank is None else str(nxt.answer_rank),
+              help=t("gpt.metric_answer_rank_help", answer=answer or "—"))
+    c4.metric(t("gpt.metric_answer_prob"), "—" if nxt.answer_prob is None else text.pct(nxt.answer_prob))
+    widgets.chart(page, charts.top_tokens, nxt.to_frame(), t)
+    if answer is None:
+        st.caption(t("gpt.no_known_answer"))
 
-c1, c2 = st.columns(2)
-c1.metric(t("gpt.metric_seen"), text.pct(acc.seen), help=t("gpt.metric_seen_help", n=acc.n_seen))
-c2.metric(t("gpt.metric_heldout"), text.pct(acc.heldout), help=t("gpt.metric_heldout_help", n=acc.n_heldout))
-frame = acc.to_frame()
-widgets.chart(page, charts.accuracy, frame, t)
-if page.show_details:
-    with st.expander(t("gpt.accuracy_table")):
-        widgets.table(page, frame, "gpt_accuracy.csv")
-widgets.verdict(page, lessons.ask(acc, answer, nxt.tokens[0]))
+    c1, c2 = st.columns(2)
+    c1.metric(t("gpt.metric_seen"), text.pct(acc.seen), help=t("gpt.metric_seen_help", n=acc.n_seen))
+    c2.metric(t("gpt.metric_heldout"), text.pct(acc.heldout), help=t("gpt.metric_heldout_help", n=acc.n_heldout))
+    frame = acc.to_frame()
+    widgets.chart(page, charts.accuracy, frame, t)
+    if page.show_details:
+        with st.expander(t("gpt.accuracy_table")):
+            widgets.table(page, frame, "gpt_accuracy.csv")
+    widgets.verdict(page, lessons.ask(acc, answer, nxt.tokens[0]))
 
 # 2. Layer by layer
 st.header(t("gpt.layers_heading"))
 st.markdown(t("gpt.layers_lesson"))
 st.latex(r"\ell_{a} = u_a\cdot\Big(e + \sum_{l}\mathrm{attn}_l + \sum_{l}\mathrm{FFN}_l\Big) + c_a,\qquad "
          r"u_a = s\,P(\gamma \odot w_a),\; s = 1/\sqrt{\mathrm{var}(x)+\epsilon}\ \text{" + t("gpt.frozen") + "}")
-c1, c2, c3, c4 = st.columns(4)
-c1.metric(t("gpt.metric_logit", answer=target), f"{attr.logit:.3f}")
-c2.metric(t("gpt.metric_attn_total"), f"{sum(attr.attn):+.3f}")
-c3.metric(t("gpt.metric_ffn_total"), f"{sum(attr.ffn):+.3f}")
-c4.metric(t("gpt.metric_residual"), text.error(attr.max_abs_residual), help=t("gpt.metric_residual_help"))
-left, right = st.columns(2)
-with left:
-    st.markdown(f"**{t('gpt.attribution_heading', answer=target)}**")
-    widgets.chart(page, charts.attribution, attr.to_frame(), t)
-with right:
-    st.markdown(f"**{t('gpt.lens_heading', answer=target)}**")
-    widgets.chart(page, charts.lens, attr.lens_frame(), t)
-first = next((lens.layer for lens in attr.lens if lens.answer_rank == 1), None)
-widgets.verdict(page, lessons.layers(target, attr.max_abs_residual, attr.embedding, attr.attn, attr.ffn, first))
+if predict.shown(page, prompt_asked):
+    c1, c2, c3, c4 = st.columns(4)
+    c1.metric(t("gpt.metric_logit", answer=target), f"{attr.logit:.3f}")
+    c2.metric(t("gpt.metric_attn_total"), f"{sum(attr.attn):+.3f}")
+    c3.metric(t("gpt.metric_ffn_total"), f"{sum(attr.ffn):+.3f}")
+    c4.metric(t("gpt.metric_residual"), text.error(attr.max_abs_residual), help=t("gpt.metric_residual_help"))
+    left, right = st.columns(2)
+    with left:
+        st.markdown(f"**{t('gpt.attribution_heading', answer=target)}**")
+        widgets.chart(page, charts.attribution, attr.to_frame(), t)
+    with right:
+        st.markdown(f"**{t('gpt.lens_heading', answer=target)}**")
+        widgets.chart(page, charts.lens, attr.lens_frame(), t)
+    first = next((lens.layer for lens in attr.lens if lens.answer_rank == 1), None)
+    widgets.verdict(page, lessons.layers(target, attr.max_abs_residual, attr.embedding, attr.attn, attr.ffn, first))
 
 # 3. Trained key-value neurons
 st.header(t("gpt.neurons_heading"))

@@ -2,16 +2,18 @@ import pandas as pd
 import streamlit as st
 
 from ffn_core import sparsity as ffn_sparsity
-from ffn_core.gpt import ablation, corpus, edit, sparsity_curve, weights
-from ui import controls, gpt_probes, pages, shell, text, widgets
+from ffn_core.gpt import ablation, corpus, edit, sparsity_curve, states, weights
+from ui import ask, controls, gpt_probes, pages, shell, text, widgets
 from ui.charts import gpt as charts
 from ui.lessons import gpt as lessons
+from ui.questions import gptsurgery as questions
 
 page = shell.setup("gptsurgery")
 t = page.t
 
 st.title(t("gptsurgery.title"))
 st.markdown(t("gptsurgery.lesson"))
+asking = st.container()  # the ablation's questions, filled once the ablated model is scored
 
 
 # 1. Take the FFN out
@@ -22,15 +24,18 @@ target = controls.draw(page, "target")
 with st.spinner(t("common.computing")):
     base = gpt_probes.base_scores()
     after = base if target == "none" else gpt_probes.ablated_scores(target)
-c1, c2, c3 = st.columns(3)
-for column, name in zip((c1, c2, c3), ("seen", "heldout", "template")):
-    column.metric(t(f"gptsurgery.measure_{name}"), text.change((getattr(base, name), getattr(after, name)), text.pct),
-                  help=t(f"gptsurgery.measure_{name}_help"))
-frame = pd.DataFrame([{"measure": name, "state": state, "accuracy": getattr(scores, name)}
-                      for name in ("seen", "heldout", "template")
-                      for state, scores in (("shipped", base), ("ablated", after))])
-widgets.chart(page, charts.ablation, frame, t)
-widgets.verdict(page, lessons.ablation(target, pages.target_label(t, target), base, after))
+ablation_asked = questions.ablation(target, pages.target_label(t, target), base, after)
+ask.questions(page, ablation_asked, asking)
+if ask.shown(page, ablation_asked):
+    c1, c2, c3 = st.columns(3)
+    for column, name in zip((c1, c2, c3), ("seen", "heldout", "template")):
+        column.metric(t(f"gptsurgery.measure_{name}"), text.change((getattr(base, name), getattr(after, name)), text.pct),
+                      help=t(f"gptsurgery.measure_{name}_help"))
+    frame = pd.DataFrame([{"measure": name, "state": state, "accuracy": getattr(scores, name)}
+                          for name in ("seen", "heldout", "template")
+                          for state, scores in (("shipped", base), ("ablated", after))])
+    widgets.chart(page, charts.ablation, frame, t)
+    widgets.verdict(page, lessons.ablation(target, pages.target_label(t, target), base, after))
 
 # 2. Edit one memory
 st.header(t("gptsurgery.edit_heading"))
@@ -57,24 +62,27 @@ else:
     with st.spinner(t("common.computing")):
         res = gpt_probes.edit_fact(country, elang, new_answer, int(layer), method)
     unchanged = gpt_probes.shipped_unchanged()
+    edit_asked = questions.edit(res, prompt_words)
+    ask.questions(page, edit_asked)
 
-    c1, c2, c3, c4 = st.columns(4)
-    c1.metric(t("gptsurgery.metric_edited"), text.pct_change(res.edited), help=t("gptsurgery.metric_edited_help"))
-    c2.metric(t("gptsurgery.metric_other_templates"), text.pct_change(res.other_templates),
-              help=t("gptsurgery.metric_other_templates_help"))
-    c3.metric(t("gptsurgery.metric_other_lang"), text.pct_change(res.other_lang),
-              help=t("gptsurgery.metric_other_lang_help", answer=res.new_answer_other))
-    c4.metric(t("gptsurgery.metric_changed"), f"{res.other_facts_changed} / {res.other_facts}",
-              help=t("gptsurgery.metric_changed_help", prompts=res.other_prompts_changed, total=res.other_prompts))
-    rows = pd.DataFrame(res.rows, columns=["group", "lang", "prompt", "target", "before", "after"])
-    rows["group"] = rows["group"].map(lambda g: t(f"gptsurgery.group_{g}"))
-    rows["lang"] = rows["lang"].map(lambda lang: t(f"gpt.lang_{lang}"))
-    rows = rows.rename(columns={"group": t("gptsurgery.col_group"), "lang": t("gptsurgery.col_lang"),
-                                "prompt": t("gptsurgery.col_prompt"), "target": t("gptsurgery.col_target"),
-                                "before": t("gptsurgery.col_before"), "after": t("gptsurgery.col_after")})
-    widgets.table(page, rows, "gpt_edit.csv")
-    st.caption(t("gptsurgery.delta_caption", delta=f"{res.delta_norm:.3f}", weight=f"{res.weight_norm:.3f}", layer=layer))
-    widgets.verdict(page, lessons.edit(res, prompt_words, unchanged))
+    if ask.shown(page, edit_asked):
+        c1, c2, c3, c4 = st.columns(4)
+        c1.metric(t("gptsurgery.metric_edited"), text.pct_change(res.edited), help=t("gptsurgery.metric_edited_help"))
+        c2.metric(t("gptsurgery.metric_other_templates"), text.pct_change(res.other_templates),
+                  help=t("gptsurgery.metric_other_templates_help"))
+        c3.metric(t("gptsurgery.metric_other_lang"), text.pct_change(res.other_lang),
+                  help=t("gptsurgery.metric_other_lang_help", answer=res.new_answer_other))
+        c4.metric(t("gptsurgery.metric_changed"), f"{res.other_facts_changed} / {res.other_facts}",
+                  help=t("gptsurgery.metric_changed_help", prompts=res.other_prompts_changed, total=res.other_prompts))
+        rows = pd.DataFrame(res.rows, columns=["group", "lang", "prompt", "target", "before", "after"])
+        rows["group"] = rows["group"].map(lambda g: t(f"gptsurgery.group_{g}"))
+        rows["lang"] = rows["lang"].map(lambda lang: t(f"gpt.lang_{lang}"))
+        rows = rows.rename(columns={"group": t("gptsurgery.col_group"), "lang": t("gptsurgery.col_lang"),
+                                    "prompt": t("gptsurgery.col_prompt"), "target": t("gptsurgery.col_target"),
+                                    "before": t("gptsurgery.col_before"), "after": t("gptsurgery.col_after")})
+        widgets.table(page, rows, "gpt_edit.csv")
+        st.caption(t("gptsurgery.delta_caption", delta=f"{res.delta_norm:.3f}", weight=f"{res.weight_norm:.3f}", layer=layer))
+        widgets.verdict(page, lessons.edit(res, prompt_words, unchanged))
 
 # 3. Sparsity from training
 st.header(t("gptsurgery.sparsity_heading"))
@@ -89,14 +97,18 @@ logged_steps, logged = gpt_probes.logged_curve()
 curve = sparsity_curve.Curve((int(step),), (now,), logged_steps, logged)
 start = logged[0] if logged else now
 gap = curve.max_log_gap()
-# Two to a row: "0.495 → 0.304" needs half the width, or the numbers the lesson is about are cut off.
-for row in range(0, len(now), 2):
-    cols = st.columns(2)
-    for column, i in zip(cols, range(row, min(row + 2, len(now)))):
-        column.metric(t("gpt.block_n", layer=i + 1), text.change((start[i], now[i]), "{:.3f}".format),
-                      help=t("gptsurgery.metric_block_help", step=step))
-widgets.chart(page, charts.sparsity, curve.to_frame(), ffn_sparsity.PUBLISHED, t)
-st.caption(t("gptsurgery.sparsity_caption"))
-widgets.verdict(page, lessons.sparsity(int(step), start, now, gap))
+sparsity_asked = questions.sparsity(int(step), start, now, gap)
+ask.questions(page, sparsity_asked)
+if ask.shown(page, sparsity_asked):
+    # Two to a row: "0.495 → 0.304" needs half the width, or the numbers the lesson is about are cut off.
+    for row in range(0, len(now), 2):
+        cols = st.columns(2)
+        for column, i in zip(cols, range(row, min(row + 2, len(now)))):
+            column.metric(t("gpt.block_n", layer=i + 1), text.change((start[i], now[i]), "{:.3f}".format),
+                          help=t("gptsurgery.metric_block_help", step=step))
+    widgets.chart(page, charts.sparsity, curve.to_frame(), ffn_sparsity.PUBLISHED, t)
+    st.caption(t("gptsurgery.sparsity_caption"))
+    widgets.verdict(page, lessons.sparsity(int(step), start, now, gap))
 
-widgets.show_code(page, ablation.ablated, ablation.scores, edit.rank_one, edit.edit, sparsity_curve.curve)
+widgets.show_code(page, states.corpus_states, states.block, ablation.scores_from, edit.update, edit.edit,
+                  states.prompt_predictions, sparsity_curve.curve)
