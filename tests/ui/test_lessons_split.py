@@ -4,7 +4,7 @@ from fractions import Fraction
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ffn_core import params, presets
+from ffn_core import model_counts, params, presets
 from tests.lesson_checks import assert_readable
 from ui.lessons import split as lessons
 
@@ -50,8 +50,8 @@ def test_block_verdict_agrees_with_its_numbers(b):
 
 
 def test_models_verdict_states_its_counts_as_facts():
-    catalogue = params.catalogue()
-    causes = tuple(params.causes(i) for i in lessons.PAST_EIGHTY)
+    catalogue = model_counts.catalogue()
+    causes = tuple(model_counts.causes(i) for i in lessons.PAST_EIGHTY)
     for preset in presets.IDS:
         v = lessons.judge_models(catalogue, causes, catalogue.models[presets.IDS.index(preset)])
         assert all(c.ok is None for c in v.claims)  # fixed configs: stated facts, not checks
