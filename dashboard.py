@@ -54,7 +54,7 @@ share_metric.metric(t("home.metric_share"), f"{split.ffn_share:.4f}", help=t("ho
 widgets.chart(page, charts.block_bar, parts, t)
 widgets.verdict(page, lessons.judge(split))
 
-st.header(t("home.map_heading"))
+st.header(t("home.map_heading", n=len(shell.PAGES) - 1))
 st.markdown(t("home.map_lesson"))
 demos = shell.PAGES[1:]
 for index, (section, path, icon) in enumerate(demos):

@@ -248,12 +248,13 @@ class SequentialCheck:
     max_abs_diff: float
 
 
-def sequential_check(batch: int = 2, seq: int = 8, d_model: int = 64, d_ff: int = 256, seed: int = 0) -> SequentialCheck:
+def sequential_check(batch: int = 2, seq: int = 8, d_model: int = 64, d_ff: int = 256, seed: int = 0,
+                     act: ffn.Activation = "relu") -> SequentialCheck:
     """Run the project's FFN and nn.Sequential with the same weights on one [batch, seq, d] input; float64."""
     g = torch.Generator().manual_seed(seed)
-    f = ffn.FFN(d_model, d_ff, act="gelu", bias=True, seed=seed, dtype=torch.float64)
+    f = ffn.FFN(d_model, d_ff, act=act, bias=True, seed=seed, dtype=torch.float64)
     # nn.Linear draws its own start values from the global generator; they are overwritten here.
-    seq_ffn = nn.Sequential(nn.Linear(d_model, d_ff, dtype=torch.float64), nn.GELU(),
+    seq_ffn = nn.Sequential(nn.Linear(d_model, d_ff, dtype=torch.float64), ffn.activation(act),
                             nn.Linear(d_ff, d_model, dtype=torch.float64))
     with torch.no_grad():
         for mine, theirs in ((f.w_1, seq_ffn[0]), (f.w_2, seq_ffn[2])):

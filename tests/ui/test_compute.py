@@ -1,6 +1,6 @@
 """Experiments take turns fairly: shared when identical, dropped when nobody waits, one per session.
 
-The scheduler (ui/turns.py) is driven by plain threads; each "session" is a Caller whose check
+The scheduler (ui/fair_queue.py) is driven by plain threads; each "session" is a Caller whose check
 raises once the test says the session has gone. Threads meet on Events, never on sleeps, and
 no assertion is about time: only what was computed, for whom, and what each caller got.
 """
@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from ui import compute, turns
+from ui import compute, fair_queue
 
 WAIT_S = 60.0  # generous: a deadline for things that happen at once on an idle machine
 
@@ -25,12 +25,12 @@ class Moved(Exception):
     """The same session asked for something else (as a superseded run)."""
 
 
-def caller(session: str | None, gone: threading.Event | None = None) -> turns.Caller:
+def caller(session: str | None, gone: threading.Event | None = None) -> fair_queue.Caller:
     def check() -> None:
         if gone is not None and gone.is_set():
             raise Gone()
 
-    return turns.Caller(session, check, Moved, (Gone,))
+    return fair_queue.Caller(session, check, Moved, (Gone,))
 
 
 def until(condition, what: str) -> None:
@@ -44,7 +44,7 @@ class Lab:
     """A scheduler, a record of what was computed, and threads that ask for things."""
 
     def __init__(self) -> None:
-        self.turns = turns.Scheduler(poll_s=0.01)
+        self.turns = fair_queue.Scheduler(poll_s=0.01)
         self.computed: list[object] = []
         self.results: dict[str, object] = {}
         self.threads: list[threading.Thread] = []
@@ -59,7 +59,7 @@ class Lab:
 
         return run
 
-    def ask(self, name: str, key, who: turns.Caller, block: bool = False, **hooks) -> threading.Thread:
+    def ask(self, name: str, key, who: fair_queue.Caller, block: bool = False, **hooks) -> threading.Thread:
         def go() -> None:
             try:
                 self.results[name] = self.turns.run(key, self.work(key, block), who, **hooks)
@@ -148,14 +148,14 @@ def test_a_waiting_student_is_told_how_many_are_ahead_until_its_turn():
 
 
 def test_a_caller_never_waits_on_the_turn_it_holds():
-    scheduler = turns.Scheduler(poll_s=0.01)
+    scheduler = fair_queue.Scheduler(poll_s=0.01)
     inner = lambda publish: "inner"  # noqa: E731
     outer = lambda publish: ("outer", scheduler.run("b", inner, caller(None)))  # noqa: E731
     assert scheduler.run("a", outer, caller(None)) == ("outer", "inner")
 
 
 def test_a_failure_reaches_every_caller_and_is_not_kept():
-    scheduler = turns.Scheduler(poll_s=0.01)
+    scheduler = fair_queue.Scheduler(poll_s=0.01)
     calls = []
 
     def broken(publish):
@@ -204,7 +204,7 @@ def test_students_starting_the_same_training_share_one_run_and_its_progress():
 
 
 def test_a_training_whose_student_left_goes_on_for_the_others_and_not_for_nobody():
-    scheduler = turns.Scheduler(poll_s=0.01)
+    scheduler = fair_queue.Scheduler(poll_s=0.01)
     runs = []
     started = threading.Event()
     leave = threading.Event()
@@ -271,7 +271,7 @@ def test_many_presses_from_one_session_and_from_many_train_a_bounded_number_of_t
 
 
 def test_plain_keys_keep_types_and_float_bits_apart():
-    key = turns.plain_key
+    key = fair_queue.plain_key
     assert key((1, 2.0, "a")) == key([1, 2.0, "a"])
     assert len({key(1), key(True), key(1.0), key("1")}) == 4
     assert key(0.0) != key(-0.0)
@@ -281,7 +281,7 @@ def test_plain_keys_keep_types_and_float_bits_apart():
 
 
 def test_cache_bounds_entries_per_function_and_bytes_in_all():
-    cache = turns.ResultCache(max_bytes=1000)
+    cache = fair_queue.ResultCache(max_bytes=1000)
     for i in range(5):
         cache.put("f", i, b"x" * 100, max_entries=3)
     assert [cache.get("f", i) is not None for i in range(5)] == [False, False, True, True, True]

@@ -28,7 +28,7 @@ def test_defaults_measure_a_diagonal_ffn_and_a_dense_attention(lang):
     assert at.title[0].value == t("position.title")
     ref = position.measure(8, 64, 256, "relu", 1, False, "random", 0)
     metrics = metric_values(at)
-    assert metrics[t("position.metric_ffn_off")] == "0"
+    assert metrics[t("position.metric_ffn_off")] == "0%"  # exactly none: no "<0.1%"
     assert metrics[t("position.metric_attention_off")] == f"{ref.attention_off_diagonal_fraction:.1%}"
     assert float(metrics[t("position.metric_rowwise")]) <= 1e-12
     assert float(metrics[t("position.metric_perm")]) <= 1e-12
@@ -159,7 +159,7 @@ def test_block_mixes_and_sequential_matches(lang):
     assert blk.block_off_diagonal_fraction > 0.05 and blk.ffn_off_diagonal_fraction == 0
     texts = [s.value for s in at.success]
     assert any(t("position.claim_block", block=blk.block_off_diagonal_fraction, ffn=0.0) in x for x in texts)
-    seq = position.sequential_check(2, 8, 16, 64, 0)
+    seq = position.sequential_check(2, 8, 16, 64, 0, "relu")
     assert seq.max_abs_diff <= 1e-12
     assert any(t("position.claim_sequential", x=[2, 8, 16], h=[2, 8, 64], y=[2, 8, 16], diff=seq.max_abs_diff) in x
                for x in texts)
