@@ -1,7 +1,7 @@
 import streamlit as st
 
 from ffn_core.gpt import ask, attribution, corpus, neurons, split, trace
-from ui import gpt_probes, shell, widgets
+from ui import gpt_memory_sections, gpt_probes, shell, widgets
 from ui import lessons as lesson_text
 from ui.charts import gpt as charts
 from ui.lessons import gpt as lessons
@@ -136,6 +136,10 @@ if parts.tied:
     st.caption(t("gpt.tied_caption"))
 widgets.verdict(page, lessons.split(parts.count("ffn"), parts.count("attention"), parts.count("embeddings"), parts.total))
 
+# 5–8. The checkpoints and one word in context (ui/gpt_memory_sections.py)
+gpt_memory_sections.show(page, country, chosen.template, tuple(words), answer)
+
 st.page_link("pages/8_gpt_surgery.py", label=t("gpt.link_surgery"), icon=":material/arrow_forward:",
              query_params=shell.link_params(page))
-widgets.show_code(page, ask.next_token, trace.run, trace.readout, attribution.attribute, neurons.top_neurons, split.split)
+widgets.show_code(page, ask.next_token, trace.run, trace.readout, attribution.attribute, neurons.top_neurons, split.split,
+                  *gpt_memory_sections.CODE)
