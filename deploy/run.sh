@@ -12,6 +12,10 @@
 #   FFNLAB_RUN_DIR    pids, logs, nginx's config and temp files (default ${TMPDIR:-/tmp}/ffnlab-deploy)
 #   FFNLAB_PYTHON     the interpreter with the app's requirements (default: python3)
 #   FFNLAB_NGINX      nginx (default: found on PATH, else /usr/sbin/nginx)
+#   FFNLAB_CLASS_DB   the class room's database URL, shared by every replica (default: an SQLite
+#                     file in FFNLAB_DATA_DIR, which serves replicas on this one host); for replicas
+#                     on several hosts, one PostgreSQL: postgresql+psycopg://user:pass@host:5432/db
+#   FFNLAB_DATA_DIR   the folder of that SQLite file (default: .data in the app's folder)
 # Nothing needs root: nginx runs with -p and -c in the run folder.
 set -euo pipefail
 
@@ -51,6 +55,26 @@ stop() {
   done
 }
 
+class_store() {
+  # Every replica reads the same variables, so every replica meets the same room. Creating the
+  # schema here, once, tells the operator now rather than a class later when the store is unreachable.
+  FFNLAB_APP_ROOT="$app" "$python" - <<'PY' || echo "warning: the class room's store is unavailable; the pages work, the class features will say so" >&2
+import os, sys, time
+sys.path.insert(0, os.environ["FFNLAB_APP_ROOT"])
+import sqlalchemy
+from ui.room import config, store
+url = config.url()
+print(f"class room store: {config.describe(url)}", flush=True)
+engine = sqlalchemy.create_engine(url)
+try:
+    store.Store(engine).expire(time.time())
+except store.StoreUnavailable as e:
+    sys.exit(f"class room store unavailable: {e} ({e.__cause__})")
+finally:
+    engine.dispose()
+PY
+}
+
 healthy() {
   "$python" - "$@" <<'PY'
 import sys, time, urllib.request
@@ -76,6 +100,7 @@ start() {
   fi
   mkdir -p "$run_dir/logs" "$run_dir/tmp"
   stop  # a previous start in the same folder
+  class_store
   local port urls=() upstreams=""
   # One cookie secret for every replica, so that the cookies Streamlit signs (its XSRF token)
   # read the same whichever replica a browser meets. In the environment, not on a command line.

@@ -10,6 +10,7 @@ from torch import nn
 Activation = Literal["none", "relu", "gelu", "silu"]
 Init = Literal["default", "xavier", "normal", "kaiming"]
 ACTIVATIONS: tuple[Activation, ...] = ("none", "relu", "gelu", "silu")
+NONLINEAR: tuple[Activation, ...] = tuple(a for a in ACTIVATIONS if a != "none")
 INITS: tuple[Init, ...] = ("default", "xavier", "normal", "kaiming")
 
 

@@ -5,17 +5,17 @@ import pandas as pd
 import streamlit as st
 
 from ffn_core import params, presets
-from ui import compute, shell, widgets
+from ui import ask, compute, controls, shell, text, widgets
 from ui.charts import split as charts
 from ui.lessons import split as lessons
-
-HEADS = (1, 2, 4, 8, 16, 32, 64)
+from ui.questions import split as questions
 
 page = shell.setup("split")
 t = page.t
 
 st.title(t("split.title"))
 st.markdown(t("split.lesson"))
+asking = st.container()  # the questions, filled once the block they are about is counted
 st.latex(
     r"P_{\mathrm{attn}} = \underbrace{2\,d\,(h\,d_h)}_{W_q,\ W_o} + \underbrace{2\,d\,(h_{kv}\,d_h)}_{W_k,\ W_v}"
     r"\qquad P_{\mathrm{FFN}} = 2\,d\,d_{ff}\ \ (\mathrm{GLU}{:}\ 3\,d\,d_{ff})"
@@ -53,80 +53,78 @@ def formula_text(s: params.Split) -> tuple[str, str]:
     return attention, feed_forward
 
 
-def short(n: int) -> str:
-    return f"{n / 1e9:.2f}B" if n >= 1e9 else f"{n / 1e6:.1f}M"
-
-
 st.header(t("split.block_heading"))
 st.markdown(t("split.block_lesson"))
 left, right = st.columns(2, gap="large")
 with left:
-    d = st.slider(t("split.d"), 64, params.MAX_D_MODEL, 512, step=64, key="d", bind="query-params", help=t("split.d_help"))
-    expansion = st.select_slider(t("split.expansion"), options=params.EXPANSIONS, value="4", key="expansion",
-                                 bind="query-params", help=t("split.expansion_help"))
-    bias = st.toggle(t("split.bias"), value=False, key="bias", bind="query-params")
-    glu = st.toggle(t("split.glu"), value=False, key="glu", bind="query-params", help=t("split.glu_help"))
+    d = controls.draw(page, "d")
+    expansion = controls.draw(page, "expansion")
+    bias = controls.draw(page, "bias")
+    glu = controls.draw(page, "glu")
 with right:
-    n_heads = st.selectbox(t("split.heads"), HEADS, index=HEADS.index(8), key="heads", bind="query-params")
-    kv_options = [k for k in HEADS if n_heads % k == 0]  # only divisors of h, so no bad pair can be chosen
-    n_kv_heads = st.selectbox(t("split.kv_heads"), kv_options, index=len(kv_options) - 1, key="kv_heads",
-                              bind="query-params", help=t("split.kv_help"))
+    n_heads = controls.draw(page, "heads")
+    n_kv_heads = controls.draw(page, "kv_heads")  # only divisors of h, so no bad pair can be chosen
 
 if d % n_heads:  # a hand-typed link can carry a width off the slider's steps
     st.warning(t("split.bad_d", d=d, heads=n_heads))
     st.stop()
 
 s = count_block(d, expansion, n_heads, n_kv_heads, bias, glu)
+full = count_block(d, expansion, n_heads, n_heads, bias, glu)
+asked = questions.block(s, expansion, full.attention_params)
+ask.questions(page, asked, asking)
 exact = Fraction(expansion) * d
 st.caption(t("split.d_ff_caption", expansion=expansion, d=d, d_ff=f"{s.d_ff:,}", head_dim=s.head_dim,
              exact=f"{exact.numerator:,}" if exact.denominator == 1 else f"{float(exact):,.2f}"))
-c1, c2, c3 = st.columns(3)
-c1.metric(t("split.metric_attention"), f"{s.attention_params:,}", help=t("split.metric_attention_help"))
-c2.metric(t("split.metric_ffn"), f"{s.ffn_params:,}", help=t("split.metric_ffn_help"))
-c3.metric(t("split.metric_share"), f"{s.ffn_share:.2%}", help=t("split.metric_share_help"))
-widgets.chart(page, charts.block_bar, s.to_frame(), t)
-st.caption(t("split.norms_caption", norms=f"{s.norm_params:,}", norm_share=f"{s.norm_params / s.block_params:.2%}"))
+if ask.shown(page, asked):
+    c1, c2, c3 = st.columns(3)
+    c1.metric(t("split.metric_attention"), f"{s.attention_params:,}", help=t("split.metric_attention_help"))
+    c2.metric(t("split.metric_ffn"), f"{s.ffn_params:,}", help=t("split.metric_ffn_help"))
+    c3.metric(t("split.metric_share"), f"{s.ffn_share:.2%}", help=t("split.metric_share_help"))
+    widgets.chart(page, charts.block_bar, s.to_frame(), t)
+    st.caption(t("split.norms_caption", norms=f"{s.norm_params:,}", norm_share=f"{s.norm_params / s.block_params:.2%}"))
 
-st.subheader(t("split.formula_heading"))
-attention_text, ffn_text = formula_text(s)
-formulas = pd.DataFrame({
-    t("split.col_part"): [t("split.part_attention"), t("split.part_ffn")],
-    t("split.col_modules"): [s.attention_params, s.ffn_params],
-    t("split.col_formula"): [attention_text, ffn_text],
-    t("split.col_value"): [s.attention_formula, s.ffn_formula],
-})
-widgets.table(page, formulas, "split_block.csv")
-full = count_block(d, expansion, n_heads, n_heads, bias, glu)
-widgets.verdict(page, lessons.judge_block(s, expansion, full.attention_params))
+    st.subheader(t("split.formula_heading"))
+    attention_text, ffn_text = formula_text(s)
+    formulas = pd.DataFrame({
+        t("split.col_part"): [t("split.part_attention"), t("split.part_ffn")],
+        t("split.col_modules"): [s.attention_params, s.ffn_params],
+        t("split.col_formula"): [attention_text, ffn_text],
+        t("split.col_value"): [s.attention_formula, s.ffn_formula],
+    })
+    widgets.table(page, formulas, "split_block.csv")
+    widgets.verdict(page, lessons.judge_block(s, expansion, full.attention_params))
 
 st.header(t("split.models_heading"))
 st.markdown(t("split.models_lesson"))
 catalogue, table, parts = count_models()
-names = {m.id: m.name for m in catalogue.models}
-model_id = st.selectbox(t("split.model_pick"), presets.IDS, index=0, format_func=names.__getitem__, key="model",
-                        bind="query-params")
+model_id = controls.draw(page, "model")
 m = catalogue.models[presets.IDS.index(model_id)]
-c1, c2, c3, c4 = st.columns(4)
-c1.metric(t("split.metric_model_block"), f"{m.block.ffn_share:.2%}")
-c2.metric(t("split.metric_model_ffn"), f"{m.ffn_share_of_model:.2%}")
-c3.metric(t("split.metric_model_total"), short(m.total), help=t("split.metric_model_total_help"))
-c4.metric(t("split.metric_model_published"), m.published_text)
-source_key, total_key = lessons.SOURCE_KEYS[m.id]
-st.caption(t("split.model_caption", source=t(source_key), total_source=t(total_key), gap=f"{m.total_gap:+.2%}"))
-widgets.chart(page, charts.model_bars, parts, t, model_id)
-widgets.chart(page, charts.share_bars, table, t)
-shown = table.rename(columns={
-    "name": t("split.col_name"), "d_model": t("split.col_d_model"), "d_ff": t("split.col_d_ff"),
-    "n_layers": t("split.col_layers"), "n_heads": t("split.col_heads"), "n_kv_heads": t("split.col_kv_heads"),
-    "glu": t("split.col_glu"), "bias": t("split.col_bias"), "attention_params": t("split.col_attention"),
-    "ffn_params": t("split.col_ffn"), "ffn_share": t("split.col_share"), "total_params": t("split.col_total"),
-    "published_total": t("split.col_published"), "total_gap": t("split.col_gap"), "source": t("split.col_source"),
-})
-shown[t("split.col_source")] = [t(lessons.SOURCE_KEYS[i][0]) for i in table["id"]]
-widgets.table(page, shown.drop(columns=["id"]), "model_presets.csv")
+model_asked = questions.model(m)
+ask.questions(page, (model_asked,))
+if ask.shown(page, model_asked):
+    c1, c2, c3, c4 = st.columns(4)
+    c1.metric(t("split.metric_model_block"), f"{m.block.ffn_share:.2%}")
+    c2.metric(t("split.metric_model_ffn"), f"{m.ffn_share_of_model:.2%}")
+    c3.metric(t("split.metric_model_total"), text.model_size(m.total), help=t("split.metric_model_total_help"))
+    c4.metric(t("split.metric_model_published"), m.published_text)
+    source_key, total_key = lessons.SOURCE_KEYS[m.id]
+    st.caption(t("split.model_caption", source=t(source_key), total_source=t(total_key), gap=f"{m.total_gap:+.2%}"))
+    widgets.chart(page, charts.model_bars, parts, t, model_id)
+    widgets.chart(page, charts.share_bars, table, t)
+    shown = table.rename(columns={
+        "name": t("split.col_name"), "d_model": t("split.col_d_model"), "d_ff": t("split.col_d_ff"),
+        "n_layers": t("split.col_layers"), "n_heads": t("split.col_heads"), "n_kv_heads": t("split.col_kv_heads"),
+        "glu": t("split.col_glu"), "bias": t("split.col_bias"), "attention_params": t("split.col_attention"),
+        "ffn_params": t("split.col_ffn"), "ffn_share": t("split.col_share"), "total_params": t("split.col_total"),
+        "published_total": t("split.col_published"), "total_gap": t("split.col_gap"), "source": t("split.col_source"),
+    })
+    shown[t("split.col_source")] = [t(lessons.SOURCE_KEYS[i][0]) for i in table["id"]]
+    widgets.table(page, shown.drop(columns=["id"]), "model_presets.csv")
 
 st.subheader(t("split.causes_heading"))
 causes = count_causes()
 widgets.chart(page, charts.cause_bars, causes_frame(causes), t)
-widgets.verdict(page, lessons.judge_models(catalogue, causes, m))
+if ask.shown(page, model_asked, note=False):  # the takeaway names the chosen model's share
+    widgets.verdict(page, lessons.judge_models(catalogue, causes, m))
 widgets.show_code(page, params.block, params.attention_formula, params.ffn_formula, params.model, params.causes)

@@ -3,9 +3,10 @@ import pandas as pd
 import streamlit as st
 
 from ffn_core import attention, ffn, position
-from ui import compute, shell, widgets
+from ui import ask, compute, controls, shell, text, widgets
 from ui.charts import position as charts
 from ui.lessons import position as lessons
+from ui.questions import position as questions
 
 SEQUENTIAL_CODE = """x = torch.randn(batch, seq, d)              # [batch, seq, d]
 ffn = nn.Sequential(
@@ -20,26 +21,21 @@ t = page.t
 
 st.title(t("position.title"))
 st.markdown(t("position.lesson"))
+asking = st.container()  # the questions, filled once the result they are about is measured
 st.latex(
     r"y_i = \mathrm{FFN}(x_i) \;\Rightarrow\; \frac{\partial y_i}{\partial x_j} = 0 \;(i \neq j)"
     r"\qquad\text{vs.}\qquad y_i = \sum_j a_{ij}\, W_O W_V\, x_j"
 )
 
 left, middle, right = st.columns(3)
-n = left.slider(t("position.n_tokens"), 2, position.MAX_TOKENS, 8, key="n", bind="query-params",
-                help=t("position.n_tokens_help"))
-d = middle.select_slider(t("position.d"), [8, 16, 32, 64, 128], 64, key="d", bind="query-params",
-                         help=t("position.d_help"))
-act = widgets.choice(page, right.selectbox, t("position.act"), ffn.ACTIVATIONS, index=1, key="act",
-                     option_label=lambda tr, a: tr(f"position.act_{a}"))
+n = controls.draw(page, "n", left)
+d = controls.draw(page, "d", middle)
+act = controls.draw(page, "act", right)
 left, middle, right = st.columns(3)
-heads = left.selectbox(t("position.heads"), [1, 2, 4, 8], key="heads", bind="query-params",
-                       help=t("position.heads_help"))
-perm = widgets.choice(page, middle.selectbox, t("position.perm"), position.PERMUTATIONS, key="perm",
-                      option_label=lambda tr, p: tr(f"position.perm_{p}"), help=t("position.perm_help"))
-seed = right.number_input(t("position.seed"), 0, 9999, 0, step=1, key="seed", bind="query-params",
-                          help=t("position.seed_help"))
-causal = st.toggle(t("position.causal"), False, key="causal", bind="query-params", help=t("position.causal_help"))
+heads = controls.draw(page, "heads", left)
+perm = controls.draw(page, "perm", middle)
+seed = controls.draw(page, "seed", right)
+causal = controls.draw(page, "causal")
 
 if n * d > position.MAX_TOKENS_X_D:
     st.warning(t("position.too_big", n=n, d=d, size=f"{n * d:,}", limit=f"{position.MAX_TOKENS_X_D:,}"))
@@ -63,51 +59,43 @@ def sequential(d: int, act: str, seed: int) -> position.SequentialCheck:
 
 with st.spinner(t("common.computing")):
     res = measure(int(n), int(d), act, int(heads), bool(causal), perm, int(seed))
-
-
-def err(x: float) -> str:
-    # An exact 0 stays "0": that it is exactly zero is the point.
-    if x == 0:
-        return "0"
-    return f"{x:.1e}" if x < 1e-3 else f"{x:.3g}"
-
-
-def share(x: float) -> str:
-    return "0" if x == 0 else f"{x:.1%}"
+asked = questions.ask(res)
+ask.questions(page, asked, asking)
 
 
 st.caption(t("position.sizes_caption", d=d, d_ff=res.d_ff, act=t(f"position.act_{act}"), heads=heads, d_h=d // heads))
 st.header(t("position.influence_heading"))
-frame = res.to_frame()
-attention_title = t("position.attention_chart_title_causal" if causal else "position.attention_chart_title")
-left, right = st.columns(2)
-with left:
-    widgets.chart(page, charts.influence_heatmap, frame[frame["model"] == "ffn"], t, t("position.ffn_chart_title"))
-    st.metric(t("position.metric_ffn_off"), share(res.ffn_off_diagonal_fraction), help=t("position.metric_off_help"))
-with right:
-    widgets.chart(page, charts.influence_heatmap, frame[frame["model"] == "attention"], t, attention_title)
-    st.metric(t("position.metric_attention_off"), share(res.attention_off_diagonal_fraction),
-              help=t("position.metric_off_help"))
-st.caption(t("position.influence_caption"))
+if ask.shown(page, asked):
+    frame = res.to_frame()
+    attention_title = t("position.attention_chart_title_causal" if causal else "position.attention_chart_title")
+    left, right = st.columns(2)
+    with left:
+        widgets.chart(page, charts.influence_heatmap, frame[frame["model"] == "ffn"], t, t("position.ffn_chart_title"))
+        st.metric(t("position.metric_ffn_off"), text.pct(res.ffn_off_diagonal_fraction), help=t("position.metric_off_help"))
+    with right:
+        widgets.chart(page, charts.influence_heatmap, frame[frame["model"] == "attention"], t, attention_title)
+        st.metric(t("position.metric_attention_off"), text.pct(res.attention_off_diagonal_fraction),
+                  help=t("position.metric_off_help"))
+    st.caption(t("position.influence_caption"))
 
-left, right = st.columns(2)
-left.metric(t("position.metric_rowwise"), err(res.rowwise_max_abs_diff), help=t("position.metric_rowwise_help"))
-right.metric(t("position.metric_perm"), err(res.permutation_max_abs_diff), help=t("position.metric_perm_help"))
-st.subheader(t("position.checks_heading"))
-checks = pd.DataFrame(
-    {
-        t("position.col_check"): [t("position.row_rowwise"), t("position.row_perm"), t("position.row_off")],
-        t("position.col_ffn"): [err(res.rowwise_max_abs_diff), err(res.permutation_max_abs_diff),
-                                share(res.ffn_off_diagonal_fraction)],
-        t("position.col_attention"): [err(res.attention_rowwise_max_abs_diff),
-                                      err(res.attention_permutation_max_abs_diff),
-                                      share(res.attention_off_diagonal_fraction)],
-    }
-)
-widgets.table(page, checks, "position_checks.csv")
-st.caption(t("position.checks_caption"))
+    left, right = st.columns(2)
+    left.metric(t("position.metric_rowwise"), text.error(res.rowwise_max_abs_diff), help=t("position.metric_rowwise_help"))
+    right.metric(t("position.metric_perm"), text.error(res.permutation_max_abs_diff), help=t("position.metric_perm_help"))
+    st.subheader(t("position.checks_heading"))
+    checks = pd.DataFrame(
+        {
+            t("position.col_check"): [t("position.row_rowwise"), t("position.row_perm"), t("position.row_off")],
+            t("position.col_ffn"): [text.error(res.rowwise_max_abs_diff), text.error(res.permutation_max_abs_diff),
+                                    text.pct(res.ffn_off_diagonal_fraction)],
+            t("position.col_attention"): [text.error(res.attention_rowwise_max_abs_diff),
+                                          text.error(res.attention_permutation_max_abs_diff),
+                                          text.pct(res.attention_off_diagonal_fraction)],
+        }
+    )
+    widgets.table(page, checks, "position_checks.csv")
+    st.caption(t("position.checks_caption"))
 
-widgets.verdict(page, lessons.judge(res))
+    widgets.verdict(page, lessons.judge(res))
 
 st.header(t("position.block_heading"))
 st.markdown(t("position.block_lesson"))
@@ -131,7 +119,7 @@ st.code(SEQUENTIAL_CODE.format(act=type(ffn.activation(act)).__name__), language
 shapes = sequential(int(d), act, int(seed))
 widgets.verdict(page, lessons.judge_sequential(shapes))
 
-if page.show_details:
+if page.show_details and ask.shown(page, asked, note=False):
     with st.expander(t("position.perm_heading")):
         st.markdown(t("position.perm_lesson", perm=list(res.permutation)))
         st.dataframe(
@@ -139,7 +127,7 @@ if page.show_details:
                 {
                     t("position.col_position"): range(n),
                     t("position.col_token"): res.permutation,
-                    t("position.col_diff"): [err(x) for x in res.permutation_row_diffs],
+                    t("position.col_diff"): [text.error(x) for x in res.permutation_row_diffs],
                 }
             ),
             hide_index=True,

@@ -1,31 +1,28 @@
 """Linear collapse: without its activation the FFN's two layers are one d×d matrix."""
 import streamlit as st
 
-from ffn_core import collapse, ffn
-from ui import compute, shell, widgets
+from ffn_core import collapse
+from ui import ask, compute, controls, shell, text, widgets
 from ui.charts import collapse as charts
 from ui.lessons import collapse as lessons
-
-NARROW = (0, 1, 2, 4, 8, 16, 32)  # 0: every hidden layer d wide
+from ui.questions import collapse as questions
 
 page = shell.setup("collapse")
 t = page.t
 
 st.title(t("collapse.title"))
 st.markdown(t("collapse.lesson"))
+asking = st.container()  # the questions, filled once the result they are about is measured
 st.latex(r"W_2(W_1 x + b_1) + b_2 = \underbrace{(W_2 W_1)}_{d \times d}\,x + (W_2 b_1 + b_2),"
          r"\qquad \operatorname{rank}(W_2 W_1) \le \min(d, m)")
 
 left, middle, right = st.columns(3)
-d = left.slider(t("collapse.d"), 8, 128, 64, step=8, key="d", bind="query-params", help=t("collapse.d_help"))
-m = middle.select_slider(t("collapse.m"), [4, 8, 16, 32, 64, 128, 256, 512, 1024], 256, key="m",
-                         bind="query-params", help=t("collapse.m_help"))
-act = widgets.choice(page, right.selectbox, t("collapse.act"), ffn.ACTIVATIONS, key="act",
-                     option_label=lambda tr, a: tr(f"collapse.act_{a}"))
+d = controls.draw(page, "d", left)
+m = controls.draw(page, "m", middle)
+act = controls.draw(page, "act", right)
 left, right = st.columns([1, 2])
-bias = left.toggle(t("collapse.bias"), False, key="bias", bind="query-params", help=t("collapse.bias_help"))
-seed = right.number_input(t("collapse.seed"), 0, 9999, 0, step=1, key="seed", bind="query-params",
-                          help=t("collapse.seed_help"))
+bias = controls.draw(page, "bias", left)
+seed = controls.draw(page, "seed", right)
 
 
 @compute.cached(max_entries=256)
@@ -53,70 +50,69 @@ def hidden_widths(d: int, layers: int, narrow: int) -> tuple[int, ...]:
 
 with st.spinner(t("common.computing")):
     res = measure(int(d), int(m), act, bool(bias), int(seed))
-
-
-def err(x: float) -> str:
-    return f"{x:.1e}" if x < 1e-3 else f"{x:.3g}"
+asked = questions.ask(res)
+ask.questions(page, asked, asking)
 
 
 st.caption(t("collapse.sizes_caption" if act == "none" else "collapse.sizes_caption_act", d=d, m=m,
              n_fit=f"{collapse.N_FIT:,}", n_test=f"{collapse.N_TEST:,}"))
 
-if act == "none":
-    chart_column, numbers = st.columns([3, 2], gap="large")
-    with chart_column:
-        st.subheader(t("collapse.spectrum_heading"))
-        widgets.chart(page, charts.singular_values, res.to_frame(), t)
-        st.caption(t("collapse.spectrum_caption"))
-    with numbers:
-        left, right = st.columns(2)
-        left.metric(t("collapse.metric_rank"), res.rank, help=t("collapse.metric_rank_help"))
-        right.metric(t("collapse.metric_bound"), res.rank_bound)
-        left.metric(t("collapse.metric_two"), f"{res.two_layer_params:,}", help=t("collapse.metric_two_help"))
-        right.metric(t("collapse.metric_one"), f"{res.single_matrix_params:,}", help=t("collapse.metric_one_help"))
-        left.metric(t("collapse.metric_eff_rank"), f"{res.effective_rank:.1f}", help=t("collapse.metric_eff_rank_help"))
-        st.metric(t("collapse.metric_residual"), err(res.max_abs_residual), help=t("collapse.metric_residual_help"))
-else:
-    # With an activation between them, W₂W₁ is only the product of the weights, not the layer's map:
-    # its rank and spectrum would describe a function this layer does not compute.
-    st.caption(t("collapse.no_product", act=t(f"collapse.act_{act}")))
-    chart_column, numbers = st.columns([3, 2], gap="large")
-    with chart_column:
-        st.subheader(t("collapse.fit_heading"))
-        widgets.chart(page, charts.fit_scatter, sample(int(d), int(m), act, bool(bias), int(seed)).to_frame(), t)
-        st.caption(t("collapse.fit_caption"))
-    with numbers:
-        st.metric(t("collapse.metric_two"), f"{res.two_layer_params:,}", help=t("collapse.metric_two_help"))
-        st.metric(t("collapse.metric_one"), f"{res.single_matrix_params:,}", help=t("collapse.metric_one_help"))
-        st.metric(t("collapse.metric_fit"), err(res.fit_relative_error), help=t("collapse.metric_fit_help"))
+if ask.shown(page, asked):
+    if act == "none":
+        chart_column, numbers = st.columns([3, 2], gap="large")
+        with chart_column:
+            st.subheader(t("collapse.spectrum_heading"))
+            widgets.chart(page, charts.singular_values, res.to_frame(), t)
+            st.caption(t("collapse.spectrum_caption"))
+        with numbers:
+            left, right = st.columns(2)
+            left.metric(t("collapse.metric_rank"), res.rank, help=t("collapse.metric_rank_help"))
+            right.metric(t("collapse.metric_bound"), res.rank_bound)
+            left.metric(t("collapse.metric_two"), f"{res.two_layer_params:,}", help=t("collapse.metric_two_help"))
+            right.metric(t("collapse.metric_one"), f"{res.single_matrix_params:,}", help=t("collapse.metric_one_help"))
+            left.metric(t("collapse.metric_eff_rank"), f"{res.effective_rank:.1f}", help=t("collapse.metric_eff_rank_help"))
+            st.metric(t("collapse.metric_residual"), text.error(res.max_abs_residual), help=t("collapse.metric_residual_help"))
+    else:
+        # With an activation between them, W₂W₁ is only the product of the weights, not the layer's map:
+        # its rank and spectrum would describe a function this layer does not compute.
+        st.caption(t("collapse.no_product", act=t(f"collapse.act_{act}")))
+        chart_column, numbers = st.columns([3, 2], gap="large")
+        with chart_column:
+            st.subheader(t("collapse.fit_heading"))
+            widgets.chart(page, charts.fit_scatter, sample(int(d), int(m), act, bool(bias), int(seed)).to_frame(), t)
+            st.caption(t("collapse.fit_caption"))
+        with numbers:
+            st.metric(t("collapse.metric_two"), f"{res.two_layer_params:,}", help=t("collapse.metric_two_help"))
+            st.metric(t("collapse.metric_one"), f"{res.single_matrix_params:,}", help=t("collapse.metric_one_help"))
+            st.metric(t("collapse.metric_fit"), text.error(res.fit_relative_error), help=t("collapse.metric_fit_help"))
 
-if page.show_details and act == "none":
-    with st.expander(t("collapse.table_heading")):
-        frame = res.to_frame().rename(columns={"index": t("collapse.col_k"), "singular_value": t("collapse.col_sv"),
-                                               "counted": t("collapse.col_counted")})
-        widgets.table(page, frame, "collapse_singular_values.csv")
-widgets.verdict(page, lessons.judge(res))
+    if page.show_details and act == "none":
+        with st.expander(t("collapse.table_heading")):
+            frame = res.to_frame().rename(columns={"index": t("collapse.col_k"), "singular_value": t("collapse.col_sv"),
+                                                   "counted": t("collapse.col_counted")})
+            widgets.table(page, frame, "collapse_singular_values.csv")
+    widgets.verdict(page, lessons.judge(res))
 
 st.header(t("collapse.stack_heading"))
 st.markdown(t("collapse.stack_lesson"))
 st.latex(r"W_L \cdots W_2 W_1 x = W x, \qquad \operatorname{rank}(W) \le \min(d, w_1, \dots, w_{L-1})")
 left, right = st.columns(2)
-layers = left.slider(t("collapse.layers"), 2, collapse.MAX_LAYERS, 4, key="layers", bind="query-params",
-                     help=t("collapse.layers_help"))
-narrow = widgets.choice(page, right.selectbox, t("collapse.narrow"), NARROW, key="narrow",
-                        option_label=lambda tr, k: tr("collapse.narrow_none") if k == 0 else str(k),
-                        help=t("collapse.narrow_help"))
+layers = controls.draw(page, "layers", left)
+narrow = controls.draw(page, "narrow", right)  # 0: every hidden layer d wide
 with st.spinner(t("common.computing")):
     tower = stack(int(d), int(layers), int(narrow), bool(bias), int(seed))
-chart_column, numbers = st.columns([3, 2], gap="large")
-with chart_column:
-    st.subheader(t("collapse.stack_spectrum_heading"))
-    widgets.chart(page, charts.singular_values, tower.to_frame(), t)
-with numbers:
-    st.metric(t("collapse.metric_stack_params"), f"{tower.layer_params:,}")
-    st.metric(t("collapse.metric_stack_rank"), tower.rank)
-    st.metric(t("collapse.metric_stack_residual"), err(tower.max_abs_residual))
-widgets.verdict(page, lessons.judge_stack(tower))
+stack_asked = questions.stack(tower, bool(bias))
+ask.questions(page, stack_asked)
+if ask.shown(page, stack_asked):
+    chart_column, numbers = st.columns([3, 2], gap="large")
+    with chart_column:
+        st.subheader(t("collapse.stack_spectrum_heading"))
+        widgets.chart(page, charts.singular_values, tower.to_frame(), t)
+    with numbers:
+        st.metric(t("collapse.metric_stack_params"), f"{tower.layer_params:,}")
+        st.metric(t("collapse.metric_stack_rank"), tower.rank)
+        st.metric(t("collapse.metric_stack_residual"), text.error(tower.max_abs_residual))
+    widgets.verdict(page, lessons.judge_stack(tower))
 
 widgets.show_code(page, collapse.measure, collapse.collapsed, collapse.best_affine_fit, collapse.fit_sample,
                   collapse.stack)

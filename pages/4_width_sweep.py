@@ -3,48 +3,38 @@ import pandas as pd
 import streamlit as st
 
 from ffn_core.sweep import best, expr, lesson, net1d, sweep, targets, varpro
-from ui import compute, shell, widgets
+from ui import ask, compute, controls, shell, text, widgets
 from ui.charts import activations as act_charts
 from ui.charts import sweep as charts
 from ui.lessons import sweep as verdicts
-
-WIDTH_OPTIONS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
-TARGETS = (*targets.BUILTIN, "custom")
-METHODS = ("pieces", "naive", "both")
-CUSTOM_DEFAULT = "sin(x**2)"
+from ui.questions import sweep as questions
 
 page = shell.setup("sweep")
 t = page.t
 
 st.title(t("sweep.title"))
 st.markdown(t("sweep.lesson"))
+asking = st.container()  # the questions, filled once the fits they are about are made
 st.latex(t("sweep.formula"))
 
 left, middle, right = st.columns([2, 3, 2])
-# The URL carries the shown label: math names keep a link valid in either language.
-target = widgets.choice(page, left.selectbox, t("sweep.target"), TARGETS, key="target",
-                        option_label=lambda tr, k: targets.label(k) if k in targets.BUILTIN else tr("sweep.target_custom"))
-text = CUSTOM_DEFAULT
+target = controls.draw(page, "target", left)
+typed = controls.values("sweep")["expr"]
 if target == "custom":
-    text = left.text_input(t("sweep.expr"), CUSTOM_DEFAULT, max_chars=expr.MAX_LENGTH, key="expr",
-                           bind="query-params", help=t("sweep.expr_help"))
-widths = middle.multiselect(t("sweep.widths"), WIDTH_OPTIONS, default=list(sweep.WIDTHS), key="widths",
-                            bind="query-params", max_selections=sweep.MAX_WIDTHS, help=t("sweep.widths_help"))
-act = widgets.choice(page, right.selectbox, t("sweep.act"), net1d.ACTS, key="act",
-                     option_label=lambda tr, a: tr(f"sweep.act_{a}"))
+    typed = controls.draw(page, "expr", left)
+widths = controls.draw(page, "widths", middle)
+act = controls.draw(page, "act", right)
 left, right = st.columns([3, 2])
-method = widgets.choice(page, left.radio, t("sweep.method"), METHODS, key="method", horizontal=True,
-                        option_label=lambda tr, m: tr(f"sweep.method_{m}"), help=t("sweep.method_help"))
-seed = right.number_input(t("sweep.seed"), 0, 9999, 0, step=1, key="seed", bind="query-params",
-                          help=t("sweep.seed_help"))
+method = controls.draw(page, "method", left, horizontal=True)
+seed = controls.draw(page, "seed", right)
 with st.expander(t("activations.heading")):
-    widgets.chart(page, act_charts.activations, act, t, ("relu", "gelu"))
+    widgets.chart(page, act_charts.activations, act, t, net1d.ACTS)
     st.caption(t(f"activations.caption_{act}"))
 
 key = target if target in targets.BUILTIN else targets.DEFAULT
 if target == "custom":
     try:
-        key = targets.key(text)
+        key = targets.key(typed)
         targets.values(key, targets.grid(sweep.X_RANGE, sweep.POINTS))  # refused here, not inside the cache
     except expr.ExprError as err:
         st.warning(t("sweep.bad_expr", reason=t(f"sweep.expr_{err.code}")))
@@ -72,74 +62,60 @@ def best_found(results: dict[str, sweep.Sweep], ref: best.Reference) -> list[flo
     return [best.combine(r, *(res.fits[j].rmse for res in results.values())) for j, r in enumerate(ref.rmse)]
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
-def chart_frames(target: str, widths: tuple[int, ...], act: str, methods: tuple[str, ...], seed: int) -> tuple:
-    """The long tables behind the three static charts, built once per setting."""
-    results = {m: run(target, widths, act, m, seed) for m in methods}
-    tol = results[methods[0]].exact_tol
-    curves = pd.concat([r.curves_frame() for r in results.values()], ignore_index=True)
-    kinks = pd.concat([r.kinks_frame() for r in results.values()], ignore_index=True)
-    rows = [{"series": m, "width": f.width, "rmse": f.rmse} for m, r in results.items() for f in r.fits]
-    rows += [{"series": "best", "width": m, "rmse": r}
-             for m, r in zip(widths, best_found(results, reference(target, widths, act)))]
-    if target == "sin3x" and act == "relu":
-        rows += [{"series": "seed", "width": m, "rmse": r} for m, r in lesson.SEED_RMSE.items()]
-    # A log axis has no place for an exact fit (rounding noise, or 0): such points are left out, not faked.
-    by_width = pd.DataFrame([r for r in rows if r["rmse"] > tol], columns=["series", "width", "rmse"])
-    return curves, kinks, by_width, pd.concat([r.rmse_frame() for r in results.values()])
-
-
 with st.spinner(t("sweep.computing")):
     results = {m: run(key, widths, act, m, int(seed)) for m in methods}
     ref = reference(key, widths, act)
-    curves, kinks, by_width, pieces = chart_frames(key, widths, act, methods, int(seed))
 main = results[methods[0]]
 relu = act == "relu"
 show_seed = key == "sin3x" and relu
 best_rmse = best_found(results, ref)
-
-
-def shown(value: float) -> str:
-    return "≈0" if value <= main.exact_tol else f"{value:.4g}"
-
+asked = questions.ask(results, best_rmse, {"target": key, "widths": widths, "act": act, "method": method,
+                                           "seed": int(seed)})
+ask.questions(page, asked, asking)
+# The charts' long tables, from the results' own frames (a few ms; the charts' specs are cached by widgets.chart).
+curves = pd.concat([r.curves_frame() for r in results.values()], ignore_index=True)
+kinks = pd.concat([r.kinks_frame() for r in results.values()], ignore_index=True)
+pieces = pd.concat([r.rmse_frame() for r in results.values()], ignore_index=True)
+by_width = charts.rmse_series(results.values(), best_rmse, lesson.SEED_RMSE if show_seed else None)
 
 st.caption(t("sweep.setup_caption", target=main.label, lo=sweep.X_RANGE[0], hi=sweep.X_RANGE[1],
              points=sweep.POINTS, steps=main.steps, act=t(f"sweep.act_{act}")))
 
 # --- fits and kinks -------------------------------------------------------------------------------------------
-st.subheader(t("sweep.fits_heading"))
-widgets.chart(page, charts.fits, curves, kinks, t)
-st.caption(t("sweep.fits_caption" if relu else "sweep.fits_caption_gelu"))
+if ask.shown(page, asked):
+    st.subheader(t("sweep.fits_heading"))
+    widgets.chart(page, charts.fits, curves, kinks, t)
+    st.caption(t("sweep.fits_caption" if relu else "sweep.fits_caption_gelu"))
 
-narrow, wide = main.fits[0], main.fits[-1]
-cols = st.columns(4 if relu else 3)
-cols[0].metric(t("sweep.metric_rmse", m=narrow.width), shown(narrow.rmse))
-cols[1].metric(t("sweep.metric_rmse", m=wide.width), shown(wide.rmse))
-cols[2].metric(t("sweep.metric_best", m=wide.width), shown(best_rmse[-1]), help=t("sweep.metric_best_help"))
-if relu:
-    cols[3].metric(t("sweep.metric_pieces", m=wide.width), f"{wide.pieces} / {wide.width + 1}",
-                   help=t("sweep.metric_pieces_help"))
+    narrow, wide = main.fits[0], main.fits[-1]
+    cols = st.columns(4 if relu else 3)
+    cols[0].metric(t("sweep.metric_rmse", m=narrow.width), text.fit_error(narrow.rmse, main.exact_tol))
+    cols[1].metric(t("sweep.metric_rmse", m=wide.width), text.fit_error(wide.rmse, main.exact_tol))
+    cols[2].metric(t("sweep.metric_best", m=wide.width), text.fit_error(best_rmse[-1], main.exact_tol), help=t("sweep.metric_best_help"))
+    if relu:
+        cols[3].metric(t("sweep.metric_pieces", m=wide.width), f"{wide.pieces} / {wide.width + 1}",
+                       help=t("sweep.metric_pieces_help"))
 
-# --- RMSE by width and pieces ---------------------------------------------------------------------------------
-left, right = st.columns(2, gap="large") if relu else (st.container(), None)
-with left:
-    st.subheader(t("sweep.rmse_heading"))
-    if by_width.empty:
-        st.caption(t("sweep.rmse_all_exact"))
-    else:
-        widgets.chart(page, charts.rmse_by_width, by_width, t)
-        st.caption(t("sweep.rmse_caption_seed" if show_seed else "sweep.rmse_caption"))
-if right is not None:
-    with right:
-        st.subheader(t("sweep.pieces_heading"))
-        widgets.chart(page, charts.pieces, pieces, t)
-        st.caption(t("sweep.pieces_caption"))
+    # --- RMSE by width and pieces ---------------------------------------------------------------------------------
+    left, right = st.columns(2, gap="large") if relu else (st.container(), None)
+    with left:
+        st.subheader(t("sweep.rmse_heading"))
+        if by_width.empty:
+            st.caption(t("sweep.rmse_all_exact"))
+        else:
+            widgets.chart(page, charts.rmse_by_width, by_width, t)
+            st.caption(t("sweep.rmse_caption_seed" if show_seed else "sweep.rmse_caption"))
+    if right is not None:
+        with right:
+            st.subheader(t("sweep.pieces_heading"))
+            widgets.chart(page, charts.pieces, pieces, t)
+            st.caption(t("sweep.pieces_caption"))
 
-# --- claims and takeaway --------------------------------------------------------------------------------------
-widgets.verdict(page, verdicts.judge(results, best_rmse))
+    # --- claims and takeaway --------------------------------------------------------------------------------------
+    widgets.verdict(page, verdicts.judge(results, best_rmse))
 
 # --- the 4x expansion: finer pieces against parameters ---------------------------------------------------------
-if st.toggle(t("sweep.params_heading"), False, key="expansion", bind="query-params"):
+if controls.draw(page, "expansion"):
     trade = run(key, tuple(EXPANSIONS), act, "pieces", int(seed))
     frame = trade.rmse_frame().assign(expansion=lambda d: d["width"].map(EXPANSIONS))
     widgets.chart(page, charts.by_params, frame, t)
@@ -175,7 +151,7 @@ def live_training() -> None:
 live_training()
 
 # --- table and code -------------------------------------------------------------------------------------------
-if page.show_details:
+if page.show_details and ask.shown(page, asked, note=False):
     with st.expander(t("sweep.table_heading")):
         rows = []
         for m, res in results.items():

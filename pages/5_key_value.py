@@ -2,28 +2,29 @@ import pandas as pd
 import streamlit as st
 
 from ffn_core import keyvalue, memory_training
-from ui import compute, shell, widgets
+from ui import ask, compute, controls, shell, text, widgets
 from ui.charts import keyvalue as charts
 from ui.lessons import keyvalue as verdicts
+from ui.questions import keyvalue as questions
 
 page = shell.setup("keyvalue")
 t = page.t
 
 st.title(t("keyvalue.title"))
 st.markdown(t("keyvalue.lesson"))
+asking = st.container()  # the questions, filled once the result they are about is measured
 st.latex(r"\mathrm{FFN}(x) = \sum_{i=1}^{m} \underbrace{\mathrm{relu}(k_i \cdot x + b_i)}_{a_i}\; v_i \;+\; b_2")
 st.markdown(t("keyvalue.concentration_lesson"))
 
 c1, c2, c3 = st.columns(3)
-d = c1.slider(t("keyvalue.d"), 16, 128, 64, step=16, key="d", bind="query-params")
-m = c2.select_slider(t("keyvalue.m"), [32, 64, 128, 256, 512], 256, key="m", bind="query-params")
-n = c3.select_slider(t("keyvalue.n"), [16, 32, 64, 128, 256], 128, key="n", bind="query-params",
-                     help=t("keyvalue.n_help"))
+d = controls.draw(page, "d", c1)
+m = controls.draw(page, "m", c2)
+n = controls.draw(page, "n", c3)
 c4, c5, c6, c7 = st.columns(4)
-token = c4.number_input(t("keyvalue.token"), 0, 255, 0, key="token", bind="query-params", help=t("keyvalue.token_help"))
-steps = c5.select_slider(t("keyvalue.steps"), [0, 50, 100, 200, 400], memory_training.DEFAULT_STEPS, key="steps", bind="query-params")
-top_k = c6.slider(t("keyvalue.top_k"), 5, 50, 20, key="top", bind="query-params")
-seed = c7.number_input(t("keyvalue.seed"), 0, 9999, 0, key="seed", bind="query-params")
+token = controls.draw(page, "token", c4)
+steps = controls.draw(page, "steps", c5)
+top_k = controls.draw(page, "top", c6)
+seed = controls.draw(page, "seed", c7)
 
 if token >= n:
     st.warning(t("keyvalue.token_out_of_range", token=token, n=n))
@@ -38,9 +39,9 @@ def memorise_pairs(d: int, m: int, n: int, steps: int, seed: int) -> keyvalue.Me
     return keyvalue.memorise_pairs(d=d, m=m, n=n, steps=steps, seed=seed)
 
 
-# Outside the turn: it calls the cached training above. Choosing another key reads the same
-# trained FFN again (~40 ms) instead of training it anew.
-@st.cache_data(max_entries=128, show_spinner=False)
+# Choosing another key reads the trained FFN from the cache above (~40 ms) instead of training it
+# anew; called inside this experiment's turn, the training needs no second turn.
+@compute.cached(max_entries=128)
 def measure(d: int, m: int, n: int, steps: int, token: int, seed: int) -> keyvalue.KeyValue:
     return keyvalue.read_token(memorise_pairs(d, m, n, steps, seed), token)
 
@@ -48,63 +49,62 @@ def measure(d: int, m: int, n: int, steps: int, token: int, seed: int) -> keyval
 with st.spinner(t("common.computing")):
     res = measure(int(d), int(m), int(n), int(steps), int(token), int(seed))
 before, after = res.untrained, res.trained
+asked = questions.ask(res, int(seed))
+ask.questions(page, asked, asking)
 
 
-def count(value: int | None) -> str:
-    return "—" if value is None else str(value)
+if ask.shown(page, asked):
+    c1, c2, c3, c4 = st.columns(4)
+    c1.metric(t("keyvalue.metric_residual"), f"{res.max_abs_residual:.1e}", help=t("keyvalue.metric_residual_help"))
+    c2.metric(t("keyvalue.metric_50"), text.change((before.n_for_50, after.n_for_50)),
+              help=t("keyvalue.metric_count_help"))
+    c3.metric(t("keyvalue.metric_90"), text.change((before.n_for_90, after.n_for_90)),
+              help=t("keyvalue.metric_count_help"))
+    c4.metric(t("keyvalue.metric_recall"), f"{before.recall:.0%} → {after.recall:.0%}", help=t("keyvalue.metric_recall_help"))
+    st.caption(t("keyvalue.active_caption", m=m, before=before.active, after=after.active,
+                 norm_before=f"{before.output_norm:.2f}", norm_after=f"{after.output_norm:.2f}"))
 
+    frame = res.to_frame()
+    st.subheader(t("keyvalue.bars_heading", k=top_k, token=token))
+    top = charts.top_contributions(frame, t, top_k)
+    left, right = st.columns(2)
+    with left:
+        widgets.chart(page, charts.contributions, top, t, "untrained")
+    with right:
+        widgets.chart(page, charts.contributions, top, t, "trained")
 
-c1, c2, c3, c4 = st.columns(4)
-c1.metric(t("keyvalue.metric_residual"), f"{res.max_abs_residual:.1e}", help=t("keyvalue.metric_residual_help"))
-c2.metric(t("keyvalue.metric_50"), f"{count(before.n_for_50)} → {count(after.n_for_50)}",
-          help=t("keyvalue.metric_count_help"))
-c3.metric(t("keyvalue.metric_90"), f"{count(before.n_for_90)} → {count(after.n_for_90)}",
-          help=t("keyvalue.metric_count_help"))
-c4.metric(t("keyvalue.metric_recall"), f"{before.recall:.0%} → {after.recall:.0%}", help=t("keyvalue.metric_recall_help"))
-st.caption(t("keyvalue.active_caption", m=m, before=before.active, after=after.active,
-             norm_before=f"{before.output_norm:.2f}", norm_after=f"{after.output_norm:.2f}"))
+    st.subheader(t("keyvalue.curve_heading"))
+    marks = pd.DataFrame(
+        [{"state": name, "share": share, "neurons": value}
+         for name, s in (("untrained", before), ("trained", after))
+         for share, value in ((0.5, s.n_for_50), (0.9, s.n_for_90)) if value is not None]
+    )
+    widgets.chart(page, charts.cumulative, frame, marks, t)
+    st.caption(t("keyvalue.curve_caption"))
 
-frame = res.to_frame()
-st.subheader(t("keyvalue.bars_heading", k=top_k, token=token))
-top = charts.top_contributions(frame, t, top_k)
-left, right = st.columns(2)
-with left:
-    widgets.chart(page, charts.contributions, top, t, "untrained")
-with right:
-    widgets.chart(page, charts.contributions, top, t, "trained")
+    # Means over the same keys before and after: those that reach the share both times (the others are counted).
+    c50, c90 = res.concentration(0.5), res.concentration(0.9)
+    summary = pd.DataFrame(
+        {
+            t("keyvalue.col_state"): [t("keyvalue.state_untrained"), t("keyvalue.state_trained")],
+            t("keyvalue.col_loss"): [f"{before.loss:.3g}", f"{after.loss:.3g}"],
+            t("keyvalue.col_active"): [before.active, after.active],
+            t("keyvalue.col_n50"): [before.n_for_50, after.n_for_50],
+            t("keyvalue.col_n90"): [before.n_for_90, after.n_for_90],
+            t("keyvalue.col_mean50"): [round(c50.mean_before, 1), round(c50.mean_after, 1)],
+            t("keyvalue.col_mean90"): [round(c90.mean_before, 1), round(c90.mean_after, 1)],
+            t("keyvalue.col_never90"): [c90.never_before, c90.never_after],
+            t("keyvalue.col_residual"): [f"{before.max_abs_residual:.1e}", f"{after.max_abs_residual:.1e}"],
+        }
+    )
+    widgets.table(page, summary, "key_value_summary.csv")
+    if page.show_details:
+        with st.expander(t("keyvalue.neurons_table")):
+            neurons = frame.assign(state=frame["state"].map(lambda k: t(f"keyvalue.state_{k}")))
+            neurons = neurons.rename(columns={name: t(f"keyvalue.col_{name}") for name in (
+                "state", "neuron", "coefficient", "norm", "projection", "rank", "cumulative_share")})
+            widgets.table(page, neurons, "key_value_neurons.csv")
 
-st.subheader(t("keyvalue.curve_heading"))
-marks = pd.DataFrame(
-    [{"state": name, "share": share, "neurons": value}
-     for name, s in (("untrained", before), ("trained", after))
-     for share, value in ((0.5, s.n_for_50), (0.9, s.n_for_90)) if value is not None]
-)
-widgets.chart(page, charts.cumulative, frame, marks, t)
-st.caption(t("keyvalue.curve_caption"))
-
-# Means over the same keys before and after: those that reach the share both times (the others are counted).
-c50, c90 = res.concentration(0.5), res.concentration(0.9)
-summary = pd.DataFrame(
-    {
-        t("keyvalue.col_state"): [t("keyvalue.state_untrained"), t("keyvalue.state_trained")],
-        t("keyvalue.col_loss"): [f"{before.loss:.3g}", f"{after.loss:.3g}"],
-        t("keyvalue.col_active"): [before.active, after.active],
-        t("keyvalue.col_n50"): [before.n_for_50, after.n_for_50],
-        t("keyvalue.col_n90"): [before.n_for_90, after.n_for_90],
-        t("keyvalue.col_mean50"): [round(c50.mean_before, 1), round(c50.mean_after, 1)],
-        t("keyvalue.col_mean90"): [round(c90.mean_before, 1), round(c90.mean_after, 1)],
-        t("keyvalue.col_never90"): [c90.never_before, c90.never_after],
-        t("keyvalue.col_residual"): [f"{before.max_abs_residual:.1e}", f"{after.max_abs_residual:.1e}"],
-    }
-)
-widgets.table(page, summary, "key_value_summary.csv")
-if page.show_details:
-    with st.expander(t("keyvalue.neurons_table")):
-        neurons = frame.assign(state=frame["state"].map(lambda k: t(f"keyvalue.state_{k}")))
-        neurons = neurons.rename(columns={name: t(f"keyvalue.col_{name}") for name in (
-            "state", "neuron", "coefficient", "norm", "projection", "rank", "cumulative_share")})
-        widgets.table(page, neurons, "key_value_neurons.csv")
-
-widgets.verdict(page, verdicts.judge(res))
+    widgets.verdict(page, verdicts.judge(res))
 
 widgets.show_code(page, keyvalue.explicit_sum, keyvalue.decompose, keyvalue.neurons_for)

@@ -10,18 +10,19 @@ something newer is never started.
 The results live in the project's own bounded cache, not st.cache_data: Streamlit empties every
 st.cache_data cache of the server when any client sends "clear cache", and one student must not
 be able to make the whole class recompute.
+
+Beside this module: ui/fair_queue.py (the queue and the bounded result cache), ui/memory.py (how the
+server hands freed memory back), ui/cache_stats.py (the cache and the queue in /_stcore/metrics).
 """
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import functools
 import inspect
 import os
 import pickle
 import threading
 import time
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
@@ -29,9 +30,8 @@ import streamlit as st
 from streamlit.runtime import Runtime
 from streamlit.runtime.scriptrunner_utils.exceptions import ScriptControlException, StopException
 from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx, in_cached_function
-from streamlit.runtime.stats import CounterStat, GaugeStat
 
-from ui import fair_queue, i18n
+from ui import cache_stats, fair_queue, i18n, memory
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -42,30 +42,6 @@ MAX_BYTES = int(float(os.environ.get("FFNLAB_CACHE_MB", "64")) * 2**20)
 
 RESULTS = fair_queue.ResultCache(MAX_BYTES)
 TURNS = fair_queue.Scheduler()
-
-
-def _glibc() -> ctypes.CDLL | None:
-    name = ctypes.util.find_library("c")
-    try:
-        libc = ctypes.CDLL(name) if name else None
-        return libc if libc is not None and hasattr(libc, "mallopt") and hasattr(libc, "malloc_trim") else None
-    except OSError:
-        return None
-
-
-_LIBC = _glibc()  # None off glibc (macOS, musl): nothing to tune there
-if _LIBC is not None:
-    # glibc gives busy threads arenas of their own (up to 8 per core) that keep what they freed;
-    # with a thread per session, 30 students leave ~30 MB more in them. Python runs one thread
-    # at a time, so two arenas are plenty. -8 is M_ARENA_MAX.
-    _LIBC.mallopt(ctypes.c_int(-8), ctypes.c_int(2))
-
-
-def _give_back_memory() -> None:
-    # An experiment's tensors are freed when it returns, but glibc keeps the pages for reuse;
-    # handing them back keeps the server's footprint near what it holds, not what it once held.
-    if _LIBC is not None:
-        _LIBC.malloc_trim(ctypes.c_size_t(0))
 
 
 # --- who is asking ---------------------------------------------------------------------------
@@ -148,10 +124,10 @@ def cached(max_entries: int) -> Callable[[Callable[P, R]], Callable[P, R]]:
 
         @functools.wraps(func)
         def in_turn(*args: P.args, **kwargs: P.kwargs) -> R:
-            _register_stats()
+            cache_stats.register(RESULTS, TURNS)
             key = _key(signature, args, kwargs)
             blob = RESULTS.get(name, key)
-            _count_lookup(name, blob is not None)
+            cache_stats.count_lookup(name, blob is not None)
             if blob is not None:
                 return pickle.loads(blob)
 
@@ -159,7 +135,7 @@ def cached(max_entries: int) -> Callable[[Callable[P, R]], Callable[P, R]]:
                 try:
                     return func(*args, **kwargs)
                 finally:
-                    _give_back_memory()
+                    memory.give_back()
 
             caller = _caller()
             return TURNS.run((name, key), work, caller, on_wait=_waiting_note(caller),
@@ -190,7 +166,7 @@ def train(func: Callable[..., R], *args: Any, on_step: Callable[[Any], None], **
     the place), and presses while it runs are ignored: the run they add, asking for the same
     training within REPEAT_S of the last, gets the last result at once instead of training again.
     """
-    _register_stats()
+    cache_stats.register(RESULTS, TURNS)
     key = ("train", _name(func), _key(inspect.signature(func), args, {**kwargs, "on_step": None}))
     in_session = get_script_run_ctx(suppress_warning=True) is not None
     # The session's latest trainings and when the last of them ended (a fragment may train several).
@@ -207,7 +183,7 @@ def train(func: Callable[..., R], *args: Any, on_step: Callable[[Any], None], **
         try:
             return func(*args, on_step=step, **kwargs)
         finally:
-            _give_back_memory()
+            memory.give_back()
 
     def watch(snapshot: Any) -> None:
         if _DRAWING.acquire(blocking=False):
@@ -257,76 +233,3 @@ def resource(func: Callable[P, R]) -> Callable[P, R]:
 def clear() -> None:
     """Empty the results cache (tests start from it empty); nothing a client sends calls this."""
     RESULTS.clear()
-
-
-# --- /_stcore/metrics ---------------------------------------------------------------------------
-# The cache's lookups appear beside st.cache_data's (cache_type "ffnlab_compute"), so a load test
-# that counts hits and misses there sees them; the queue's outcomes are ffnlab_experiments_total.
-
-_LOOKUPS: dict[tuple[str, bool], int] = {}
-_LOOKUPS_LOCK = threading.Lock()
-_REGISTERED = threading.Lock()
-_registered = False
-
-
-def _count_lookup(name: str, hit: bool) -> None:
-    with _LOOKUPS_LOCK:
-        _LOOKUPS[name, hit] = _LOOKUPS.get((name, hit), 0) + 1
-
-
-def counts() -> dict[str, int]:
-    """The queue's outcomes so far (computed, shared, abandoned, dropped, failed) and the cache's."""
-    with _LOOKUPS_LOCK:
-        hits = sum(n for (_, hit), n in _LOOKUPS.items() if hit)
-        misses = sum(n for (_, hit), n in _LOOKUPS.items() if not hit)
-    entries, size = RESULTS.size()
-    return {**TURNS.counts, "hits": hits, "misses": misses, "entries": entries, "bytes": size,
-            **{f"evicted_{reason}": n for reason, n in RESULTS.evictions.items()}}
-
-
-class _Stats:
-    """A Streamlit stats provider (streamlit.runtime.stats.StatsProvider) for the cache and the queue."""
-
-    stats_families: Sequence[str] = ("cache_lookups", "cache_evictions", "ffnlab_experiments", "ffnlab_cache")
-
-    def get_stats(self, family_names: Sequence[str] | None = None) -> dict[str, list]:
-        want = set(family_names or self.stats_families)
-        labels = {"cache_type": "ffnlab_compute"}
-        out: dict[str, list] = {}
-        if "cache_lookups" in want:
-            with _LOOKUPS_LOCK:
-                lookups = dict(_LOOKUPS)
-            out["cache_lookups"] = [
-                CounterStat("cache_lookups", n, {**labels, "cache": name, "result": "hit" if hit else "miss"},
-                            help="Total calls to a cached function by lookup result.")
-                for (name, hit), n in sorted(lookups.items())]
-        if "cache_evictions" in want:
-            out["cache_evictions"] = [
-                CounterStat("cache_evictions", RESULTS.evictions[reason], {**labels, "cache": "all", "reason": reason},
-                            help="Total cache entries removed automatically, by reason.")
-                for reason in ("max_entries", "max_size")]
-        if "ffnlab_experiments" in want:
-            counts_now = dict(TURNS.counts)
-            out["ffnlab_experiments"] = [
-                CounterStat("ffnlab_experiments", counts_now.get(result, 0), {"result": result},
-                            help="Experiments by outcome: computed, shared with an identical request in flight, "
-                                 "abandoned by a caller that left or moved on, dropped unrun, failed.")
-                for result in ("computed", "shared", "abandoned", "dropped", "failed")]
-        if "ffnlab_cache" in want:
-            entries, size = RESULTS.size()
-            out["ffnlab_cache"] = [
-                GaugeStat("ffnlab_cache", entries, {"measure": "entries"}, help="The results cache now."),
-                GaugeStat("ffnlab_cache", size, {"measure": "bytes"}, help="The results cache now."),
-                GaugeStat("ffnlab_cache", TURNS.queued(), {"measure": "queued"}, help="The results cache now."),
-            ]
-        return out
-
-
-def _register_stats() -> None:
-    global _registered
-    if _registered or not Runtime.exists():
-        return
-    with _REGISTERED:
-        if not _registered:
-            Runtime.instance().stats_mgr.register_provider(_Stats())
-            _registered = True

@@ -7,7 +7,7 @@ The final step reuses that model and its corpus pass rather than loading them tw
 """
 from __future__ import annotations
 
-from ffn_core.gpt import context, corpus, model as gpt_model, neurons, progress, weights
+from ffn_core.gpt import context, model as gpt_model, neurons, progress, weights
 from ui import compute, gpt_probes
 
 
@@ -61,7 +61,3 @@ def role_similarity(template: str, country: str, other: str) -> context.Similari
     """Two countries in the same sentence form: their own words and the prompt's last word, final model."""
     return context.compare(gpt_probes.shipped(), context.role_contexts(template, (country, other)))
 
-
-def countries_with(template: str) -> list[str]:
-    """The countries that have a prompt in this sentence form, sorted."""
-    return sorted({p.fact.country for p in corpus.prompts("all") if p.template == template})

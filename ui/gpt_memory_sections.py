@@ -1,21 +1,21 @@
 """Page 7's sections on the checkpoints and on one word in context, drawn after the page's own sections.
 
-Kept apart from pages/7_trained_gpt.py so the page reads as its lesson and these sections as theirs;
-the page calls `show` once with what its controls chose (the country, the prompt, its sentence form).
+Kept apart from pages/7_trained_gpt.py so the page reads as its lesson and these sections as theirs.
+The page draws the two controls (ui/pages.py declares them) between `intro` and the section they drive.
 """
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
 
-from ffn_core.gpt import context, corpus, progress, weights
-from ui import gpt_memory, lessons as lesson_text, widgets
+from ffn_core.gpt import context, corpus, progress
+from ui import controls, gpt_memory, text, widgets
 from ui.charts import gpt as gpt_charts
 from ui.charts import gpt_memory as charts
 from ui.lessons import gpt_memory as lessons
 from ui.shell import Page
 
-# The step a link without ?step= opens on: mid-training, where the facts are still forming.
+# The defaults of the two controls declared in ui/pages.py (the tests open the page on them).
 DEFAULT_STEP = 300
 DEFAULT_OTHER = "Germany"
 
@@ -44,24 +44,24 @@ def mean_by_stage(sim: context.Similarity, pairs: list[tuple[int, int]]) -> list
     return [sum(sim.cosine[s][i][j] for i, j in pairs) / len(pairs) for s in range(len(sim.stages))] if pairs else []
 
 
-def show(page: Page, country: str, template: str, words: tuple[str, ...], answer: str | None) -> None:
-    t = page.t
-    steps = list(weights.steps())
+def intro(page: Page, section: str) -> None:
+    """A section's heading and lesson: "step" or "roles" (drawn before the control the page adds)."""
+    st.header(page.t(f"gptmemory.{section}_heading"))
+    st.markdown(page.t(f"gptmemory.{section}_lesson"))
 
-    # 5. The prompt at one checkpoint
-    st.header(t("gptmemory.step_heading"))
-    st.markdown(t("gptmemory.step_lesson"))
-    step = widgets.choice(page, st.select_slider, t("gptmemory.step"), steps, key="checkpoint",
-                          index=steps.index(DEFAULT_STEP) if DEFAULT_STEP in steps else len(steps) - 1,
-                          option_label=lambda tr, s: tr("gptmemory.step_label", step=s), help=t("gptmemory.step_help"))
+
+def checkpoint(page: Page, step: int, words: tuple[str, ...], answer: str | None) -> None:
+    """The chosen prompt at one shipped checkpoint, everything recomputed from its weights."""
+    t = page.t
+    step = int(step)
     with st.spinner(t("common.computing")):
         snap = gpt_memory.snapshot(step, tuple(words), answer)
     attr, acc = snap.attribution, snap.accuracy
     c1, c2, c3, c4 = st.columns(4)
     c1.metric(t("gptmemory.metric_top", step=step), snap.next.tokens[0])
-    c2.metric(t("gptmemory.metric_prob"), lesson_text.pct(snap.next.probs[0]))
-    c3.metric(t("gptmemory.metric_seen"), lesson_text.pct(acc.seen), help=t("gptmemory.metric_seen_help", n=acc.n_seen))
-    c4.metric(t("gptmemory.metric_heldout"), lesson_text.pct(acc.heldout),
+    c2.metric(t("gptmemory.metric_prob"), text.pct(snap.next.probs[0]))
+    c3.metric(t("gptmemory.metric_seen"), text.pct(acc.seen), help=t("gptmemory.metric_seen_help", n=acc.n_seen))
+    c4.metric(t("gptmemory.metric_heldout"), text.pct(acc.heldout),
               help=t("gptmemory.metric_heldout_help", n=acc.n_heldout))
     left, right = st.columns(2)
     with left:
@@ -75,18 +75,25 @@ def show(page: Page, country: str, template: str, words: tuple[str, ...], answer
     widgets.verdict(page, lessons.checkpoint(step, answer, snap.next.tokens[0], snap.next.probs[0], acc.seen,
                                              acc.heldout, logged, attr.attn, attr.ffn))
 
-    # 6. The whole corpus across training
+
+def curve(page: Page) -> None:
+    """The whole corpus across training, from the training log."""
+    t = page.t
     st.header(t("gptmemory.curve_heading"))
     st.markdown(t("gptmemory.curve_lesson"))
-    curve = gpt_memory.curve()
-    widgets.chart(page, charts.curve, curve.to_frame(), t)
-    widgets.chart(page, charts.writers, curve.writers_frame(), t)
-    seen_90 = curve.first_at_least("seen")
-    widgets.verdict(page, lessons.curve(seen_90, curve.first_at_least("heldout"), curve.first_at_least("template"),
-                                        None if seen_90 is None else curve.at("heldout", seen_90), curve.ffn_onset(),
-                                        curve.ffn[-1] if curve.ffn else ()))
+    measured = gpt_memory.curve()
+    widgets.chart(page, charts.curve, measured.to_frame(), t)
+    widgets.chart(page, charts.writers, measured.writers_frame(), t)
+    seen_90 = measured.first_at_least("seen")
+    widgets.verdict(page, lessons.curve(
+        seen_90, measured.first_at_least("heldout"), measured.first_at_least("template"),
+        None if seen_90 is None else measured.at("heldout", seen_90), measured.ffn_onset(),
+        measured.ffn[-1] if measured.ffn else ()))
 
-    # 7. One word in several sentences
+
+def contexts(page: Page, country: str) -> None:
+    """The country's vector in each of its facts' answer-first sentences, both languages, by stage."""
+    t = page.t
     st.header(t("gptmemory.context_heading"))
     st.markdown(t("gptmemory.context_lesson"))
     sim = gpt_memory.word_similarity(country)
@@ -102,20 +109,17 @@ def show(page: Page, country: str, template: str, words: tuple[str, ...], answer
     widgets.verdict(page, lessons.contexts(_name(page, country), mean_by_stage(sim, within),
                                            mean_by_stage(sim, across) or None))
 
-    # 8. Two words in the same place
-    st.header(t("gptmemory.roles_heading"))
-    st.markdown(t("gptmemory.roles_lesson"))
-    others = [c for c in gpt_memory.countries_with(template) if c != country]
-    other = widgets.choice(page, st.selectbox, t("gptmemory.other"), others, key="other",
-                           index=others.index(DEFAULT_OTHER) if DEFAULT_OTHER in others else 0,
-                           option_label=lambda tr, c: next((f.country_ko for f in corpus.FACTS if f.country == c), c)
-                           if tr.lang == "ko" else c)
-    roles = gpt_memory.role_similarity(template, country, other)
-    own, last = (list(roles.pair(0, 1)), list(roles.pair(2, 3))) if len(roles.labels) == 4 else ([], [])
+
+def roles(page: Page, country: str, other: str, template: str) -> None:
+    """Two countries in one sentence form: their own words and the prompt's last word, by stage."""
+    t = page.t
+    sim = gpt_memory.role_similarity(template, country, other)
+    stage_labels = {s: charts.stage_label(t, s) for s in sim.stages}
+    own, last = (list(sim.pair(0, 1)), list(sim.pair(2, 3))) if len(sim.labels) == 4 else ([], [])
     lines = pd.DataFrame(
-        [{"stage_label": stage_labels[s], "line": t("gptmemory.line_own"), "cosine": c} for s, c in zip(roles.stages, own)]
+        [{"stage_label": stage_labels[s], "line": t("gptmemory.line_own"), "cosine": c} for s, c in zip(sim.stages, own)]
         + [{"stage_label": stage_labels[s], "line": t("gptmemory.line_last"), "cosine": c}
-           for s, c in zip(roles.stages, last)],
+           for s, c in zip(sim.stages, last)],
         columns=["stage_label", "line", "cosine"])
     widgets.chart(page, charts.roles, lines, t)
     widgets.verdict(page, lessons.roles(_name(page, country), _name(page, other), own, last))

@@ -1,16 +1,17 @@
 """The shipped GPT, loaded once per server process, and the cached probes both GPT pages call.
 
 The model is shared by every session and never changed: each probe that alters it (ablation, edit)
-works on a copy it throws away, and only the small result is cached. The probes take plain values
-(words, names, numbers), so st.cache_data can key them.
+works on a copy it throws away, and only the small result is cached. The probes are experiments in
+the pages' one cache (ui.compute.cached), keyed on the plain values they take (words, names, numbers);
+what they share is built once in ui.compute.resource.
 """
 from __future__ import annotations
 
-import streamlit as st
 import torch
 
 import ffn_core.gpt.model
-from ffn_core.gpt import ablation, ask, attribution, corpus, edit, evaluate, neurons, sparsity_curve, split, vocab, weights
+from ffn_core.gpt import (ablation, ask, attribution, corpus, edit, evaluate, neurons, sparsity_curve, split, states,
+                          vocab, weights)
 from ui import compute
 
 
@@ -71,20 +72,28 @@ def parameter_split() -> split.Split:
     return split.split(shipped())
 
 
+@compute.resource
+def corpus_states() -> states.States:
+    """The shipped model's pass over every corpus sentence, each block's input kept (~60 MB): an ablation
+    or an edit reruns only the blocks from the changed one up, over the whole corpus all the same."""
+    return states.corpus_states(shipped())
+
+
 @compute.cached(max_entries=1)
 def base_scores() -> ablation.Scores:
-    return ablation.scores(shipped())
+    return ablation.kept_scores(corpus_states())
 
 
-@compute.cached(max_entries=32)
+# Every target fits: the warm-up computes them all, so choosing one never waits.
+@compute.cached(max_entries=2 + 2 * 8)
 def ablated_scores(target: str) -> ablation.Scores:
-    return ablation.scores(ablation.ablated(shipped(), target))
+    return ablation.scores_from(shipped(), corpus_states(), target)
 
 
-@compute.resource  # one per block: four at most
+@compute.resource  # one per block of the shipped model, each built when first edited
 def key_covariance(layer: int) -> torch.Tensor:
     """One block's key covariance for ROME's update (1 MB a block), kept once computed; never changed."""
-    return edit.key_covariance(shipped(), layer - 1).to(torch.float32)
+    return states.key_covariance(shipped(), corpus_states(), layer - 1).to(torch.float32)
 
 
 @compute.cached(max_entries=64)
@@ -92,7 +101,7 @@ def edit_fact(country: str, lang: str, new_answer: str, layer: int, method: str)
     template = corpus.template_id("capital", lang, 0)
     covariance = key_covariance(layer) if method == "covariance" else None
     return edit.edit(shipped(), country, "capital", lang, template, new_answer, layer, method,
-                     covariance=covariance, before=corpus_keys().predictions)
+                     covariance=covariance, kept=corpus_states())
 
 
 @compute.cached(max_entries=16)
@@ -101,12 +110,21 @@ def active_at(step: int) -> tuple[float, ...]:
     return tuple(evaluate.active_fraction(weights.load(step)))
 
 
-@st.cache_data(max_entries=1, show_spinner=False)
+@compute.resource  # the training log's numbers, read once
 def logged_curve() -> tuple[tuple[int, ...], tuple[tuple[float, ...], ...]]:
     return sparsity_curve.logged_curve()
 
 
+@compute.resource
+def _shipped_file() -> dict[str, torch.Tensor]:
+    """The checkpoint as read from disk, apart from the shared model: what shipped_unchanged compares against."""
+    return weights.load().state_dict()
+
+
 def shipped_unchanged() -> bool:
-    """The shared model still holds exactly the shipped file's weights (no session's edit reached it)."""
-    fresh = weights.load().state_dict()
+    """The shared model still holds exactly the shipped file's weights (no session's edit reached it).
+
+    Compared with a copy read once per process: reading the file on every rerun cost the page ~0.1 s of CPU.
+    """
+    fresh = _shipped_file()
     return all(torch.equal(tensor, fresh[name]) for name, tensor in shipped().state_dict().items())

@@ -11,7 +11,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from ui import lessons
+from ui import text
 
 LANGS: tuple[str, ...] = ("ko", "en")
 DEFAULT_LANG = "en"
@@ -58,19 +58,19 @@ def resolve_lang(candidate: object) -> str | None:
 class Translator:
     """t("section.key", **values): the string in this language, formatted; English, then the key, as fallbacks.
 
-    Values that are `lessons.Term`s are translated first, so a sentence can cite another key's words.
+    Values that are `text.Term`s are translated first, so a sentence can cite another key's words.
     """
 
     def __init__(self, lang: str) -> None:
         self.lang = lang if lang in LANGS else DEFAULT_LANG
 
     def __call__(self, key: str, **values: Any) -> str:
-        text = strings(self.lang).get(key)
-        if text is None:
-            text = strings(DEFAULT_LANG).get(key, key)
-        values = {name: self(v.key) if isinstance(v, lessons.Term) else v for name, v in values.items()}
-        # Numbers never in scientific notation, Korean particles agreeing with them (ui.lessons.render).
-        return lessons.render(text, values) if values else text
+        sentence = strings(self.lang).get(key)
+        if sentence is None:
+            sentence = strings(DEFAULT_LANG).get(key, key)
+        values = {name: self(v.key) if isinstance(v, text.Term) else v for name, v in values.items()}
+        # Numbers never in scientific notation, Korean particles agreeing with them (ui.text.render).
+        return text.render(sentence, values) if values else sentence
 
     def has(self, key: str) -> bool:
         return key in strings(self.lang)

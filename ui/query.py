@@ -1,5 +1,6 @@
-"""Query parameters read and written by hand: the app-wide ones, the choices (ui/widgets.choice), and
-the cleaning of numbers no control takes. Other page controls bind to the URL themselves."""
+"""The address bar at its lowest level: one value read or written, and the values a page was opened
+with cleaned before any widget reads them. What each key means and accepts is declared once
+(ui/pages.py) and read by ui/controls.py; this module knows no key."""
 from __future__ import annotations
 
 import math
@@ -12,13 +13,13 @@ from streamlit.runtime.state import get_session_state
 FLAGS: dict[str, bool] = {"1": True, "true": True, "on": True, "0": False, "false": False, "off": False}
 
 
-def text(name: str) -> str | None:
-    """One query value as text, or None when absent or repeated oddly; never raises on a crafted link."""
+def text(name: str, most: int = 64) -> str | None:
+    """One query value as text (at most `most` characters), or None when absent or too long; never raises on a crafted link."""
     try:
         value = st.query_params.get(name)
     except Exception:  # a malformed query string must not reach the student as a traceback
         return None
-    return value if isinstance(value, str) and len(value) <= 64 else None
+    return value if isinstance(value, str) and len(value) <= most else None
 
 
 def flag(name: str) -> bool | None:
@@ -55,6 +56,43 @@ def drop_non_finite() -> list[str]:
                 params._initial_query_params.pop(key, None)
                 params.remove_param(key)  # also from the address bar
     return bad
+
+
+def initial(name: str) -> str | list[str] | None:
+    """The value a bound widget reads: the page's opening address (Streamlit's `_initial_query_params`)."""
+    try:
+        with get_session_state().query_params() as params:
+            value = params._initial_query_params.get(name)
+    except Exception:  # no session behind the call (a bare script run), or Streamlit changed
+        return None
+    if isinstance(value, list):
+        return value[0] if len(value) == 1 else list(value)
+    return value
+
+
+def set_initial(name: str, value: str | None) -> None:
+    """Replace (or drop, for None) what a bound widget will read for `name` when it is first drawn."""
+    try:
+        with get_session_state().query_params() as params:
+            if value is None:
+                params._initial_query_params.pop(name, None)
+            else:
+                params._initial_query_params[name] = [value]
+    except Exception:  # no session behind the call (a bare script run)
+        return
+
+
+def write(name: str, value: str | None) -> None:
+    """Write (or drop) a parameter even when a widget is bound to it: st.query_params refuses
+    those, Streamlit's own QueryParams writes them as it does when it corrects a bound value."""
+    try:
+        with get_session_state().query_params() as params:
+            if value is None:
+                params.remove_param(name)
+            elif not params.has_param(name) or params[name] != value:
+                params.set_corrected_value(name, value, "string_value")
+    except Exception:  # no session behind the call (a bare script run)
+        return
 
 
 def set_value(name: str, value: str | None) -> None:

@@ -6,24 +6,15 @@ from dataclasses import dataclass
 import streamlit as st
 import torch
 
-from ui import i18n, query
+from ui import controls, i18n, pages, query
 
 # Torch's intra-op pool would spawn a thread per core for every student's session thread;
 # one thread each keeps a class on a 2-core server from fighting over the cores.
 torch.set_num_threads(1)
 
-PAGES: tuple[tuple[str, str, str], ...] = (
-    ("home", "dashboard.py", ":material/home:"),
-    ("split", "pages/1_parameter_split.py", ":material/balance:"),
-    ("position", "pages/2_position_wise.py", ":material/swap_horiz:"),
-    ("collapse", "pages/3_linear_collapse.py", ":material/compress:"),
-    ("sweep", "pages/4_width_sweep.py", ":material/show_chart:"),
-    ("keyvalue", "pages/5_key_value.py", ":material/key:"),
-    ("sparsity", "pages/6_activation_sparsity.py", ":material/bolt:"),
-    ("gpt", "pages/7_trained_gpt.py", ":material/psychology:"),
-    ("gptsurgery", "pages/8_gpt_surgery.py", ":material/healing:"),
-)
-LANG_NAMES = {"ko": "한국어", "en": "English"}
+# The pages and the controls each one's link carries are declared together in ui/pages.py.
+PAGES = pages.PAGES
+LANG_NAMES = pages.LANG_NAMES
 
 # The scale is a root font size: Streamlit sizes its text in rem, so everything grows together.
 # Metric values, already the largest text, keep about their usual size: any larger and a value
@@ -67,7 +58,7 @@ _WRAP_CSS = """
 
 @dataclass(frozen=True)
 class Page:
-    """What a page needs from the shell: the language, its translator and the presenter options."""
+    """What a page needs from the shell: the language, its translator and the app-wide choices."""
 
     section: str
     lang: str
@@ -75,6 +66,8 @@ class Page:
     presenter: bool
     show_details: bool
     phone: bool = False
+    ask: bool = False  # "Ask me first": the page's question before its result
+    room: str | None = None  # the class room this student is in, carried from page to page
 
 
 def _browser_lang() -> str:
@@ -95,29 +88,39 @@ def _on_phone() -> bool:
     return "Mobi" in agent
 
 
-def _choose_lang() -> str:
-    # A valid ?lang= wins (shared links), then the session's choice, then the browser's language.
-    lang = i18n.resolve_lang(query.text("lang")) or st.session_state.get("lang") or _browser_lang()
-    st.session_state["lang"] = lang
-    return lang
+def _choose_app() -> dict[str, object]:
+    # Each app-wide choice: a valid value in the address wins (shared links), then the session's,
+    # then the default (for the language, the browser's). A value the declaration refuses (a forged
+    # room code, `present=maybe`) counts as absent and leaves the address at the next write.
+    state = st.session_state
+    chosen: dict[str, object] = {}
+    for control in controls.app_declared():
+        raw = query.text(control.key)
+        value = None if raw is None else control.parse(raw, chosen)
+        if value is None and control.key in state:
+            value = control.check(state[control.key], chosen)
+        if value is None:
+            value = _browser_lang() if control.key == "lang" else control.default_for(chosen)
+        state[control.key] = chosen[control.key] = value
+    return chosen
 
 
-def _choose_flag(name: str, default: bool) -> bool:
-    from_url = query.flag(name)
-    value = from_url if from_url is not None else st.session_state.get(name, default)
-    st.session_state[name] = value
-    return value
-
-
-def _url_values(lang: str, presenter: bool, show_details: bool) -> dict[str, str | None]:
-    # Defaults stay out of the address bar, so shared links carry only what differs.
-    return {"lang": lang, "present": "1" if presenter else None, "code": None if show_details else "0"}
+def _url_values(chosen: dict[str, object]) -> dict[str, str | None]:
+    # Defaults stay out of the address bar, so shared links carry only what differs; the language
+    # always goes in, so a link opens in the language it was shared in.
+    out: dict[str, str | None] = {}
+    for control in controls.app_declared():
+        value = chosen[control.key]
+        differs = control.key == "lang" or value != control.default_for(chosen)
+        out[control.key] = control.format(value) if differs else None
+    return out
 
 
 def link_params(page: Page) -> dict[str, str]:
-    """The app-wide choices a link to another page carries (language, presenter options)."""
-    values = _url_values(page.lang, page.presenter, page.show_details)
-    return {name: value for name, value in values.items() if value is not None}
+    """The app-wide choices a link to another page carries (language, presenter options, ask first, room)."""
+    chosen = {"lang": page.lang, "present": page.presenter, "code": page.show_details, "ask": page.ask,
+              "room": page.room or ""}
+    return {name: value for name, value in _url_values(chosen).items() if value is not None}
 
 
 def _adopt(widget_key: str, state_key: str) -> None:
@@ -129,15 +132,8 @@ def _adopt(widget_key: str, state_key: str) -> None:
 
 def _sync_url() -> None:
     state = st.session_state
-    values = _url_values(state["lang"], state["present"], state["code"])
-    for name, value in values.items():
+    for name, value in _url_values({c.key: state[c.key] for c in controls.app_declared()}).items():
         query.set_value(name, value)
-
-
-
-
-# What the shell keeps in a session across pages; everything else in it is a page's controls.
-_SHELL_KEYS = frozenset({"lang", "present", "code", "_lang_widget", "_present_widget", "_code_widget", "_section"})
 
 
 def _open_fresh(section: str) -> None:
@@ -145,10 +141,11 @@ def _open_fresh(section: str) -> None:
     # same key and range (d, m, seed...), so a page opened from the menu would show, and compute,
     # whatever the last page was left at. A page opened from the menu starts from its own
     # defaults, as it does in a fresh tab: the lesson's text and a prepared link then mean the
-    # same view for everyone. The menu's links carry only the shell's keys.
+    # same view for everyone. The menu's links carry only the app-wide choices. Only the pages'
+    # declared controls go: what else a session keeps (a class room's token) stays.
     state = st.session_state
     if state.get("_section", section) != section:
-        for key in [key for key in state.keys() if key not in _SHELL_KEYS]:
+        for key in controls.page_keys() & set(state.keys()):
             del state[key]
     state["_section"] = section
 
@@ -169,6 +166,8 @@ def _sidebar(page: Page) -> None:
         params = link_params(page)
         for section, path, icon in PAGES:
             st.page_link(path, label=t(f"{section}.menu"), icon=icon, query_params=params)
+        st.toggle(t("common.ask_first"), value=page.ask, key="_ask_widget",
+                  on_change=_adopt, args=("_ask_widget", "ask"), help=t("common.ask_first_help"))
         st.markdown(f"### {t('common.presenter')}")
         st.toggle(t("common.presenter_mode"), value=page.presenter, key="_present_widget",
                   on_change=_adopt, args=("_present_widget", "present"), help=t("common.presenter_help"))
@@ -178,13 +177,18 @@ def _sidebar(page: Page) -> None:
             st.caption(t("common.copy_link_help"))
             params_now = {key: st.query_params.get_all(key) for key in st.query_params}
             st.code(query.view_url(st.context.url, params_now), language=None, wrap_lines=True)
+    from ui.room import session as room  # imported here: the room's views import ui.widgets, which imports this module
+
+    room.sidebar(page)
 
 
 def setup(section: str) -> Page:
     """Set the page config, draw the sidebar and return the page's language, translator and options."""
     query.drop_non_finite()
     _open_fresh(section)
-    lang = _choose_lang()
+    controls.begin(section)  # the page's own keys in the address cleaned, a pending apply() applied
+    chosen = _choose_app()
+    lang = str(chosen["lang"])
     t = i18n.Translator(lang)
     st.set_page_config(
         page_title=f"{t(f'{section}.title')} · FFN Lab",
@@ -192,9 +196,9 @@ def setup(section: str) -> Page:
         layout="wide",
         initial_sidebar_state="auto",  # open on a laptop or projector, closed on a phone
     )
-    presenter = _choose_flag("present", False)
-    show_details = _choose_flag("code", True)
-    page = Page(section=section, lang=lang, t=t, presenter=presenter, show_details=show_details, phone=_on_phone())
+    presenter = bool(chosen["present"])
+    page = Page(section=section, lang=lang, t=t, presenter=presenter, show_details=bool(chosen["code"]),
+                phone=_on_phone(), ask=bool(chosen["ask"]), room=str(chosen["room"]) or None)
     _sync_url()
     st.html(_NARROW_CSS)
     st.markdown(_WRAP_CSS + (_PRESENTER_CSS if presenter else ""), unsafe_allow_html=True)

@@ -1,94 +1,21 @@
-"""The pieces every demo page shares: chart, table, claim check, takeaway, show the code."""
+"""The pieces every demo page shares: chart, table, claim check, takeaway, show the code.
+
+How a chart becomes the spec sent to the browser (cached, its data detached, one column on a phone,
+bigger type on a projector) is ui/chart_spec.py.
+"""
 from __future__ import annotations
 
 import functools
-import hashlib
 import inspect
-import pickle
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import altair as alt
 import pandas as pd
 import streamlit as st
-from streamlit import dataframe_util
 
-from ui import i18n, lessons, query
-from ui.i18n import Translator
+from ui import chart_spec, lessons
 from ui.shell import Page
-
-
-# Larger type for the back row of a classroom.
-_PRESENTER_CONFIG: dict[str, dict[str, int]] = {
-    "axis": {"labelFontSize": 17, "titleFontSize": 19},
-    "legend": {"labelFontSize": 17, "titleFontSize": 18},
-    "title": {"fontSize": 22},
-    "header": {"labelFontSize": 18, "titleFontSize": 19},
-    "text": {"fontSize": 16},
-}
-
-
-def _frame_digest(frame: pd.DataFrame) -> bytes:
-    # Streamlit hashes a DataFrame row by row through pandas (~7 ms for a chart's frame, a third
-    # of a warm rerun); its pickle is a near-copy of the buffers and hashes in a fraction of that.
-    # Equal pickles mean equal frames, so the worst a differing pickle can cost is a cache miss.
-    return hashlib.blake2b(pickle.dumps(frame, protocol=5), digest_size=16).digest()
-
-
-def _detach_data(chart: alt.TopLevelMixin) -> dict[str, bytes]:
-    """Replace every DataFrame in the chart (its layers and panels too) by a named reference; the frames as Arrow.
-
-    Altair would turn each frame into a list of row dicts (and Streamlit those back into a frame for
-    Arrow): ~5 ms a frame, more than the rest of the spec. Named datasets skip both trips.
-    """
-    datasets: dict[str, bytes] = {}
-    pending: list[Any] = [chart]
-    while pending:
-        node = pending.pop()
-        data = getattr(node, "data", alt.Undefined)
-        if isinstance(data, pd.DataFrame):
-            name = f"data-{_frame_digest(data).hex()}"
-            if name not in datasets:
-                datasets[name] = dataframe_util.convert_anything_to_arrow_bytes(data.reset_index(drop=True))
-            node.data = alt.NamedData(name=name)
-        for part in ("layer", "hconcat", "vconcat", "concat"):
-            children = getattr(node, part, alt.Undefined)
-            if isinstance(children, list):
-                pending.extend(children)
-        spec = getattr(node, "spec", alt.Undefined)  # facet and repeat wrap their chart
-        if isinstance(spec, alt.TopLevelMixin | alt.SchemaBase):
-            pending.append(spec)
-    return datasets
-
-
-def _to_spec(chart: alt.TopLevelMixin) -> dict[str, Any]:
-    datasets = _detach_data(chart)
-    # The builders are tested against the schema; validating every draw would cost tens of ms.
-    spec = chart.to_dict(validate=False)
-    spec["datasets"] = {**spec.get("datasets", {}), **datasets}
-    return spec
-
-
-@st.cache_data(max_entries=512, show_spinner=False,
-               hash_funcs={Translator: lambda t: t.lang, pd.DataFrame: _frame_digest})
-def _spec(name: str, _builder: Callable[..., alt.TopLevelMixin], *args: Any, **kwargs: Any) -> dict[str, Any]:
-    # Building an Altair chart costs tens of milliseconds; the spec depends only on the builder's
-    # inputs, so a rerun with the same settings (any student's) reuses it.
-    # The builder itself is keyed by its qualified name (a leading underscore keeps it out of the hash).
-    return _to_spec(_builder(*args, **kwargs))
-
-
-def _one_column(spec: dict[str, Any]) -> dict[str, Any]:
-    """The same chart with its panels one under another (a facet's columns, side-by-side views)."""
-    spec = dict(spec)
-    if "hconcat" in spec:
-        spec["vconcat"] = spec.pop("hconcat")
-    if "concat" in spec or ("facet" in spec and "columns" in spec):
-        spec["columns"] = 1
-    facet = spec.get("facet")
-    if isinstance(facet, dict) and "column" in facet and "row" not in facet:
-        spec["facet"] = {**{k: v for k, v in facet.items() if k != "column"}, "row": facet["column"]}
-    return spec
 
 
 def chart(page: Page, builder: Callable[..., alt.TopLevelMixin] | alt.TopLevelMixin, *args: Any, **kwargs: Any) -> None:
@@ -98,14 +25,13 @@ def chart(page: Page, builder: Callable[..., alt.TopLevelMixin] | alt.TopLevelMi
     are each seen once.
     """
     if isinstance(builder, alt.TopLevelMixin):
-        spec = _to_spec(builder)
+        spec = chart_spec.to_spec(builder)
     else:
-        spec = _spec(f"{builder.__module__}.{builder.__qualname__}", builder, *args, **kwargs)
+        spec = chart_spec.cached_spec(f"{builder.__module__}.{builder.__qualname__}", builder, *args, **kwargs)
     if page.phone:  # panels side by side would be wider than the screen
-        spec = _one_column(spec)
+        spec = chart_spec.one_column(spec)
     if page.presenter:
-        config = spec.get("config", {})
-        spec = {**spec, "config": {**config, **{k: {**config.get(k, {}), **v} for k, v in _PRESENTER_CONFIG.items()}}}
+        spec = chart_spec.presenter(spec)
     st.vega_lite_chart(spec, width="stretch")
 
 
@@ -153,55 +79,6 @@ def show_code(page: Page, *funcs: Callable[..., Any]) -> None:
         for func in funcs:
             st.caption(f"`{func.__module__}.{func.__qualname__}`")
             st.code(_source(func), language="python")
-
-
-def _option_in_link(page: Page, options: list[Any], raw: str | None,
-                    option_label: Callable[[Translator, Any], str]) -> Any | None:
-    # Links name an option by its id; links written before, by hand or in the other language
-    # may name it by its label in either language.
-    if raw is None:
-        return None
-    for option in options:
-        if raw == str(option):
-            return option
-    for lang in (page.lang, *i18n.LANGS):
-        translator = Translator(lang)
-        for option in options:
-            if raw == option_label(translator, option):
-                return option
-    return None
-
-
-def choice(
-    page: Page,
-    widget: Callable[..., Any],
-    label: str,
-    options: Sequence[Any],
-    *,
-    key: str,
-    option_label: Callable[[Translator, Any], str],
-    index: int = 0,
-    **kwargs: Any,
-) -> Any:
-    """A selectbox or radio whose option the address bar carries by id (`act=gelu`), in either language.
-
-    Not `bind="query-params"`: a bound widget writes its shown label into the address, so a link
-    would change with the language, and Streamlit drops any other spelling of the option (its id,
-    the other language's label) from the address while the page still shows it.
-    """
-    options = list(options)
-    default = options[index]
-    state = st.session_state
-    if key not in state or state[key] not in options:
-        # A page opened by a link or from the menu: the address decides, else the default;
-        # the same when the options changed under the choice (they may follow another choice).
-        # The default goes in through the session too; a widget given both an index and a session
-        # value logs a warning with a stack trace.
-        named = _option_in_link(page, options, query.text(key), option_label)
-        state[key] = default if named is None else named
-    value = widget(label, options, key=key, format_func=lambda o: option_label(page.t, o), **kwargs)
-    query.set_value(key, None if value == default else str(value))
-    return value
 
 
 def verdict(page: Page, v: lessons.Verdict) -> None:

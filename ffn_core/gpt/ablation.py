@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from ffn_core.gpt import evaluate
+from ffn_core.gpt import evaluate, states
 from ffn_core.gpt import model as gpt_model
 
 
@@ -70,9 +70,30 @@ class Scores:
 
 def scores(model: gpt_model.GPT) -> Scores:
     """Fact accuracy on seen and held-out prompts and template-word accuracy (evaluate's definitions)."""
-    e = evaluate.evaluate(model)
+    return _scores(evaluate.evaluate(model))
+
+
+def _scores(e: evaluate.Evaluation) -> Scores:
     return Scores(seen=e.fact_accuracy_seen, heldout=e.fact_accuracy_heldout, template=e.template_accuracy,
                   active=tuple(e.active_fraction))
+
+
+def kept_scores(kept: states.States) -> Scores:
+    """scores(model) of the model whose corpus pass is kept."""
+    return _scores(kept.evaluation)
+
+
+def scores_from(model: gpt_model.GPT, kept: states.States, target: str) -> Scores:
+    """scores(ablated(model, target)), rerunning only the blocks from the ablated one up on the kept pass."""
+    _modules(model, target)  # refuses an unknown target
+    if target == "none":
+        return kept_scores(kept)
+    if target == "ffn_all":
+        return _scores(states.rerun(model, kept, 0, ffn_off=range(len(model.blocks))))
+    part, layer = target.split("_")
+    i = int(layer) - 1
+    return _scores(states.rerun(model, kept, i, attn_off=(i,) if part == "attn" else (),
+                                ffn_off=(i,) if part == "ffn" else ()))
 
 
 def ablate(model: gpt_model.GPT, target: str, base: Scores | None = None) -> Ablation:

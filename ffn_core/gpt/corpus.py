@@ -17,6 +17,7 @@ import hashlib
 import re
 from dataclasses import dataclass
 
+from ffn_core import hangul
 from ffn_core.gpt import facts as _facts
 
 RELATIONS: tuple[str, ...] = ("capital", "continent", "language", "currency")
@@ -24,9 +25,8 @@ LANGS = ("en", "ko")
 # Share of prompt pairs (template × fact) kept out of the training text.
 HELDOUT_SHARE = 0.125
 
-# Korean particles come in pairs: the first after a final consonant (받침), the second after a vowel.
-# 으로/로 is the exception: 로 also follows ㄹ.
-PARTICLES = {"은": ("은", "는"), "이": ("이", "가"), "을": ("을", "를"), "과": ("과", "와"), "으로": ("으로", "로")}
+# The particles a template may name; which form follows a word is ffn_core.hangul's rule, the app's too.
+PARTICLES = ("은", "이", "을", "과", "으로")
 
 # Templates: words separated by spaces. {C} is the country, {A} the answer; {C|은} is the particle
 # of the pair 은/는 that fits the word before it. `the` marks where an English country that takes
@@ -107,20 +107,14 @@ def _build_facts() -> tuple[Fact, ...]:
 FACTS: tuple[Fact, ...] = _build_facts()
 
 
-def has_final_consonant(word: str) -> bool:
-    """True if the last syllable of a Hangul word ends in a consonant (받침)."""
-    code = ord(word[-1]) - 0xAC00
-    if not 0 <= code < 11172:
-        raise ValueError(f"{word!r} does not end in a Hangul syllable")
-    return code % 28 != 0
-
-
 def particle(word: str, base: str) -> str:
-    """The particle of the pair named by `base` (은, 이, 을, 과, 으로) that follows `word`."""
-    after_consonant, after_vowel = PARTICLES[base]
-    if base == "으로" and (ord(word[-1]) - 0xAC00) % 28 == 8:  # ㄹ takes 로
-        return after_vowel
-    return after_consonant if has_final_consonant(word) else after_vowel
+    """The particle of the pair named by `base` (은, 이, 을, 과, 으로) that follows `word`, a Hangul word."""
+    if base not in PARTICLES:
+        raise KeyError(f"unknown particle {base!r}")
+    final = hangul.final(word[-1])
+    if final is None:
+        raise ValueError(f"{word!r} does not end in a Hangul syllable")
+    return hangul.form(base, final)
 
 
 def template_id(relation: str, lang: str, index: int) -> str:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import torch
 
 from ffn_core import adam
-from ffn_core.gpt import corpus, evaluate, neurons
+from ffn_core.gpt import corpus, evaluate, neurons, states
 from ffn_core.gpt import model as gpt_model
 from ffn_core.gpt import vocab as gpt_vocab
 
@@ -84,6 +84,15 @@ def _find_delta(model: gpt_model.GPT, layer: int, prompts: Sequence[corpus.Promp
     batches = {}
     for p in prompts:
         batches.setdefault(len(p.words), []).append(v.encode(list(p.words)))
+    # δ enters at block `layer`: the blocks below it give the same states at every step, so run them once.
+    with torch.no_grad():
+        below = []
+        for ids in batches.values():
+            idx = torch.tensor(ids, dtype=torch.long)
+            x = twin.wte(idx) + twin.wpe(torch.arange(idx.shape[1]))
+            for block in twin.blocks[:layer]:
+                x = block(x)
+            below.append(x)
 
     def add_delta(_module, _inputs, output):
         shift = torch.zeros_like(output)
@@ -95,10 +104,12 @@ def _find_delta(model: gpt_model.GPT, layer: int, prompts: Sequence[corpus.Promp
     try:
         for t in range(1, steps + 1):
             loss = torch.zeros(())
-            for ids in batches.values():
-                logits = twin(torch.tensor(ids, dtype=torch.long))[:, -1]
+            for x in below:
+                for block in twin.blocks[layer:]:
+                    x = block(x)
+                logits = twin.head(twin.ln_f(x[:, -1]))
                 loss = loss + torch.nn.functional.cross_entropy(
-                    logits, torch.full((len(ids),), target), reduction="sum")
+                    logits, torch.full((x.shape[0],), target), reduction="sum")
             loss = loss / len(prompts) + DECAY * delta.pow(2).sum()
             delta.grad = None
             loss.backward()
@@ -120,10 +131,10 @@ def key_covariance(model: gpt_model.GPT, layer: int) -> torch.Tensor:
     return total / count
 
 
-def rank_one(model: gpt_model.GPT, layer: int, prompts: Sequence[corpus.Prompt], new_answer: str,
-             method: str = "plain", steps: int = STEPS, lr: float = LR,
-             covariance: torch.Tensor | None = None) -> tuple[gpt_model.GPT, torch.Tensor]:
-    """(edited copy, ΔW2 in float64): the model itself is left as it was."""
+def update(model: gpt_model.GPT, layer: int, prompts: Sequence[corpus.Prompt], new_answer: str,
+           method: str = "plain", steps: int = STEPS, lr: float = LR,
+           covariance: torch.Tensor | None = None) -> torch.Tensor:
+    """ΔW2 (d, d_ff) in float64 for block `layer` (0-based): the rank-one change rank_one applies."""
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, not {method!r}")
     target = gpt_vocab.vocab().encode([new_answer])[0]
@@ -137,21 +148,36 @@ def rank_one(model: gpt_model.GPT, layer: int, prompts: Sequence[corpus.Prompt],
         c = c + RIDGE * c.diagonal().mean() * torch.eye(c.shape[0], dtype=torch.float64)
         c_inv_k = torch.linalg.solve(c, k)
         direction = c_inv_k / (k @ c_inv_k)
-    change = torch.outer(delta, direction)  # (d, d_ff), rank one
+    return torch.outer(delta, direction)  # (d, d_ff), rank one
+
+
+def edited_weight(model: gpt_model.GPT, layer: int, change: torch.Tensor) -> torch.Tensor:
+    """Block `layer`'s W2 with the change added (in float64, stored in the weight's own dtype)."""
+    w = model.blocks[layer].ffn.w_2.weight.detach()
+    return (w.to(torch.float64) + change).to(w.dtype)
+
+
+def rank_one(model: gpt_model.GPT, layer: int, prompts: Sequence[corpus.Prompt], new_answer: str,
+             method: str = "plain", steps: int = STEPS, lr: float = LR,
+             covariance: torch.Tensor | None = None) -> tuple[gpt_model.GPT, torch.Tensor]:
+    """(edited copy, ΔW2 in float64): the model itself is left as it was."""
+    change = update(model, layer, prompts, new_answer, method, steps, lr, covariance)
     edited = copy.deepcopy(model).eval()
     with torch.no_grad():
-        w = edited.blocks[layer].ffn.w_2.weight
-        w.copy_((w.to(torch.float64) + change).to(w.dtype))
+        edited.blocks[layer].ffn.w_2.weight.copy_(edited_weight(model, layer, change))
     return edited, change
 
 
 def edit(model: gpt_model.GPT, country: str, relation: str, lang: str, template: str, new_answer: str,
          layer: int, method: str = "plain", scope: str = "template", steps: int = STEPS,
-         covariance: torch.Tensor | None = None, before: Sequence[int] | None = None) -> Edit:
+         covariance: torch.Tensor | None = None, before: Sequence[int] | None = None,
+         kept: states.States | None = None) -> Edit:
     """Edit one fact on a copy (block `layer`, 1-based) and measure what changed; only numbers are kept.
 
     covariance (key_covariance of the edited block, for the ROME update) and before (evaluate.predictions
-    of the model on every prompt) may be passed when the caller keeps them.
+    of the model on every prompt) may be passed when the caller keeps them. With kept (the model's corpus
+    pass, states.corpus_states), the edited W2 is measured by rerunning the blocks from the edited one up
+    on the kept inputs, and the predictions before are the kept ones.
     """
     if scope not in SCOPES:
         raise ValueError(f"scope must be one of {SCOPES}, not {scope!r}")
@@ -160,13 +186,19 @@ def edit(model: gpt_model.GPT, country: str, relation: str, lang: str, template:
     new_fact = next(f for f in corpus.FACTS if f.relation == relation and f.answer(lang) == new_answer)
     new_other = new_fact.answer(other)
     chosen = key_prompts(fact, lang, template, scope)
-    edited, change = rank_one(model, layer - 1, chosen, new_answer, method, steps, covariance=covariance)
-
     prompts = corpus.prompts("all")
     v = gpt_vocab.vocab()
-    before = evaluate.predictions(model, prompts) if before is None else before
-    after = evaluate.predictions(edited, prompts)
-    del edited
+    if kept is None:
+        edited, change = rank_one(model, layer - 1, chosen, new_answer, method, steps, covariance=covariance)
+        before = evaluate.predictions(model, prompts) if before is None else before
+        after = evaluate.predictions(edited, prompts)
+        del edited
+    else:
+        if covariance is None and method == "covariance":
+            covariance = states.key_covariance(model, kept, layer - 1)
+        change = update(model, layer - 1, chosen, new_answer, method, steps, covariance=covariance)
+        before = kept.predictions
+        after = states.prompt_predictions(model, kept, layer - 1, edited_weight(model, layer - 1, change))
     key_set = set(chosen)
     groups: dict[str, list[tuple[int, int, int]]] = {"edited": [], "other_templates": [], "other_lang": []}
     rows = []

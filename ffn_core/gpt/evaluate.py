@@ -85,11 +85,12 @@ class _Batch:
     prompt_positions: torch.Tensor
     prompt_answers: torch.Tensor
     prompt_heldout: torch.Tensor
+    prompt_index: torch.Tensor  # each prompt row's place in corpus.prompts("all")
     needed: torch.Tensor  # (n, T) the positions whose prediction is scored
 
 
 @functools.cache
-def _corpus_batches() -> tuple[_Batch, ...]:
+def corpus_batches() -> tuple[_Batch, ...]:
     """Every corpus sentence, held-out ones included, grouped by length.
 
     A prompt is a prefix of its sentence, so in a causal model the sentence's logits at the position
@@ -98,10 +99,12 @@ def _corpus_batches() -> tuple[_Batch, ...]:
     every = corpus.sentences()
     targets = dict(corpus.template_positions())
     v = gpt_vocab.vocab()
+    # corpus.prompts("all") lists the prompt sentences in corpus order.
+    prompt_of = {i: k for k, i in enumerate(i for i, s in enumerate(every) if s.prompt)}
     out = []
     for ids, index in _by_length([s.words for s in every]):
         mask = torch.zeros(ids.shape[0], ids.shape[1] - 1, dtype=torch.bool)
-        rows, positions, answers, held = [], [], [], []
+        rows, positions, answers, held, order = [], [], [], [], []
         for r, i in enumerate(index):
             s = every[i]
             if not s.heldout:
@@ -111,16 +114,17 @@ def _corpus_batches() -> tuple[_Batch, ...]:
                 positions.append(s.answer_index - 1)
                 answers.append(v.index[s.words[s.answer_index]])
                 held.append(s.heldout)
+                order.append(prompt_of[i])
         needed = torch.zeros(ids.shape, dtype=torch.bool)
         needed[:, :-1] = mask
         needed[rows, positions] = True
         out.append(_Batch(ids, mask, torch.tensor(rows, dtype=torch.long), torch.tensor(positions, dtype=torch.long),
-                          torch.tensor(answers, dtype=torch.long), torch.tensor(held, dtype=torch.bool), needed))
+                          torch.tensor(answers, dtype=torch.long), torch.tensor(held, dtype=torch.bool), torch.tensor(order, dtype=torch.long), needed))
     return tuple(out)
 
 
 @dataclass
-class _Counts:
+class Counts:
     facts_seen: int = 0
     facts_seen_right: int = 0
     facts_heldout: int = 0
@@ -130,33 +134,42 @@ class _Counts:
     tokens: int = 0
 
 
-def _corpus_pass(model: gpt_model.GPT) -> tuple[_Counts, list[int]]:
+def tally(model: gpt_model.GPT, b: _Batch, x: torch.Tensor, c: Counts) -> torch.Tensor:
+    """Add one batch's fact and template-word hits to c from its final states x (n, T, d), after ln_f.
+
+    Returns the argmax next token at every scored position (-1 elsewhere).
+    """
+    best = torch.full(b.ids.shape, -1, dtype=torch.long)
+    best[b.needed] = model.head(x[b.needed]).argmax(dim=-1)
+    right = (best[:, :-1] == b.ids[:, 1:])[b.template_mask]
+    c.template += right.numel()
+    c.template_right += int(right.sum())
+    c.tokens += b.ids.numel()
+    if b.prompt_rows.numel():
+        hit = best[b.prompt_rows, b.prompt_positions] == b.prompt_answers
+        c.facts_heldout += int(b.prompt_heldout.sum())
+        c.facts_heldout_right += int(hit[b.prompt_heldout].sum())
+        c.facts_seen += int((~b.prompt_heldout).sum())
+        c.facts_seen_right += int(hit[~b.prompt_heldout].sum())
+    return best
+
+
+def _corpus_pass(model: gpt_model.GPT) -> tuple[Counts, list[int]]:
     """One pass over every corpus sentence: fact and template-word hits, FFN units active per layer."""
     active = [0] * len(model.blocks)
 
     def count(layer: int):
         def hook(_module, inputs, _output):
-            active[layer] += int((inputs[0] > 0).sum())
+            # count_nonzero of the mask: a bool tensor's sum() widens every element to int64 first.
+            active[layer] += int(torch.count_nonzero(inputs[0] > 0))
         return hook
 
     handles = [block.ffn.act.register_forward_hook(count(layer)) for layer, block in enumerate(model.blocks)]
-    c = _Counts()
+    c = Counts()
     try:
         with torch.no_grad():
-            for b in _corpus_batches():
-                x = final_states(model, b.ids)  # (n, T, d)
-                best = torch.full(b.ids.shape, -1, dtype=torch.long)
-                best[b.needed] = model.head(x[b.needed]).argmax(dim=-1)
-                right = (best[:, :-1] == b.ids[:, 1:])[b.template_mask]
-                c.template += right.numel()
-                c.template_right += int(right.sum())
-                c.tokens += b.ids.numel()
-                if b.prompt_rows.numel():
-                    hit = best[b.prompt_rows, b.prompt_positions] == b.prompt_answers
-                    c.facts_heldout += int(b.prompt_heldout.sum())
-                    c.facts_heldout_right += int(hit[b.prompt_heldout].sum())
-                    c.facts_seen += int((~b.prompt_heldout).sum())
-                    c.facts_seen_right += int(hit[~b.prompt_heldout].sum())
+            for b in corpus_batches():
+                tally(model, b, final_states(model, b.ids), c)
     finally:
         for h in handles:
             h.remove()
@@ -173,14 +186,19 @@ def active_fraction(model: gpt_model.GPT) -> list[float]:
     return list(evaluate(model).active_fraction)
 
 
-def evaluate(model: gpt_model.GPT) -> Evaluation:
-    """Every score from one pass over the corpus: fact accuracy (all, seen, held-out), template
-    accuracy, and the active fraction over every token of every corpus sentence."""
-    c, active = _corpus_pass(model)
+def evaluation(c: Counts, active: Sequence[int], d_ff: int) -> Evaluation:
+    """The scores from a corpus pass's counts."""
     return Evaluation(
         fact_accuracy=(c.facts_seen_right + c.facts_heldout_right) / (c.facts_seen + c.facts_heldout),
         fact_accuracy_seen=c.facts_seen_right / c.facts_seen,
         fact_accuracy_heldout=c.facts_heldout_right / c.facts_heldout,
         template_accuracy=c.template_right / c.template,
-        active_fraction=tuple(a / (c.tokens * model.config.d_ff) for a in active),
+        active_fraction=tuple(a / (c.tokens * d_ff) for a in active),
     )
+
+
+def evaluate(model: gpt_model.GPT) -> Evaluation:
+    """Every score from one pass over the corpus: fact accuracy (all, seen, held-out), template
+    accuracy, and the active fraction over every token of every corpus sentence."""
+    c, active = _corpus_pass(model)
+    return evaluation(c, active, model.config.d_ff)

@@ -5,9 +5,9 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ffn_core.gpt import ablation
+from ffn_core.gpt import ablation, ask, edit, split
 from ui import i18n
-from ui.lessons import Term
+from ui.text import Term
 from ui.lessons import gpt as lessons
 
 SETTINGS = settings(max_examples=40, deadline=None, derandomize=True)
@@ -36,7 +36,7 @@ def _ok(verdict, key):
 @SETTINGS
 @given(share, share | st.just(math.nan), st.integers(1, 3000), st.integers(0, 500), word | st.none(), word)
 def test_ask(seen, heldout, n_seen, n_heldout, answer, top):
-    v = lessons.ask(seen, heldout, n_seen, n_heldout, answer, top)
+    v = lessons.ask(ask.Accuracy(seen, heldout, n_seen, n_heldout, rows=()), answer, top)
     _renders(v)
     assert _ok(v, "gpt.claim_seen") == (seen >= lessons.KNOWS)
     assert _ok(v, "gpt.claim_heldout") == (not math.isnan(heldout) and heldout >= lessons.GENERALISES)
@@ -71,18 +71,21 @@ def test_neurons(answer, top, total, m):
 
 
 @SETTINGS
-@given(st.integers(1, 10**7), st.integers(0, 10**7), st.integers(0, 10**7))
-def test_split(ffn, attention, embeddings):
-    total = ffn + attention + embeddings
-    v = lessons.split(ffn, attention, embeddings, total)
+@given(st.integers(1, 10**7), st.integers(0, 10**7), st.integers(0, 10**7), st.integers(0, 10**4))
+def test_parameter_split(ffn, attention, embeddings, norms):
+    counts = (("embeddings", embeddings), ("attention", attention), ("ffn", ffn), ("norms", norms), ("head", 0))
+    parts = split.Split(d_model=64, d_ff=256, n_layers=4, vocab_size=512, counts=counts, tied=True)
+    v = lessons.parameter_split(parts)
     _renders(v)
+    assert v.takeaway_values["total"] == ffn + attention + embeddings + norms
     assert _ok(v, "gpt.claim_two_thirds") == (abs(ffn / (ffn + attention) - 2 / 3) <= lessons.TWO_THIRDS_SLACK)
 
 
 @SETTINGS
 @given(st.sampled_from(ablation.targets(4)), share, share, share, share)
 def test_ablation(target, seen_before, seen_after, template_before, template_after):
-    v = lessons.ablation(target, target, (seen_before, seen_after), (template_before, template_after))
+    v = lessons.ablation(target, target, ablation.Scores(seen_before, 0.5, template_before, (0.3,) * 4),
+                         ablation.Scores(seen_after, 0.4, template_after, (0.2,) * 4))
     _renders(v)
     if target == "none":
         assert v.claims == () and v.takeaway == "gptsurgery.takeaway_none"
@@ -95,11 +98,16 @@ def test_ablation(target, seen_before, seen_after, template_before, template_aft
 
 
 @SETTINGS
-@given(st.integers(1, 4), share, share | st.none(), st.integers(0, 3000), st.integers(0, 3000), st.booleans())
-def test_edit(layer, edited, other_lang, changed, others, unchanged):
+@given(st.integers(1, 4), share, share, share | st.none(), st.integers(0, 3000), st.integers(0, 3000), st.booleans())
+def test_edit(layer, before, edited, other_lang, changed, others, unchanged):
     changed = min(changed, others)
-    v = lessons.edit(layer, "The capital of France is", "Rome", "로마", edited, other_lang, changed, others,
-                     changed // 2, 600, unchanged)
+    res = edit.Edit(
+        country="France", relation="capital", lang="en", template="capital.en.0", scope="template", layer=layer,
+        method="covariance", old_answer="Paris", new_answer="Rome", new_answer_other="로마", edited=(before, edited),
+        other_templates=None, other_lang=None if other_lang is None else (0.0, other_lang),
+        other_prompts_changed=changed, other_prompts=others, other_facts_changed=changed // 2, other_facts=600,
+        delta_norm=1.0, weight_norm=10.0, rows=())
+    v = lessons.edit(res, "The capital of France is", unchanged)
     _renders(v)
     assert _ok(v, "gptsurgery.claim_rank") is None  # rank one by construction: stated, and measured by the tests
     assert _ok(v, "gptsurgery.claim_took") == (edited >= 0.5)

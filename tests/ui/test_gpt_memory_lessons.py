@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from ffn_core.gpt import context, corpus, weights
 from ui import i18n
-from ui.lessons import Term
+from ui.text import Term
 from ui.lessons import gpt_memory as lessons
 
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True)

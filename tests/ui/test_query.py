@@ -2,13 +2,11 @@
 no warning logged for a choice named by a link, charts laid out for a phone."""
 import logging
 
-import altair as alt
-import pandas as pd
 import pytest
 from streamlit.elements.lib import policies
 
 from tests.conftest import open_page
-from ui import i18n, widgets
+from ui import controls, i18n, widgets
 from ui.shell import PAGES
 
 DEMOS = [path for _, path, _ in PAGES if path.startswith("pages/")]
@@ -123,11 +121,12 @@ def test_a_custom_target_keeps_its_expression():
 def _choice_app():
     import streamlit as st
 
-    from ui import i18n, shell, widgets
+    from ui import controls, i18n, shell
 
     page = shell.Page(section="home", lang="en", t=i18n.Translator("en"), presenter=False, show_details=True)
     options = ["x", "y"] if st.toggle("other options", key="flip") else ["a", "b", "c"]
-    widgets.choice(page, st.selectbox, "pick", options, key="pick", index=1, option_label=lambda tr, o: o.upper())
+    pick = controls.Choice("pick", options, options[1], option_label=lambda tr, o: o.upper(), label="pick")
+    controls._choice(page, pick, st.selectbox, "pick", {})
 
 
 def test_a_choice_whose_options_change_falls_back_to_its_default():
@@ -153,23 +152,3 @@ def test_a_choice_named_by_a_link_logs_no_warning(caplog, monkeypatch):
     logged = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING and r.name.startswith("streamlit")]
     assert not [m for m in logged if "Session State API" in m], logged
     assert not [r for r in caplog.records if r.stack_info or r.exc_info]
-
-
-def _facet_spec() -> dict:
-    frame = pd.DataFrame({"x": [0, 1, 0, 1], "y": [1, 2, 3, 4], "w": [2, 2, 4, 4]})
-    panel = alt.Chart(width=220, height=150).mark_line().encode(x="x:Q", y="y:Q")
-    return panel.facet(facet=alt.Facet("w:O"), columns=3, data=frame).to_dict()
-
-
-def test_a_phone_gets_panels_one_under_another():
-    spec = _facet_spec()
-    assert spec["columns"] == 3
-    narrow = widgets._one_column(spec)
-    assert narrow["columns"] == 1 and narrow["facet"] == spec["facet"]
-    assert spec["columns"] == 3  # the cached spec itself is not changed
-    side_by_side = {"hconcat": [{"mark": "bar"}, {"mark": "line"}]}
-    assert widgets._one_column(side_by_side) == {"vconcat": [{"mark": "bar"}, {"mark": "line"}]}
-    by_column = {"facet": {"column": {"field": "w"}}, "spec": {"mark": "bar"}}
-    assert widgets._one_column(by_column)["facet"] == {"row": {"field": "w"}}
-    single = {"mark": "line", "width": 300}
-    assert widgets._one_column(single) == single

@@ -1,48 +1,34 @@
 """The activations beside their slopes: ReLU a hard switch, GELU and SiLU smooth gates (width sweep, sparsity)."""
 from __future__ import annotations
 
-import math
-
 import altair as alt
 import pandas as pd
+import torch
 
+from ffn_core import ffn
 from ui.i18n import Translator
 
-ACTS = ("relu", "gelu", "silu")
 COLORS = {"relu": "#dc2626", "gelu": "#2563eb", "silu": "#16a34a"}
 
 
-def _phi(z: float) -> float:
-    return math.exp(-0.5 * z * z) / math.sqrt(2.0 * math.pi)
+def frame(acts: tuple[str, ...] = ffn.NONLINEAR, lo: float = -4.0, hi: float = 4.0, points: int = 161) -> pd.DataFrame:
+    """Long rows: act, kind ("value" or "slope"), z, y.
+
+    The values and slopes are those of the very modules the FFN runs (ffn.activation), the slopes by
+    autograd: ReLU's jumps from 0 to 1 at z = 0 (a kink); GELU's and SiLU's pass smoothly through 1/2
+    there and dip below 0 for negative z.
+    """
+    z = torch.linspace(lo, hi, points, dtype=torch.float64, requires_grad=True)
+    rows = []
+    for a in acts:
+        value = ffn.activation(a)(z)
+        (slope,) = torch.autograd.grad(value.sum(), z)
+        for kind, ys in (("value", value.detach()), ("slope", slope)):
+            rows.append(pd.DataFrame({"act": a, "kind": kind, "z": z.detach().numpy(), "y": ys.numpy()}))
+    return pd.concat(rows, ignore_index=True)
 
 
-def _cdf(z: float) -> float:
-    return 0.5 * (1.0 + math.erf(z / math.sqrt(2.0)))
-
-
-def _sigmoid(z: float) -> float:
-    return 1.0 / (1.0 + math.exp(-z))
-
-
-# act(z) and d act/dz: ReLU's slope jumps from 0 to 1 at z = 0 (a kink); GELU's Φ(z) + z·φ(z) and
-# SiLU's σ(z)·(1 + z·(1 − σ(z))) pass smoothly through 1/2 there, and both dip below 0 for negative z.
-FUNCTIONS = {
-    "relu": (lambda z: max(z, 0.0), lambda z: 1.0 if z > 0 else 0.0),
-    "gelu": (lambda z: z * _cdf(z), lambda z: _cdf(z) + z * _phi(z)),
-    "silu": (lambda z: z * _sigmoid(z), lambda z: _sigmoid(z) * (1.0 + z * (1.0 - _sigmoid(z)))),
-}
-
-
-def frame(acts: tuple[str, ...] = ACTS, lo: float = -4.0, hi: float = 4.0, points: int = 161) -> pd.DataFrame:
-    """Long rows: act, kind ("value" or "slope"), z, y."""
-    zs = [lo + (hi - lo) * i / (points - 1) for i in range(points)]
-    return pd.DataFrame([
-        {"act": a, "kind": kind, "z": z, "y": f(z)}
-        for a in acts for kind, f in zip(("value", "slope"), FUNCTIONS[a]) for z in zs
-    ])
-
-
-def activations(chosen: str, t: Translator, acts: tuple[str, ...] = ACTS) -> alt.FacetChart:
+def activations(chosen: str, t: Translator, acts: tuple[str, ...] = ffn.NONLINEAR) -> alt.FacetChart:
     """Two panels, act(z) and its slope; the chosen activation drawn bold, the others faint."""
     labels = {a: t(f"activations.{a}") for a in acts}
     data = frame(acts).assign(

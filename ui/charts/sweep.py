@@ -1,9 +1,12 @@
 """The width-sweep page's charts: fits with kink markers, RMSE by width, pieces used against the bound, loss."""
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
+
 import altair as alt
 import pandas as pd
 
+from ffn_core.sweep import sweep
 from ui.i18n import Translator
 
 TARGET = "#6b7280"
@@ -14,6 +17,19 @@ SERIES_COLORS = {"pieces": "#2563eb", "naive": "#f97316", "best": "#16a34a", "se
 
 def _method_scale(t: Translator, methods: list[str]) -> alt.Scale:
     return alt.Scale(domain=[t(f"sweep.method_{m}") for m in methods], range=[METHOD_COLORS[m] for m in methods])
+
+
+def rmse_series(results: Iterable[sweep.Sweep], best_rmse: Sequence[float],
+                seed_rmse: Mapping[int, float] | None = None) -> pd.DataFrame:
+    """Long rows (series, width, rmse) for rmse_by_width: each method's fits, the best found, the seed's if given."""
+    results = list(results)
+    widths = [f.width for f in results[0].fits]
+    rows = [(r.method, f.width, f.rmse) for r in results for f in r.fits]
+    rows += [("best", m, r) for m, r in zip(widths, best_rmse)]
+    rows += [("seed", m, r) for m, r in (seed_rmse or {}).items()]
+    # A log axis has no place for an exact fit (rounding noise, or 0): such points are left out, not faked.
+    tol = results[0].exact_tol
+    return pd.DataFrame([row for row in rows if row[2] > tol], columns=["series", "width", "rmse"])
 
 
 def fits(curves: pd.DataFrame, kinks: pd.DataFrame, t: Translator) -> alt.FacetChart:

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from ffn_core import collapse
-from ui.lessons import Claim, Term, Verdict
+from ui.lessons import Claim, Verdict
+from ui.text import Term
 
 EXACT = 1e-12  # float64 rounding of a product stays many orders below this
 NONLINEAR = 0.01  # a best linear fit missing more than 1% of the output's spread has clearly failed

@@ -1,13 +1,19 @@
 """The trained-GPT pages' verdicts: pure functions from measured numbers to claims (✓/✗) and a takeaway.
 
-Inputs are plain numbers and words, so the property tests can sweep the pages' whole control space.
+Inputs are the core's results (or plain numbers and words drawn from them), so the property tests can
+sweep the pages' whole control space.
 """
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
 
-from ui.lessons import Claim, Term, Verdict
+from ffn_core.gpt.ablation import Scores
+from ffn_core.gpt.ask import Accuracy
+from ffn_core.gpt.edit import Edit
+from ffn_core.gpt.split import Split
+from ui.lessons import Claim, Verdict
+from ui.text import Term
 
 SUM_TOLERANCE = 1e-9  # float64 rounding of a sum of ~10 terms of size ~10 stays near 1e-14
 KNOWS = 0.9  # "the model knows the facts it read": seen accuracy at least this
@@ -23,8 +29,9 @@ def _finite(x: float) -> bool:
     return isinstance(x, int | float) and math.isfinite(x)
 
 
-def ask(seen: float, heldout: float, n_seen: int, n_heldout: int, answer: str | None, top: str) -> Verdict:
+def ask(acc: Accuracy, answer: str | None, top: str) -> Verdict:
     """Does the model know what it read (seen), and what it never read in that form (held-out)? And this prompt?"""
+    seen, heldout, n_seen, n_heldout = acc.seen, acc.heldout, acc.n_seen, acc.n_heldout
     knows = _finite(seen) and seen >= KNOWS
     generalises = _finite(heldout) and heldout >= GENERALISES
     claims = [Claim("gpt.claim_seen", {"value": seen, "n": n_seen}, knows),
@@ -69,8 +76,9 @@ def neurons(answer: str, top: Sequence[float], ffn_total: float, m: int, lead: s
                                       "answer": answer})
 
 
-def split(ffn: int, attention: int, embeddings: int, total: int) -> Verdict:
+def parameter_split(parts: Split) -> Verdict:
     """Inside each block the FFN holds about 2/3 of the parameters, as page 1 counts."""
+    ffn, attention, embeddings, total = parts.count("ffn"), parts.count("attention"), parts.count("embeddings"), parts.total
     blocks = ffn / (ffn + attention) if ffn + attention else float("nan")
     near = _finite(blocks) and abs(blocks - 2 / 3) <= TWO_THIRDS_SLACK
     return Verdict((Claim("gpt.claim_two_thirds", {"value": blocks}, near),), "gpt.takeaway_split",
@@ -85,8 +93,9 @@ def _severity(before: float, after: float) -> str:
     return "most" if drop >= SEVERE else "some" if drop >= NOTICEABLE else "little"
 
 
-def ablation(target: str, label: str, seen: tuple[float, float], template: tuple[float, float]) -> Verdict:
-    """seen, template: (shipped, ablated) accuracies. Did the facts fall, and did the grammar hold better?"""
+def ablation(target: str, label: str, shipped: Scores, ablated: Scores) -> Verdict:
+    """The shipped model's scores against the ablated one's. Did the facts fall, and did the grammar hold better?"""
+    seen, template = (shipped.seen, ablated.seen), (shipped.template, ablated.template)
     values = {"target": label, "before": seen[0], "after": seen[1], "t_before": template[0], "t_after": template[1]}
     if target == "none":
         return Verdict((), "gptsurgery.takeaway_none", values)
@@ -110,10 +119,12 @@ def ablation(target: str, label: str, seen: tuple[float, float], template: tuple
     return Verdict(claims, takeaway, values)
 
 
-def edit(layer: int, prompt: str, new: str, other: str, edited: float, other_lang: float | None,
-         changed_prompts: int, other_prompts: int, changed_facts: int, other_facts: int,
-         shipped_unchanged: bool) -> Verdict:
-    """edited, other_lang: shares answering the new answer after the edit (None: no such prompts)."""
+def edit(res: Edit, prompt: str, shipped_unchanged: bool) -> Verdict:
+    """Did the edit take on its prompt (shown as `prompt`), stay local, cross to the other language, spare the shared model?"""
+    layer, new, other = res.layer, res.new_answer, res.new_answer_other
+    edited = res.edited[1]
+    other_lang = None if res.other_lang is None else res.other_lang[1]
+    changed_prompts, other_prompts = res.other_prompts_changed, res.other_prompts
     took = _finite(edited) and edited >= 0.5
     share = changed_prompts / other_prompts if other_prompts else 0.0
     local = share <= LOCAL
@@ -135,8 +146,8 @@ def edit(layer: int, prompt: str, new: str, other: str, edited: float, other_lan
         takeaway = "gptsurgery.takeaway_edit_crosses"
     else:
         takeaway = "gptsurgery.takeaway_edit_stays"
-    return Verdict(tuple(claims), takeaway, {"new": new, "other": other, "changed": changed_facts,
-                                             "facts": other_facts, "layer": layer})
+    return Verdict(tuple(claims), takeaway, {"new": new, "other": other, "changed": res.other_facts_changed,
+                                             "facts": res.other_facts, "layer": layer})
 
 
 def sparsity(step: int, start: Sequence[float], now: Sequence[float], log_gap: float | None) -> Verdict:

@@ -8,7 +8,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from ui.lessons import Claim, Term, Verdict
+from ui.lessons import Claim, Verdict
+from ui.text import Term
 
 PASS = 0.9  # "learned": accuracy at least this (ffn_core.gpt.progress.PASS)
 FORMING = 0.5  # below this share of seen prompts the facts have not formed yet

@@ -8,7 +8,8 @@ than twice that spread; below it the page says the fraction barely moved.
 from __future__ import annotations
 
 from ffn_core import sparsity
-from ui.lessons import Claim, Term, Verdict
+from ui.lessons import Claim, Verdict
+from ui.text import Term
 
 MIN_CHANGE = 0.01
 HALF = (0.45, 0.55)

@@ -5,7 +5,8 @@ from collections.abc import Sequence
 from fractions import Fraction
 
 from ffn_core import params
-from ui.lessons import Claim, Term, Verdict
+from ui.lessons import Claim, Verdict
+from ui.text import Term
 
 EIGHTY = 0.8
 # The two published models whose FFN passes 80% of a block, and whose causes the page takes apart.

@@ -8,7 +8,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from ffn_core.sweep import lesson, sweep
-from ui.lessons import Claim, Term, Verdict, sig
+from ui.lessons import Claim, Verdict
+from ui.text import Term, sig
 
 # A width whose error stays within this factor of the best found is "near the best": what its pieces allow.
 NEAR_BEST = 1.5

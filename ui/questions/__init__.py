@@ -57,6 +57,7 @@ class Asked:
     settings: str  # fingerprint of the page's settings (see `fingerprint`): other settings, another question
     why: str  # locale key of the one sentence of why, from the page's verdict
     why_values: Mapping[str, Any] = field(default_factory=dict)
+    values: Mapping[str, Any] = field(default_factory=dict)  # what the question's own text cites (the settings)
 
     @property
     def id(self) -> str:
@@ -68,3 +69,14 @@ def fingerprint(settings: Mapping[str, object]) -> str:
     """A short digest of a page's control values: equal settings, equal fingerprint, in any process."""
     text = "&".join(f"{key}={settings[key]!r}" for key in sorted(settings))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+
+
+def at(section: str, settings: Mapping[str, object], question: Question, answer: float | str, why: str,
+       why_values: Mapping[str, Any] | None = None, values: Mapping[str, Any] | None = None) -> Asked:
+    """`question` asked at these settings, with the answer measured there."""
+    return Asked(section, question, answer, fingerprint(settings), why, dict(why_values or {}), dict(values or {}))
+
+
+def band(value: float, edges: tuple[float, ...]) -> str:
+    """The option id ("0".."k") of the band a value falls in: edges split the line into len(edges) + 1 bands."""
+    return str(sum(value >= edge for edge in edges))

@@ -6,7 +6,7 @@ from ffn_core.gpt import ask, context, corpus, progress, weights
 from tests.conftest import chart_specs, metric_values, open_page
 from ui import i18n
 from ui.gpt_memory_sections import DEFAULT_OTHER, DEFAULT_STEP
-from ui.lessons import pct
+from ui.text import pct
 
 PAGE = "pages/7_trained_gpt.py"
 
@@ -83,13 +83,21 @@ def test_moving_the_step_and_the_second_country(lang):
     p = next(q for q in corpus.prompts("all") if " ".join(q.words) == at.radio(key="form").value)
     assert p.fact.country == "Japan"
     _check_step(at, t, 900, p)
-    assert at.query_params["checkpoint"] in (["900"], "900")
     roles = context.compare(weights.load(), context.role_contexts(p.template, ("Japan", "China")))
     own = [r["cosine"] for r in _chart_with(at, "line") if r["line"] == t("gptmemory.line_own")]
     assert own == pytest.approx(list(roles.pair(0, 1)), abs=1e-12)
     at.select_slider(key="checkpoint").set_value(0).run()
     assert not at.exception
     _check_step(at, t, 0, p)
+
+
+def test_a_link_opens_its_checkpoint_and_second_country():
+    at = open_page(PAGE, "ko", checkpoint="500", other="Japan")
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.select_slider(key="checkpoint").value == 500
+    assert at.selectbox(key="other").value == "Japan"
+    p = next(q for q in corpus.prompts("all") if " ".join(q.words) == at.radio(key="form").value)
+    _check_step(at, i18n.Translator("ko"), 500, p)
 
 
 @pytest.mark.parametrize("raw", ["7", "abc", "1e9", "-50"])

@@ -28,7 +28,7 @@ def test_defaults_measure_a_diagonal_ffn_and_a_dense_attention(lang):
     assert at.title[0].value == t("position.title")
     ref = position.measure(8, 64, 256, "relu", 1, False, "random", 0)
     metrics = metric_values(at)
-    assert metrics[t("position.metric_ffn_off")] == "0"
+    assert metrics[t("position.metric_ffn_off")] == "0%"  # exactly none: no "<0.1%"
     assert metrics[t("position.metric_attention_off")] == f"{ref.attention_off_diagonal_fraction:.1%}"
     assert float(metrics[t("position.metric_rowwise")]) <= 1e-12
     assert float(metrics[t("position.metric_perm")]) <= 1e-12

@@ -1,0 +1,85 @@
+"""The kept corpus pass against the whole passes it replaces, on the shipped weights: every ablation
+target's scores, the prompts' predictions, each block's key covariance and the edits' measurements.
+
+The references are the plain paths (a hooked copy of the model, a deep-copied edited model, a pass
+over the prompts), run on whatever checkpoint is shipped, so no number is pinned here.
+"""
+import dataclasses
+
+import pytest
+import torch
+
+from ffn_core.gpt import ablation, corpus, edit, evaluate, states, weights
+
+
+@pytest.fixture(scope="module")
+def model():
+    m = weights.load()
+    for p in m.parameters():
+        p.requires_grad_(False)
+    return m
+
+
+@pytest.fixture(scope="module")
+def kept(model):
+    return states.corpus_states(model)
+
+
+def test_kept_pass_scores_as_the_whole_pass(model, kept):
+    assert ablation.kept_scores(kept) == ablation.scores(model)
+    assert kept.predictions == tuple(evaluate.predictions(model, corpus.prompts("all")))
+
+
+def test_kept_inputs_are_the_blocks_inputs(model, kept):
+    b = evaluate.corpus_batches()[0]
+    seen = []
+    handles = [blk.register_forward_pre_hook(lambda _m, args: seen.append(args[0].clone())) for blk in model.blocks]
+    try:
+        with torch.no_grad():
+            evaluate.final_states(model, b.ids)
+    finally:
+        for h in handles:
+            h.remove()
+    assert len(seen) == len(kept.inputs[0]) == len(model.blocks)
+    for mine, theirs in zip(kept.inputs[0], seen):
+        assert torch.equal(mine, theirs)
+
+
+@pytest.mark.parametrize("target", ablation.targets(len(weights.load().blocks)))
+def test_every_ablation_equals_the_hooked_copy(model, kept, target):
+    # Equal, not close: the same operations on the same numbers from the ablated block up.
+    assert ablation.scores_from(model, kept, target) == ablation.scores(ablation.ablated(model, target))
+
+
+def test_unknown_ablation_is_refused(model, kept):
+    with pytest.raises(ValueError):
+        ablation.scores_from(model, kept, "ffn_99")
+
+
+@pytest.mark.parametrize("layer", range(1, len(weights.load().blocks) + 1))
+def test_key_covariance_from_the_kept_pass(model, kept, layer):
+    assert torch.allclose(states.key_covariance(model, kept, layer - 1), edit.key_covariance(model, layer - 1),
+                          rtol=1e-6, atol=1e-9)
+
+
+def _cases(model):
+    capitals = [f for f in corpus.FACTS if f.relation == "capital"]
+    n = len(model.blocks)
+    out = []
+    for i, (fact, lang) in enumerate([(capitals[0], "en"), (capitals[len(capitals) // 2], "ko"),
+                                      (capitals[-1], "en"), (capitals[3], "ko")]):
+        new = next(f.answer(lang) for f in capitals if f.answer(lang) != fact.answer(lang))
+        out.append((fact.country, lang, new, 1 + i % n, edit.METHODS[i % 2]))
+    return out
+
+
+@pytest.mark.parametrize("case", range(4))
+def test_edit_on_the_kept_pass_equals_the_edited_copy(model, kept, case):
+    country, lang, new, layer, method = _cases(model)[case]
+    template = corpus.template_id("capital", lang, 0)
+    cov = edit.key_covariance(model, layer - 1) if method == "covariance" else None
+    old = dataclasses.asdict(edit.edit(model, country, "capital", lang, template, new, layer, method, covariance=cov))
+    now = dataclasses.asdict(edit.edit(model, country, "capital", lang, template, new, layer, method, kept=kept))
+    # ‖ΔW2‖ goes through a covariance summed in another order: equal to float64 rounding, not bit for bit.
+    assert now.pop("delta_norm") == pytest.approx(old.pop("delta_norm"), rel=1e-6)
+    assert now == old

@@ -1,0 +1,46 @@
+"""Page 5's questions: each answer is what the page shows for the key on screen."""
+from __future__ import annotations
+
+from hypothesis import assume, given, settings
+
+from ffn_core import keyvalue, memory_training
+from tests.question_checks import assert_sound, korean_is_korean, shown_number
+from tests.ui.test_lessons_keyvalue import _memory, space
+from ui.questions import keyvalue as questions
+
+
+@settings(max_examples=6)
+@given(space)
+def test_keyvalue_questions_are_answered_by_the_page(s: dict) -> None:
+    assume(s["token"] < s["n"])  # the page stops with a message otherwise
+    assume(s["n"] * s["d"] * s["m"] * s["steps"] <= memory_training.MAX_WORK)  # likewise
+    res = keyvalue.read_token(_memory(s["d"], s["m"], s["n"], s["steps"], s["seed"]), s["token"])
+    asked = questions.ask(res, s["seed"])
+    by_key = assert_sound(asked, "keyvalue")
+    after = res.trained
+    # The page's metrics: "{before} → {after}" neurons for 90%, and recall f"{before:.0%} → {after:.0%}".
+    shown_n90 = f"{after.n_for_90}" if after.n_for_90 is not None else "—"
+    if shown_n90 == "—":
+        assert "questions.keyvalue_n90" not in by_key
+    else:
+        assert by_key["questions.keyvalue_n90"].answer == int(shown_n90) <= s["m"]
+    # The page's caption: "{before} → {after} of m neurons active".
+    assert by_key["questions.keyvalue_active"].answer == after.active <= s["m"]
+    assert abs(by_key["questions.keyvalue_recall"].answer - shown_number(f"{after.recall:.0%}")) <= 0.5
+    conc = res.concentration(0.9)
+    if s["steps"] == 0 or conc.keys == 0:
+        assert "questions.keyvalue_concentrated" not in by_key
+    else:
+        expected = "fewer" if conc.mean_after < conc.mean_before else "more"
+        assert by_key["questions.keyvalue_concentrated"].answer == expected
+    assert len(asked) >= 2
+    other = questions.ask(res, s["seed"] + 1)
+    assert {a.id for a in asked}.isdisjoint(a.id for a in other)
+
+
+def test_at_the_default_a_key_needs_many_neurons_not_one():
+    res = keyvalue.read_token(_memory(64, 256, 128, memory_training.DEFAULT_STEPS, 0), 0)
+    asked = questions.ask(res, 0)
+    by_key = {a.question.key: a for a in asked}
+    assert by_key["questions.keyvalue_n90"].answer > 5
+    korean_is_korean(asked)

@@ -1,0 +1,706 @@
+"""The class room's store: rooms, students, guesses, reveals and the instructor's view, in SQL.
+
+SQLAlchemy Core and bound parameters only; nothing here imports streamlit. An `Engine` comes in
+(the pages take it from `st.connection("class", type="sql").engine`; `ui.room.config.url()` says
+which database) and the same code runs on an SQLite file (WAL, busy timeout) and on PostgreSQL
+(psycopg 3). The schema is created on first use and carries a version; a database written by a
+newer version of this module is refused (`SchemaTooNew`).
+
+Every time comes in as `now` (seconds, e.g. `time.time()`), so tests control the clock. Every
+function runs in one transaction: it is written whole or not at all. A database that cannot be
+reached, is locked past the busy timeout, or fails mid-way raises `StoreUnavailable` (the pages then
+say the class features are unavailable, and a guess whose `submit` raised was not stored).
+
+    store = Store(engine)                      # cheap; keep one per engine (st.cache_resource)
+    code, key = store.create_room(now)         # or None: the server's bound of live rooms is reached
+    store.join(code, token, now)               # Status.JOINED / UNKNOWN / FULL / INVALID
+    store.submit(code, token, qid, 0.3, now)   # Status.STORED / UNKNOWN / NOT_JOINED / TOO_FAST / INVALID
+    store.snapshot(code, qid, now)             # Snapshot(joined, answered, values, revealed) or None (2 reads)
+    store.revealed_guesses(code, qid, now)     # the values once revealed, else None (1 read): a student's page
+    store.counts(code, qid, now)               # (joined, answered)
+    store.guesses(code, qid, now)              # [0.3, 0.5, ...] or ["grammar", ...]: values only
+    store.student_guess(code, token, qid, now) # this student's latest guess, or None
+    store.revealed(code, qid, now)             # bool
+    store.view(code, now)                      # View(section, params, version) or None
+    store.room_live(code, now)                 # bool: a code from a link still names a live room
+    store.is_instructor(code, key, now)        # bool
+    # The instructor's actions take the key; a wrong key gets Status.FORBIDDEN, an unknown room UNKNOWN.
+    store.reveal(code, key, qid, now)          # Status.OK
+    store.reset(code, key, qid_or_None, now)   # deletes that question's (or every) guesses and reveal
+    store.close(code, key, now)                # deletes the room and everything in it
+    store.set_view(code, key, section, {"width": "4"}, now)  # the page and settings students follow
+    store.one_time_link(code, key, now)        # a token for `redeem`, or None (forbidden / unknown)
+    store.redeem(code, token, now)             # the instructor key, once, within LINK_TTL; else None
+    store.expire(now)                          # delete expired rooms (create_room/join run it at most once a minute)
+
+A room code is 6 characters of CODE_ALPHABET (`normalize_code` takes what a student typed). A
+student is an anonymous token the page draws per session (`new_token()`), kept hashed. The instructor
+key (`secrets`, 192 bits) is kept only as SHA-256 with a per-room salt; a one-time link's token is kept
+only hashed, and its row holds the key XORed with a pad derived from that token, so neither the
+database nor its backups hold a usable key.
+
+A guess is a finite float or an option id (`OPTION_RE`); the page checks it against its question
+(`ui.questions.Question.parse`) before it comes here. Question ids (`ui.questions.Asked.id`) are at
+most 120 characters. One guess per (room, question, student), the latest wins, and at most one write
+per `min_interval` seconds per student: a faster one gets Status.TOO_FAST and is not stored.
+"""
+from __future__ import annotations
+
+import enum
+import hashlib
+import hmac
+import json
+import math
+import re
+import secrets
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from sqlalchemy import (
+    Column,
+    Double,
+    Engine,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    and_,
+    delete,
+    event,
+    func,
+    insert,
+    select,
+    update,
+)
+from sqlalchemy import exc as sa_exc
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Connection
+
+SCHEMA_VERSION = 1
+CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no I, L, O, 0, 1: read off a projector without doubt
+CODE_LENGTH = 6
+ROOM_TTL = 4 * 3600.0
+LINK_TTL = 300.0
+MAX_STUDENTS = 500
+MAX_ROOMS = 1000
+MIN_INTERVAL = 1.0
+EXPIRE_EVERY = 60.0
+MAX_QUESTION_ID = 120
+MAX_TOKEN = 128
+MAX_SECTION = 64
+MAX_VIEW_PARAMS = 40
+MAX_VIEW_TEXT = 200
+OPTION_RE = re.compile(r"[A-Za-z0-9_.-]{1,32}")
+_CODE_RE = re.compile(f"[{CODE_ALPHABET}]{{{CODE_LENGTH}}}")
+_PG_LOCK = 0x46464E4C  # "FFNL": the advisory lock two replicas take while one creates the schema
+
+
+class StoreUnavailable(Exception):
+    """The database cannot be reached, is locked, or failed mid-way: nothing was written."""
+
+
+class SchemaTooNew(StoreUnavailable):
+    """The database holds a schema written by a newer version of this module."""
+
+
+class Status(str, enum.Enum):
+    OK = "ok"  # an instructor action was done
+    JOINED = "joined"
+    STORED = "stored"  # the guess is committed
+    UNKNOWN = "unknown"  # no live room has this code (never existed, expired, closed, or not a code)
+    FULL = "full"  # the room holds max_students already
+    NOT_JOINED = "not_joined"
+    TOO_FAST = "too_fast"  # this student wrote less than min_interval ago; not stored
+    INVALID = "invalid"  # a value, question id, token or view that is not one
+    FORBIDDEN = "forbidden"  # the instructor key is wrong
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What the instructor's live view draws for one question, read in one transaction."""
+
+    joined: int
+    answered: int
+    values: tuple[float | str, ...]
+    revealed: bool
+
+
+@dataclass(frozen=True)
+class View:
+    """The page and settings the instructor shows; `version` grows with every set_view."""
+
+    section: str
+    params: dict[str, str]
+    version: int
+
+
+metadata = MetaData()
+schema_table = Table("class_schema", metadata, Column("version", Integer, nullable=False))
+rooms = Table(
+    "class_rooms", metadata,
+    Column("code", String(CODE_LENGTH), primary_key=True),
+    Column("salt", String(32), nullable=False),
+    Column("key_hash", String(64), nullable=False),
+    Column("created", Double, nullable=False),
+    Column("expires", Double, nullable=False),
+    Column("view_section", String(MAX_SECTION)),
+    Column("view_params", Text),
+    Column("view_version", Integer, nullable=False, default=0),
+    Index("class_rooms_expires", "expires"),
+)
+students = Table(
+    "class_students", metadata,
+    Column("room", String(CODE_LENGTH), primary_key=True),
+    Column("token_hash", String(64), primary_key=True),
+    Column("joined", Double, nullable=False),
+    Column("last_write", Double),
+)
+guesses_table = Table(
+    "class_guesses", metadata,
+    Column("room", String(CODE_LENGTH), primary_key=True),
+    Column("question", String(MAX_QUESTION_ID), primary_key=True),
+    Column("token_hash", String(64), primary_key=True),
+    Column("number", Double),
+    Column("option", String(32)),
+    Column("at", Double, nullable=False),
+)
+reveals = Table(
+    "class_reveals", metadata,
+    Column("room", String(CODE_LENGTH), primary_key=True),
+    Column("question", String(MAX_QUESTION_ID), primary_key=True),
+    Column("at", Double, nullable=False),
+)
+links = Table(
+    "class_links", metadata,
+    Column("token_hash", String(64), primary_key=True),
+    Column("room", String(CODE_LENGTH), nullable=False),
+    Column("sealed_key", String(128), nullable=False),
+    Column("expires", Double, nullable=False),
+)
+_ROOM_TABLES = (students, guesses_table, reveals, links)
+
+
+def new_token() -> str:
+    """A student's anonymous session token (what a page keeps in st.session_state)."""
+    return secrets.token_urlsafe(24)
+
+
+def normalize_code(text: object) -> str | None:
+    """A room code as a student may type it (any case, spaces) in canonical form, or None."""
+    if not isinstance(text, str) or len(text) > 32:
+        return None
+    code = "".join(text.split()).upper()
+    return code if _CODE_RE.fullmatch(code) else None
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _key_hash(salt: str, key: str) -> str:
+    return _sha(salt + key)
+
+
+def _pad(token: str, n: int) -> bytes:
+    # A pad derived from the link's token, apart from the token's own hash kept for look-up.
+    return hashlib.sha512(b"ffnlab-link-key:" + token.encode("utf-8")).digest()[:n]
+
+
+def _seal(key: str, token: str) -> str:
+    raw = key.encode("ascii")
+    return bytes(a ^ b for a, b in zip(raw, _pad(token, len(raw)))).hex()
+
+
+def _unseal(sealed: str, token: str) -> str:
+    raw = bytes.fromhex(sealed)
+    return bytes(a ^ b for a, b in zip(raw, _pad(token, len(raw)))).decode("ascii")
+
+
+def _token_ok(token: object) -> bool:
+    return isinstance(token, str) and 0 < len(token) <= MAX_TOKEN
+
+
+def _question_ok(question_id: object) -> bool:
+    return (isinstance(question_id, str) and 0 < len(question_id) <= MAX_QUESTION_ID
+            and question_id.isprintable())
+
+
+def _value(value: object) -> tuple[float | None, str | None] | None:
+    """(number, option) for a guess the store takes, or None."""
+    if isinstance(value, str):
+        return (None, value) if OPTION_RE.fullmatch(value) else None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return (number, None) if math.isfinite(number) else None
+
+
+def _view_params(params: object) -> str | None:
+    """The params as JSON text, or None when they are not a small dict of short strings."""
+    if not isinstance(params, Mapping) or len(params) > MAX_VIEW_PARAMS:
+        return None
+    for k, v in params.items():
+        if not (isinstance(k, str) and isinstance(v, str) and 0 < len(k) <= MAX_VIEW_TEXT
+                and len(v) <= MAX_VIEW_TEXT):
+            return None
+    return json.dumps(dict(params), ensure_ascii=False, sort_keys=True)
+
+
+def _sqlite_setup(engine: Engine, busy_timeout_ms: int) -> None:
+    """WAL, a busy timeout, and transactions SQLite begins the way we say.
+
+    pysqlite begins a transaction lazily, before the first INSERT/UPDATE/DELETE only: a SELECT
+    before it would run outside the transaction, and a read that later writes can fail at once
+    with "database is locked" instead of waiting. So its own handling is switched off and each
+    transaction begins here: IMMEDIATE (the write lock up front, waiting up to the busy timeout)
+    unless the connection is marked read-only, which WAL lets run beside a writer.
+    """
+    if getattr(engine, "_ffnlab_sqlite", None) is not None:
+        return
+
+    def on_connect(dbapi_conn, _record) -> None:
+        dbapi_conn.isolation_level = None
+        cursor = dbapi_conn.cursor()
+        cursor.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+        # Setting the mode takes a lock that does not wait for the busy timeout: a connection
+        # opened while another process writes would fail. The mode stays in the file once set.
+        if cursor.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+            cursor.execute("PRAGMA journal_mode = WAL")
+        cursor.close()
+
+    def on_begin(conn: Connection) -> None:
+        read_only = conn.get_execution_options().get("ffnlab_read", False)
+        conn.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
+
+    event.listen(engine, "connect", on_connect)
+    event.listen(engine, "begin", on_begin)
+    # One writer at a time within this process, in arrival order: threads waiting on SQLite's busy
+    # handler poll with growing sleeps, and under load some of them waited past the timeout.
+    engine._ffnlab_sqlite = threading.Lock()  # type: ignore[attr-defined]
+    engine.dispose()  # connections opened before the listeners would miss them
+
+
+class Store:
+    """The class room on one database; see the module's docstring for the API."""
+
+    def __init__(self, engine: Engine, *, ttl: float = ROOM_TTL, max_students: int = MAX_STUDENTS,
+                 max_rooms: int = MAX_ROOMS, min_interval: float = MIN_INTERVAL,
+                 busy_timeout_ms: int = 3000) -> None:
+        self.engine = engine
+        self.ttl = ttl
+        self.max_students = max_students
+        self.max_rooms = max_rooms
+        self.min_interval = min_interval
+        self._dialect = engine.dialect.name
+        self._writer: threading.Lock | None = None
+        self._wait = busy_timeout_ms / 1000
+        if self._dialect == "sqlite":
+            _sqlite_setup(engine, busy_timeout_ms)
+            self._writer = engine._ffnlab_sqlite  # type: ignore[attr-defined]
+        self._ready = False
+        self._next_expire = -math.inf
+
+    # --- transactions ------------------------------------------------------------------------
+
+    def _write(self):
+        return _Tx(self, read=False)
+
+    def _read(self):
+        return _Tx(self, read=True)
+
+    def _ensure_schema(self) -> None:
+        if self._ready:
+            return
+        self._lock_writer()
+        try:
+            with self.engine.begin() as conn:
+                if self._dialect == "postgresql":
+                    # Two replicas starting together would both try CREATE TABLE.
+                    conn.execute(select(func.pg_advisory_xact_lock(_PG_LOCK)))
+                metadata.create_all(conn, checkfirst=True)
+                found = conn.execute(select(func.max(schema_table.c.version))).scalar()
+                if found is None:
+                    conn.execute(insert(schema_table).values(version=SCHEMA_VERSION))
+                elif found > SCHEMA_VERSION:
+                    raise SchemaTooNew(
+                        f"the class database has schema version {found}; this code knows up to "
+                        f"{SCHEMA_VERSION}: update the app (or point it at another database)")
+        except sa_exc.SQLAlchemyError as e:
+            raise StoreUnavailable(f"class database: {e.__class__.__name__}") from e
+        finally:
+            self._unlock_writer()
+        self._ready = True
+
+    def _lock_writer(self) -> None:
+        if self._writer is not None and not self._writer.acquire(timeout=self._wait):
+            raise StoreUnavailable("class database: locked (another write of this process took too long)")
+
+    def _unlock_writer(self) -> None:
+        if self._writer is not None:
+            self._writer.release()
+
+    def _upsert(self, table: Table, values: dict, keys: list[str], update_cols: list[str] | None):
+        mod = postgresql if self._dialect == "postgresql" else sqlite
+        stmt = mod.insert(table).values(**values)
+        if update_cols:
+            return stmt.on_conflict_do_update(index_elements=keys,
+                                              set_={c: stmt.excluded[c] for c in update_cols})
+        return stmt.on_conflict_do_nothing(index_elements=keys)
+
+    @staticmethod
+    def _live(conn: Connection, code: str, now: float, lock: bool = False):
+        query = select(rooms).where(rooms.c.code == code, rooms.c.expires > now)
+        if lock:
+            query = query.with_for_update()
+        return conn.execute(query).first()
+
+    def _instructor(self, conn: Connection, code: object, key: object, now: float) -> Status:
+        code = normalize_code(code)
+        if code is None:
+            return Status.UNKNOWN
+        row = self._live(conn, code, now)
+        if row is None:
+            return Status.UNKNOWN
+        if not isinstance(key, str) or len(key) > MAX_TOKEN:
+            return Status.FORBIDDEN
+        ok = hmac.compare_digest(_key_hash(row.salt, key), row.key_hash)
+        return Status.OK if ok else Status.FORBIDDEN
+
+    @staticmethod
+    def _drop_rooms(conn: Connection, condition) -> None:
+        doomed = select(rooms.c.code).where(condition)
+        for table in _ROOM_TABLES:
+            conn.execute(delete(table).where(table.c.room.in_(doomed)))
+        conn.execute(delete(rooms).where(condition))
+
+    def _maybe_expire(self, conn: Connection, now: float) -> None:
+        if now >= self._next_expire:
+            self._next_expire = now + EXPIRE_EVERY
+            self._drop_rooms(conn, rooms.c.expires <= now)
+            conn.execute(delete(links).where(links.c.expires <= now))
+
+    # --- rooms -------------------------------------------------------------------------------
+
+    def create_room(self, now: float) -> tuple[str, str] | None:
+        """A new room's (code, instructor key), or None when the server holds max_rooms live rooms."""
+        key = secrets.token_urlsafe(24)
+        salt = secrets.token_hex(16)
+        for _ in range(8):
+            code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+            try:
+                with self._write() as conn:
+                    self._maybe_expire(conn, now)
+                    live = conn.execute(select(func.count()).select_from(rooms)
+                                        .where(rooms.c.expires > now)).scalar_one()
+                    if live >= self.max_rooms:
+                        return None
+                    # An expired room not yet swept may still hold this code.
+                    self._drop_rooms(conn, and_(rooms.c.code == code, rooms.c.expires <= now))
+                    conn.execute(insert(rooms).values(
+                        code=code, salt=salt, key_hash=_key_hash(salt, key), created=now,
+                        expires=now + self.ttl, view_version=0))
+                return code, key
+            except StoreUnavailable as e:
+                if isinstance(e.__cause__, sa_exc.IntegrityError):
+                    continue  # another replica drew the same code at the same moment
+                raise
+        raise StoreUnavailable("no free room code after 8 draws")
+
+    def room_live(self, code: object, now: float) -> bool:
+        """Whether `code` names a live room."""
+        code = normalize_code(code)
+        if code is None:
+            return False
+        with self._read() as conn:
+            return self._live(conn, code, now) is not None
+
+    def is_instructor(self, code: object, key: object, now: float) -> bool:
+        """Whether `key` is the instructor key of the live room `code`."""
+        with self._read() as conn:
+            return self._instructor(conn, code, key, now) is Status.OK
+
+    def close(self, code: object, key: object, now: float) -> Status:
+        """Delete the room and everything in it."""
+        with self._write() as conn:
+            status = self._instructor(conn, code, key, now)
+            if status is Status.OK:
+                self._drop_rooms(conn, rooms.c.code == normalize_code(code))
+            return status
+
+    def expire(self, now: float) -> int:
+        """Delete every room past its time, with its students, guesses and reveals; how many rooms."""
+        with self._write() as conn:
+            count = conn.execute(select(func.count()).select_from(rooms)
+                                 .where(rooms.c.expires <= now)).scalar_one()
+            self._drop_rooms(conn, rooms.c.expires <= now)
+            conn.execute(delete(links).where(links.c.expires <= now))
+            self._next_expire = now + EXPIRE_EVERY
+            return count
+
+    # --- students ----------------------------------------------------------------------------
+
+    def join(self, code: object, token: object, now: float) -> Status:
+        """Join a student to a room (again: JOINED, nothing changes)."""
+        code = normalize_code(code)
+        if code is None:
+            return Status.UNKNOWN
+        if not _token_ok(token):
+            return Status.INVALID
+        who = _sha(token)
+        with self._write() as conn:
+            self._maybe_expire(conn, now)
+            # FOR UPDATE on PostgreSQL: two joins at max_students - 1 do not both get in.
+            if self._live(conn, code, now, lock=True) is None:
+                return Status.UNKNOWN
+            there = conn.execute(select(students.c.joined).where(
+                students.c.room == code, students.c.token_hash == who)).first()
+            if there is not None:
+                return Status.JOINED
+            count = conn.execute(select(func.count()).select_from(students)
+                                 .where(students.c.room == code)).scalar_one()
+            if count >= self.max_students:
+                return Status.FULL
+            conn.execute(self._upsert(students, dict(room=code, token_hash=who, joined=now),
+                                      ["room", "token_hash"], None))
+            return Status.JOINED
+
+    def submit(self, code: object, token: object, question_id: object, value: object,
+               now: float) -> Status:
+        """Store a student's guess (the latest wins); STORED only once it is committed."""
+        code = normalize_code(code)
+        if code is None:
+            return Status.UNKNOWN
+        parsed = _value(value)
+        if parsed is None or not _token_ok(token) or not _question_ok(question_id):
+            return Status.INVALID
+        number, option = parsed
+        who = _sha(token)
+        with self._write() as conn:
+            if self._live(conn, code, now) is None:
+                return Status.UNKNOWN
+            # The rate check and the write in one statement: two requests at once cannot both pass.
+            passed = conn.execute(update(students).where(
+                students.c.room == code, students.c.token_hash == who,
+                (students.c.last_write.is_(None)) | (students.c.last_write <= now - self.min_interval),
+            ).values(last_write=now)).rowcount
+            if passed != 1:
+                joined = conn.execute(select(students.c.joined).where(
+                    students.c.room == code, students.c.token_hash == who)).first()
+                return Status.TOO_FAST if joined is not None else Status.NOT_JOINED
+            conn.execute(self._upsert(
+                guesses_table,
+                dict(room=code, question=question_id, token_hash=who, number=number, option=option, at=now),
+                ["room", "question", "token_hash"], ["number", "option", "at"]))
+        return Status.STORED
+
+    def student_guess(self, code: object, token: object, question_id: object,
+                      now: float) -> float | str | None:
+        """This student's stored guess, or None."""
+        code = normalize_code(code)
+        if code is None or not _token_ok(token) or not _question_ok(question_id):
+            return None
+        with self._read() as conn:
+            row = conn.execute(
+                select(guesses_table.c.number, guesses_table.c.option)
+                .join(rooms, rooms.c.code == guesses_table.c.room)
+                .where(guesses_table.c.room == code, guesses_table.c.question == question_id,
+                       guesses_table.c.token_hash == _sha(token), rooms.c.expires > now)).first()
+        if row is None:
+            return None
+        return row.option if row.option is not None else row.number
+
+    # --- what the class answered ---------------------------------------------------------------
+
+    def _head(self, conn: Connection, code: str, question_id: str, now: float):
+        """(joined, revealed) of a live room in one statement, or None."""
+        joined = (select(func.count()).select_from(students)
+                  .where(students.c.room == rooms.c.code).scalar_subquery())
+        shown = (select(func.count()).select_from(reveals)
+                 .where(reveals.c.room == rooms.c.code, reveals.c.question == question_id).scalar_subquery())
+        return conn.execute(select(joined.label("joined"), shown.label("shown"))
+                            .where(rooms.c.code == code, rooms.c.expires > now)).first()
+
+    @staticmethod
+    def _values(conn: Connection, code: str, question_id: str) -> tuple[float | str, ...]:
+        rows = conn.execute(select(guesses_table.c.number, guesses_table.c.option).where(
+            guesses_table.c.room == code, guesses_table.c.question == question_id)).all()
+        return tuple(r.option if r.option is not None else r.number for r in rows)
+
+    def snapshot(self, code: object, question_id: object, now: float) -> Snapshot | None:
+        """Joined, answered, the values and whether revealed, in one read; None for no live room."""
+        code = normalize_code(code)
+        if code is None or not _question_ok(question_id):
+            return None
+        with self._read() as conn:
+            head = self._head(conn, code, question_id, now)
+            if head is None:
+                return None
+            values = self._values(conn, code, question_id)
+        return Snapshot(joined=head.joined, answered=len(values), values=values, revealed=head.shown > 0)
+
+    def revealed_guesses(self, code: object, question_id: object, now: float) -> tuple[float | str, ...] | None:
+        """The class's guesses once this question is revealed; None before (one cheap read then) or for no live room."""
+        code = normalize_code(code)
+        if code is None or not _question_ok(question_id):
+            return None
+        with self._read() as conn:
+            head = self._head(conn, code, question_id, now)
+            if head is None or not head.shown:
+                return None
+            return self._values(conn, code, question_id)
+
+    def counts(self, code: object, question_id: object, now: float) -> tuple[int, int]:
+        """(students joined, students who answered this question); (0, 0) for no live room."""
+        snap = self.snapshot(code, question_id, now)
+        return (snap.joined, snap.answered) if snap else (0, 0)
+
+    def guesses(self, code: object, question_id: object, now: float) -> list[float | str]:
+        """The class's guesses to this question: values only, in no particular order."""
+        snap = self.snapshot(code, question_id, now)
+        return list(snap.values) if snap else []
+
+    def revealed(self, code: object, question_id: object, now: float) -> bool:
+        """Whether the instructor has revealed this question's answer to the room."""
+        code = normalize_code(code)
+        if code is None or not _question_ok(question_id):
+            return False
+        with self._read() as conn:
+            head = self._head(conn, code, question_id, now)
+        return bool(head and head.shown)
+
+    # --- the instructor ------------------------------------------------------------------------
+
+    def reveal(self, code: object, key: object, question_id: object, now: float) -> Status:
+        """Show the class's distribution and the measurement to every student of the room."""
+        if not _question_ok(question_id):
+            return Status.INVALID
+        with self._write() as conn:
+            status = self._instructor(conn, code, key, now)
+            if status is Status.OK:
+                conn.execute(self._upsert(reveals, dict(room=normalize_code(code), question=question_id,
+                                                        at=now), ["room", "question"], None))
+            return status
+
+    def reset(self, code: object, key: object, question_id: object | None, now: float) -> Status:
+        """Delete one question's guesses and reveal (None: every question's)."""
+        if question_id is not None and not _question_ok(question_id):
+            return Status.INVALID
+        with self._write() as conn:
+            status = self._instructor(conn, code, key, now)
+            if status is Status.OK:
+                room = normalize_code(code)
+                for table in (guesses_table, reveals):
+                    where = table.c.room == room
+                    if question_id is not None:
+                        where = and_(where, table.c.question == question_id)
+                    conn.execute(delete(table).where(where))
+            return status
+
+    def set_view(self, code: object, key: object, section: object, params: object,
+                 now: float) -> Status:
+        """Set the page (`section`) and settings (`params`, short strings) following students load."""
+        text = _view_params(params)
+        if text is None or not isinstance(section, str) or not 0 < len(section) <= MAX_SECTION:
+            return Status.INVALID
+        with self._write() as conn:
+            status = self._instructor(conn, code, key, now)
+            if status is Status.OK:
+                conn.execute(update(rooms).where(rooms.c.code == normalize_code(code)).values(
+                    view_section=section, view_params=text, view_version=rooms.c.view_version + 1))
+            return status
+
+    def view(self, code: object, now: float) -> View | None:
+        """What the instructor shows (one primary-key read); None before set_view or for no live room."""
+        code = normalize_code(code)
+        if code is None:
+            return None
+        with self._read() as conn:
+            row = conn.execute(select(rooms.c.view_section, rooms.c.view_params, rooms.c.view_version)
+                               .where(rooms.c.code == code, rooms.c.expires > now)).first()
+        if row is None or row.view_section is None:
+            return None
+        return View(section=row.view_section, params=json.loads(row.view_params), version=row.view_version)
+
+    def one_time_link(self, code: object, key: object, now: float) -> str | None:
+        """A token that `redeem` turns into the key once, within LINK_TTL; None without the key."""
+        token = secrets.token_urlsafe(24)
+        with self._write() as conn:
+            if self._instructor(conn, code, key, now) is not Status.OK:
+                return None
+            conn.execute(insert(links).values(token_hash=_sha(token), room=normalize_code(code),
+                                              sealed_key=_seal(key, token), expires=now + LINK_TTL))
+        return token
+
+    def redeem(self, code: object, token: object, now: float) -> str | None:
+        """The instructor key a one-time link carries, the first time only; None otherwise."""
+        code = normalize_code(code)
+        if code is None or not _token_ok(token):
+            return None
+        with self._write() as conn:
+            row = conn.execute(select(links.c.sealed_key).where(
+                links.c.token_hash == _sha(token), links.c.room == code,
+                links.c.expires > now)).first()
+            if row is None or self._live(conn, code, now) is None:
+                return None
+            # Only the redeemer whose delete took the row gets the key (two at once: one wins).
+            taken = conn.execute(delete(links).where(links.c.token_hash == _sha(token))).rowcount
+            if taken != 1:
+                return None
+            return _unseal(row.sealed_key, token)
+
+
+class _Tx:
+    """One transaction, committed on leaving; any database failure becomes StoreUnavailable."""
+
+    def __init__(self, store: Store, read: bool) -> None:
+        self.store = store
+        self.read = read
+        self._conn: Connection | None = None
+        self._tx = None
+        self._locked = False
+
+    def __enter__(self) -> Connection:
+        self.store._ensure_schema()
+        if not self.read:
+            self.store._lock_writer()
+            self._locked = True
+        try:
+            self._conn = self.store.engine.connect()
+            if self.read:
+                self._conn = self._conn.execution_options(ffnlab_read=True)
+            self._tx = self._conn.begin()
+            return self._conn
+        except sa_exc.SQLAlchemyError as e:
+            self._close()
+            raise StoreUnavailable(f"class database: {e.__class__.__name__}") from e
+
+    def __exit__(self, kind, error, tb) -> bool:
+        try:
+            if error is None:
+                self._tx.commit()
+            else:
+                self._tx.rollback()
+        except sa_exc.SQLAlchemyError as e:
+            raise StoreUnavailable(f"class database: {e.__class__.__name__}") from (error or e)
+        finally:
+            self._close()
+        if isinstance(error, sa_exc.SQLAlchemyError):
+            raise StoreUnavailable(f"class database: {error.__class__.__name__}") from error
+        return False
+
+    def _close(self) -> None:
+        if self._conn is not None:
+            try:
+                self._conn.close()
+            except sa_exc.SQLAlchemyError:
+                pass
+            self._conn = None
+        if self._locked:
+            self._locked = False
+            self.store._unlock_writer()
