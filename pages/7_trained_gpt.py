@@ -2,7 +2,7 @@ import streamlit as st
 
 from ffn_core.gpt import ask, attribution, corpus, neurons, split, trace, weights
 from ui import ask as predict  # ffn_core.gpt.ask is the model-asking module here
-from ui import controls, gpt_probes, shell, text, widgets
+from ui import controls, gpt_memory_sections, gpt_probes, shell, text, widgets
 from ui.charts import gpt as charts
 from ui.lessons import gpt as lessons
 from ui.questions import gpt as questions
@@ -131,6 +131,18 @@ if parts.tied:
     st.caption(t("gpt.tied_caption"))
 widgets.verdict(page, lessons.parameter_split(parts))
 
+# 5–8. The prompt at every checkpoint, the corpus across training, one word in context (ui/gpt_memory_sections.py)
+memory = gpt_memory_sections
+memory.intro(page, "step")
+step = controls.draw(page, "checkpoint")
+memory.checkpoint(page, step, tuple(words), answer)
+memory.curve(page)
+memory.contexts(page, country)
+memory.intro(page, "roles")
+other = controls.draw(page, "other")
+memory.roles(page, country, other, chosen.template)
+
 st.page_link("pages/8_gpt_surgery.py", label=t("gpt.link_surgery"), icon=":material/arrow_forward:",
              query_params=shell.link_params(page))
-widgets.show_code(page, ask.next_token, trace.run, trace.readout, attribution.attribute, neurons.top_neurons, split.split)
+widgets.show_code(page, ask.next_token, trace.run, trace.readout, attribution.attribute, neurons.top_neurons, split.split,
+                  *gpt_memory_sections.CODE)
