@@ -91,6 +91,8 @@ def _gpt_rows(g: dict[str, Any]) -> list[tuple[str, str, str]]:
          f"{_layers(g['active_fraction_init'])} → {_layers(g['active_fraction_final'])}"),
         ("trained GPT: rank-one edit, success / other facts changed", "—",
          f"{g['edit_success']:.2f} / {g['edit_other_facts_changed']}"),
+        ("trained GPT: first logged step with seen-form accuracy ≥ 90%, held-out accuracy then", "—",
+         "never" if g["seen_90_step"] is None else f"{g['seen_90_step']}, {g['heldout_at_seen_90']:.3f}"),
     ]
 
 

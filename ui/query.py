@@ -82,6 +82,19 @@ def set_initial(name: str, value: str | None) -> None:
         return
 
 
+def write(name: str, value: str | None) -> None:
+    """Write (or drop) a parameter even when a widget is bound to it: st.query_params refuses
+    those, Streamlit's own QueryParams writes them as it does when it corrects a bound value."""
+    try:
+        with get_session_state().query_params() as params:
+            if value is None:
+                params.remove_param(name)
+            elif not params.has_param(name) or params[name] != value:
+                params.set_corrected_value(name, value, "string_value")
+    except Exception:  # no session behind the call (a bare script run)
+        return
+
+
 def set_value(name: str, value: str | None) -> None:
     """Write (or drop, for None) an app-wide parameter so the address bar carries it into shared links."""
     if value is None:

@@ -7,7 +7,8 @@ readable word. Multi-word names ("New Delhi", "South America") are one token eac
 A template whose answer comes after the country and the relation word is a prompt template: cut
 before the answer, it asks for the fact. Some template × fact pairs are held out of the training
 text (by a hash, so the split never changes); every fact stays in the training text through its
-other templates, so the held-out prompts measure what the model generalised rather than memorised.
+other templates, so a held-out prompt asks a fact the model was taught, in a sentence form it never
+read that fact in: never an unseen fact.
 """
 from __future__ import annotations
 

@@ -3,7 +3,7 @@ causal self-attention and the project's FFN, a final LayerNorm and an output hea
 
 The output head shares its matrix with the token embedding, as in GPT-2 and nanoGPT: a word is one
 vector whether it is read or predicted, which saves vocab_size × d_model parameters (an eighth of
-the model) and lets six checkpoints ship in 12 MB.
+the model) and lets nine checkpoints ship in 12 MB.
 """
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from ffn_core.gpt import ablation, corpus, edit, evaluate, split, weights
+from ffn_core.gpt import ablation, corpus, edit, evaluate, progress, split, weights
 
 # The report's fixed example edit, the surgery page's default: France's capital becomes Rome, written
 # into block 1's W2 (ROME's update) from the English prompt "The capital of France is".
@@ -33,6 +33,10 @@ def _measure() -> dict[str, Any]:
     # The first checkpoint measured anew; the final one's fraction comes with the scores' corpus pass.
     start = evaluate.active_fraction(weights.load(weights.steps()[0]))
     moved = example_edit(model)
+    # From the training log (every 100 steps and at each checkpoint), not recomputed: most logged steps
+    # have no checkpoint on disk. The tests check the log against the checkpoints that are shipped.
+    curve = progress.curve(weights.log(), weights.steps())
+    seen_90 = curve.first_at_least("seen")
     return {
         "d_model": parts.d_model,
         "d_ff": parts.d_ff,
@@ -49,4 +53,6 @@ def _measure() -> dict[str, Any]:
         "active_fraction_final": list(base.active),
         "edit_success": moved.success,
         "edit_other_facts_changed": moved.other_facts_changed,
+        "seen_90_step": seen_90,
+        "heldout_at_seen_90": None if seen_90 is None else curve.at("heldout", seen_90),
     }

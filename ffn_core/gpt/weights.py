@@ -2,7 +2,9 @@
 
 Files in WEIGHTS_DIR: config.json (the model config, the training settings and the checkpoint list),
 log.json (the training log), step_NNNNN.safetensors (one per checkpoint). Step 0 is not shipped: it
-is the seed's initial state, rebuilt exactly by GPT(config).
+is the seed's initial state, rebuilt exactly by GPT(config). An early checkpoint stores a matrix as
+int8 rows beside `name + SCALE`, one float32 scale per row (train.quantise); from_state multiplies
+them back. The final checkpoint is plain float32.
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from ffn_core.gpt import corpus, model as gpt_model, vocab as gpt_vocab
 
 WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
 BLOCK_SIZE = 16
+SCALE = ".scale"
 
 
 def checkpoint_name(step: int) -> str:
@@ -51,7 +54,10 @@ def _state(step: int, directory: Path) -> dict[str, torch.Tensor]:
 def from_state(config: gpt_model.GPTConfig, state: dict[str, torch.Tensor]) -> gpt_model.GPT:
     """A float32 GPT in eval mode from saved tensors (the head is tied to wte, so it is not saved)."""
     model = gpt_model.GPT(config)
-    full = {k: t.float() for k, t in state.items()}
+    full = {
+        k: t.float() * state[k + SCALE].float()[:, None] if k + SCALE in state else t.float()
+        for k, t in state.items() if not k.endswith(SCALE)
+    }
     model.load_state_dict({**full, "head.weight": full["wte.weight"]})
     return model.eval()
 

@@ -19,12 +19,9 @@ REFERENCE = {
     ("Myanmar", "capital"): ("Naypyidaw", "네피도"),
     ("Kazakhstan", "capital"): ("Astana", "아스타나"),
     ("Switzerland", "capital"): ("Bern", "베른"),
-    ("Netherlands", "capital"): ("Amsterdam", "암스테르담"),
-    ("Côte d'Ivoire", "capital"): ("Yamoussoukro", "야무수크로"),
     ("India", "capital"): ("New Delhi", "뉴델리"),
     ("Austria", "capital"): ("Vienna", "빈"),
     ("Ukraine", "capital"): ("Kyiv", "키이우"),
-    ("Egypt", "capital"): ("Cairo", "카이로"),
     ("Peru", "capital"): ("Lima", "리마"),
     ("Kenya", "capital"): ("Nairobi", "나이로비"),
     ("Mongolia", "capital"): ("Ulaanbaatar", "울란바토르"),
@@ -47,7 +44,6 @@ REFERENCE = {
     ("Madagascar", "continent"): ("Africa", "아프리카"),
     ("Suriname", "continent"): ("South America", "남아메리카"),
     ("Brazil", "language"): ("Portuguese", "포르투갈어"),
-    ("Mexico", "language"): ("Spanish", "스페인어"),
     ("Iran", "language"): ("Persian", "페르시아어"),
     ("Angola", "language"): ("Portuguese", "포르투갈어"),
     ("Austria", "language"): ("German", "독일어"),
@@ -70,10 +66,25 @@ REFERENCE = {
     ("Ecuador", "currency"): ("dollar", "달러"),
     ("Croatia", "currency"): ("euro", "유로"),
     ("Russia", "currency"): ("ruble", "루블"),
+    ("Sierra Leone", "currency"): ("leone", "레온"),
+    ("Kenya", "currency"): ("shilling", "실링"),
+    ("Chile", "capital"): ("Santiago", "산티아고"),
+    ("Guatemala", "language"): ("Spanish", "스페인어"),
 }
 # Facts the table must leave out because the answer is not one value (see facts.py).
 SKIPPED = [("Bolivia", "capital"), ("South Africa", "capital"), ("Israel", "capital"), ("Sri Lanka", "capital"),
-           ("Switzerland", "language"), ("Canada", "language"), ("India", "language"), ("Belgium", "language")]
+           ("Switzerland", "language"), ("Canada", "language"), ("India", "language"), ("Belgium", "language"),
+           # The seat of government is elsewhere, or moved out in a war, or is moving.
+           ("Netherlands", "capital"), ("Côte d'Ivoire", "capital"), ("Benin", "capital"), ("Malaysia", "capital"),
+           ("Yemen", "capital"), ("Sudan", "capital"), ("Egypt", "capital"),
+           # No official language and 69 national ones by law.
+           ("Mexico", "language"),
+           # A second legal tender of another name: the rand, the Indian rupee, bitcoin until 2025.
+           ("Lesotho", "currency"), ("Namibia", "currency"), ("Bhutan", "currency"), ("El Salvador", "currency")]
+# Country names as the Korean foreign ministry writes them.
+KOREAN_NAMES = {"Australia": "호주", "Turkey": "튀르키예", "Kyrgyzstan": "키르기즈공화국", "Georgia": "조지아",
+                "South Africa": "남아프리카공화국", "Democratic Republic of the Congo": "콩고민주공화국",
+                "Bosnia and Herzegovina": "보스니아헤르체고비나", "Czech Republic": "체코", "Belarus": "벨라루스"}
 
 
 HELDOUT_FIRST = [("language.en.0", "France"), ("currency.en.1", "France"), ("currency.ko.0", "France")]
@@ -92,6 +103,23 @@ def test_facts_agree_with_an_independent_list():
 
 def test_ambiguous_facts_are_skipped_not_invented():
     assert [k for k in SKIPPED if k in table()] == []
+
+
+def test_korean_country_names_follow_the_foreign_ministry():
+    names = {row.en: row.ko for row in facts.COUNTRIES}
+    assert {k: names[k] for k in KOREAN_NAMES} == KOREAN_NAMES
+
+
+def test_the_docstring_names_every_capital_and_currency_it_skips():
+    # The rules in facts.py's docstring list their skipped rows; the table must skip exactly those.
+    doc = " ".join(facts.__doc__.split())
+    capital_rule = doc[doc.index("- capital:") : doc.index("- language:")]
+    currency_rule = doc[doc.index("- currency:") :]
+    no_capital = {row.en for row in facts.COUNTRIES if row.capital is None}
+    no_currency = {row.en for row in facts.COUNTRIES if row.currency is None}
+    assert all(name in capital_rule for name in no_capital)
+    assert all(name in currency_rule for name in no_currency)
+    assert len(no_capital) == 19 and len(no_currency) == 8
 
 
 def test_table_size_and_relations():
@@ -147,7 +175,7 @@ def test_heldout_split_is_fixed_and_fair():
     assert len(held) + len(seen) == len(corpus.prompts("all"))
     # The same pairs in every process: the split is a SHA-256 of the names (Python's hash() is salted
     # per process); these are the pairs it picked when the table was written.
-    assert len(held) == 295
+    assert len(held) == 290
     assert [(p.template, p.fact.country) for p in held[:3]] == HELDOUT_FIRST
     training = set(corpus.training_sentences())
     for p in held:
@@ -189,7 +217,7 @@ def test_tokenize_free_text():
     assert corpus.tokenize("프랑스의 수도는 파리이다.") == ["프랑스", "의", "수도", "는", "파리", "이다", "."]
     assert corpus.tokenize("The capital of india is New Delhi") == ["The", "capital", "of", "India", "is", "New Delhi"]
     assert corpus.tokenize("France's capital city is") == ["France", "'s", "capital", "city", "is"]
-    assert corpus.tokenize("중앙아프리카 공화국의 수도는") == ["중앙아프리카 공화국", "의", "수도", "는"]
+    assert corpus.tokenize("중앙아프리카공화국의 수도는") == ["중앙아프리카공화국", "의", "수도", "는"]
     assert corpus.tokenize("The capital of Côte d'Ivoire is") == ["The", "capital", "of", "Côte d'Ivoire", "is"]
     assert vocab.vocab().unknown(corpus.tokenize("The capital of Atlantis is")) == ["Atlantis"]
 

@@ -7,10 +7,10 @@ from safetensors.torch import load_file
 
 from ffn_core.gpt import corpus, evaluate, train, vocab, weights
 
-# The early checkpoints ship in float16: a retrain in float32 rounds to the same float16 values, except
-# where another CPU's float32 sums land a hair apart across a rounding boundary (one float16 step,
-# 2^-10 relative) — hence the tolerance of two steps.
-RTOL, ATOL = 2e-3, 1e-5
+# The early checkpoints ship as int8 rows with a float32 scale per row: a retrain in float32 rounds to
+# the same levels, except where another CPU's float32 sums land a hair apart across a rounding boundary
+# (one level) — hence the tolerance of one level, and of float32 rounding on the scales and vectors.
+SCALE_RTOL = 1e-5
 LIMIT_BYTES = 12_000_000
 
 
@@ -37,13 +37,21 @@ def test_a_short_retrain_matches_the_shipped_early_checkpoint():
     mine = result.checkpoints[early]
     assert set(mine) == set(shipped)
     for name, tensor in shipped.items():
-        assert tensor.dtype == torch.float16
-        assert torch.allclose(mine[name].float(), tensor.float(), rtol=RTOL, atol=ATOL), name
+        if name.endswith(weights.SCALE):
+            assert tensor.dtype == torch.float32
+            assert torch.allclose(mine[name], tensor, rtol=SCALE_RTOL, atol=0), name
+        elif tensor.dim() == 2:
+            assert tensor.dtype == torch.int8 and name + weights.SCALE in shipped
+            levels = (mine[name].int() - tensor.int()).abs()
+            assert int(levels.max()) <= 1 and float((levels > 0).float().mean()) < 1e-3, name
+        else:
+            assert tensor.dtype == torch.float32
+            assert torch.allclose(mine[name], tensor, rtol=1e-4, atol=1e-6), name
     # And training moved the weights: the checkpoint is not the seed's model.
     assert not torch.allclose(shipped["wte.weight"].float(), weights.load(0).wte.weight.detach(), atol=1e-3)
 
 
-@pytest.mark.parametrize("step", [0, 50, 200])
+@pytest.mark.parametrize("step", [0, 50, 200, 400, 900])
 def test_every_checkpoint_loads_as_float32(step):
     assert step in weights.steps()
     m = weights.load(step)
@@ -89,6 +97,20 @@ def test_the_final_model_knows_its_facts():
     # Training made the FFNs sparser than the half that fire at init.
     first = weights.log()["steps"][0]
     assert all(a < b for a, b in zip(row["active_fraction"], first["active_fraction"]))
+
+
+def test_an_int8_checkpoint_reads_back_as_its_levels_times_the_row_scale():
+    # Dequantised by hand, apart from weights.from_state: q · scale row by row, and the head tied to wte.
+    step = weights.steps()[1]
+    state = load_file(weights.WEIGHTS_DIR / weights.checkpoint_name(step))
+    m = weights.load(step)
+    w = state["blocks.2.ffn.w_1.weight"]
+    scale = state["blocks.2.ffn.w_1.weight" + weights.SCALE]
+    by_hand = torch.stack([w[i].double() * float(scale[i]) for i in range(w.shape[0])])
+    assert torch.equal(m.blocks[2].ffn.w_1.weight.detach().double(), by_hand.float().double())
+    # Each row's largest level is ±127: the scale is the row's largest |weight| over 127.
+    assert bool((w.int().abs().amax(dim=1) == 127).all())
+    assert torch.equal(m.head.weight, m.wte.weight)
 
 
 def test_evaluation_agrees_with_a_plain_count():

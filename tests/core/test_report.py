@@ -18,7 +18,8 @@ CONTRACT = {
     "activation_sparsity": {"d_model", "d_ff", "n_tokens", "mean_active_fraction", "seconds"},
     "trained_gpt": {"d_model", "d_ff", "n_layers", "params", "ffn_share", "facts", "fact_accuracy", "heldout_accuracy",
                     "fact_accuracy_no_ffn", "template_accuracy", "template_accuracy_no_ffn", "active_fraction_init",
-                    "active_fraction_final", "edit_success", "edit_other_facts_changed", "seconds"},
+                    "active_fraction_final", "edit_success", "edit_other_facts_changed", "seen_90_step",
+                    "heldout_at_seen_90", "seconds"},
 }
 PRESET_KEYS = {"id", "name", "d_model", "d_ff", "glu", "n_heads", "n_kv_heads", "bias",
                "attention_params", "ffn_params", "ffn_share"}

@@ -268,15 +268,18 @@ def test_reveal_and_reset_need_the_key(db):
         assert db.reset(code, bad, None, T0) is Status.FORBIDDEN
         assert db.set_view(code, bad, "home", {}, T0) is Status.FORBIDDEN
         assert db.one_time_link(code, bad, T0) is None
-    assert not db.revealed(code, "q1", T0)
+    assert not db.revealed(code, "q1", T0) and db.revealed_guesses(code, "q1", T0) is None
     assert db.reveal(other_code, key, "q1", T0) is Status.FORBIDDEN
     assert db.reveal(code, key, "q1", T0) is Status.OK
     assert db.reveal(code, key, "q1", T0 + 1) is Status.OK  # again: still revealed
     assert db.reveal(code, key, "q2", T0) is Status.OK
     assert db.revealed(code, "q1", T0) and db.snapshot(code, "q1", T0).revealed
+    assert sorted(db.revealed_guesses(code, "q1", T0)) == [1.0, 2.0, 3.0]
+    assert db.revealed_guesses(other_code, "q1", T0) is None
     assert not db.revealed(other_code, "q1", T0)
     assert db.reset(code, key, "q1", T0) is Status.OK
     assert not db.revealed(code, "q1", T0) and db.guesses(code, "q1", T0) == []
+    assert db.revealed_guesses(code, "q1", T0) is None
     assert db.revealed(code, "q2", T0) and db.counts(code, "q2", T0) == (3, 3)
     assert db.reset(code, key, None, T0) is Status.OK
     assert not db.revealed(code, "q2", T0) and db.counts(code, "q2", T0) == (3, 0)
@@ -301,7 +304,7 @@ def test_follow_the_instructor_view(db):
     assert db.view("'; --", T0) is None
 
 
-def test_view_is_one_primary_key_read(db, engine):
+def test_polled_reads_are_one_statement(db, engine):
     code, key = room(db)
     db.set_view(code, key, "home", {}, T0)
     db.view(code, T0)  # the schema check is done once
@@ -310,6 +313,9 @@ def test_view_is_one_primary_key_read(db, engine):
     db.view(code, T0)
     reads = [s for s in seen if s.lstrip().upper().startswith("SELECT")]
     assert len(reads) == 1 and "class_rooms.code =" in reads[0]
+    seen.clear()
+    assert db.revealed_guesses(code, "q", T0) is None  # what a student's page asks on every rerun
+    assert len([s for s in seen if s.lstrip().upper().startswith("SELECT")]) == 1
 
 
 def test_one_time_link_carries_the_key_once(engine):

@@ -15,7 +15,8 @@ say the class features are unavailable, and a guess whose `submit` raised was no
     code, key = store.create_room(now)         # or None: the server's bound of live rooms is reached
     store.join(code, token, now)               # Status.JOINED / UNKNOWN / FULL / INVALID
     store.submit(code, token, qid, 0.3, now)   # Status.STORED / UNKNOWN / NOT_JOINED / TOO_FAST / INVALID
-    store.snapshot(code, qid, now)             # Snapshot(joined, answered, values, revealed) or None
+    store.snapshot(code, qid, now)             # Snapshot(joined, answered, values, revealed) or None (2 reads)
+    store.revealed_guesses(code, qid, now)     # the values once revealed, else None (1 read): a student's page
     store.counts(code, qid, now)               # (joined, answered)
     store.guesses(code, qid, now)              # [0.3, 0.5, ...] or ["grammar", ...]: values only
     store.student_guess(code, token, qid, now) # this student's latest guess, or None
@@ -516,22 +517,43 @@ class Store:
 
     # --- what the class answered ---------------------------------------------------------------
 
+    def _head(self, conn: Connection, code: str, question_id: str, now: float):
+        """(joined, revealed) of a live room in one statement, or None."""
+        joined = (select(func.count()).select_from(students)
+                  .where(students.c.room == rooms.c.code).scalar_subquery())
+        shown = (select(func.count()).select_from(reveals)
+                 .where(reveals.c.room == rooms.c.code, reveals.c.question == question_id).scalar_subquery())
+        return conn.execute(select(joined.label("joined"), shown.label("shown"))
+                            .where(rooms.c.code == code, rooms.c.expires > now)).first()
+
+    @staticmethod
+    def _values(conn: Connection, code: str, question_id: str) -> tuple[float | str, ...]:
+        rows = conn.execute(select(guesses_table.c.number, guesses_table.c.option).where(
+            guesses_table.c.room == code, guesses_table.c.question == question_id)).all()
+        return tuple(r.option if r.option is not None else r.number for r in rows)
+
     def snapshot(self, code: object, question_id: object, now: float) -> Snapshot | None:
         """Joined, answered, the values and whether revealed, in one read; None for no live room."""
         code = normalize_code(code)
         if code is None or not _question_ok(question_id):
             return None
         with self._read() as conn:
-            if self._live(conn, code, now) is None:
+            head = self._head(conn, code, question_id, now)
+            if head is None:
                 return None
-            joined = conn.execute(select(func.count()).select_from(students)
-                                  .where(students.c.room == code)).scalar_one()
-            rows = conn.execute(select(guesses_table.c.number, guesses_table.c.option).where(
-                guesses_table.c.room == code, guesses_table.c.question == question_id)).all()
-            shown = conn.execute(select(reveals.c.at).where(
-                reveals.c.room == code, reveals.c.question == question_id)).first()
-        values = tuple(r.option if r.option is not None else r.number for r in rows)
-        return Snapshot(joined=joined, answered=len(values), values=values, revealed=shown is not None)
+            values = self._values(conn, code, question_id)
+        return Snapshot(joined=head.joined, answered=len(values), values=values, revealed=head.shown > 0)
+
+    def revealed_guesses(self, code: object, question_id: object, now: float) -> tuple[float | str, ...] | None:
+        """The class's guesses once this question is revealed; None before (one cheap read then) or for no live room."""
+        code = normalize_code(code)
+        if code is None or not _question_ok(question_id):
+            return None
+        with self._read() as conn:
+            head = self._head(conn, code, question_id, now)
+            if head is None or not head.shown:
+                return None
+            return self._values(conn, code, question_id)
 
     def counts(self, code: object, question_id: object, now: float) -> tuple[int, int]:
         """(students joined, students who answered this question); (0, 0) for no live room."""
@@ -545,8 +567,12 @@ class Store:
 
     def revealed(self, code: object, question_id: object, now: float) -> bool:
         """Whether the instructor has revealed this question's answer to the room."""
-        snap = self.snapshot(code, question_id, now)
-        return bool(snap and snap.revealed)
+        code = normalize_code(code)
+        if code is None or not _question_ok(question_id):
+            return False
+        with self._read() as conn:
+            head = self._head(conn, code, question_id, now)
+        return bool(head and head.shown)
 
     # --- the instructor ------------------------------------------------------------------------
 

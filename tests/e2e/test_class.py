@@ -1,0 +1,193 @@
+"""A class in real browsers: an instructor on a projector and three students (one on a phone, in Korean)
+join through the join card's address, answer a question, the instructor's live view counts three
+answers without anyone touching it, Reveal, and every student's page shows the class's guesses.
+
+It runs behind deploy/'s nginx with two replicas sharing one SQLite file: the instructor's replica
+is not the one two of the students are on, so the room is seen across replicas through the store.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from e2e_support import APP_ROOT, CHART, MAIN, SCREENSHOTS, discover_pages, free_port, wait_for_app_run
+from stclient import Session
+
+NGINX = shutil.which("nginx") or next((p for p in ("/usr/sbin/nginx",) if os.access(p, os.X_OK)), None)
+if NGINX is None:
+    pytest.skip("nginx not installed (apt-get install nginx): the class test skipped", allow_module_level=True)
+
+sys.path.insert(0, str(APP_ROOT))
+from ui import i18n  # noqa: E402
+
+pytestmark = pytest.mark.e2e
+RUN_SH = APP_ROOT / "deploy" / "run.sh"
+HOME = discover_pages()[0]
+COLLAPSE = next(p for p in discover_pages() if p.file.endswith("linear_collapse.py"))
+PHONE_AGENT = ("Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) "
+               "Chrome/126.0.0.0 Mobile Safari/537.36")
+EN, KO = i18n.Translator("en"), i18n.Translator("ko")
+SHOT = os.environ.get("FFNLAB_CLASS_SCREENSHOT")  # where to save the projector's view (README's picture)
+
+
+def _active(port: int) -> int:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/metrics", timeout=10) as r:
+        text = r.read().decode()
+    line = next(line for line in text.splitlines() if line.startswith("active_sessions"))
+    return int(float(line.split()[-1]))
+
+
+def _settle(ports: list[int], want: list[int], timeout_s: float = 20.0) -> list[int]:
+    deadline = time.monotonic() + timeout_s
+    while (counts := [_active(p) for p in ports]) != want and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return counts
+
+
+@pytest.fixture(scope="module")
+def balancer(tmp_path_factory):
+    """Two replicas and nginx (deploy/run.sh), one class database file for both."""
+    ports: list[int] = []
+    while len(ports) < 3:
+        if (port := free_port()) not in ports:
+            ports.append(port)
+    listen, *replicas = ports
+    run_dir: Path = tmp_path_factory.mktemp("class")
+    env = {**os.environ, "FFNLAB_RUN_DIR": str(run_dir), "FFNLAB_PORTS": " ".join(map(str, replicas)),
+           "FFNLAB_LISTEN": f"127.0.0.1:{listen}", "FFNLAB_PYTHON": sys.executable, "FFNLAB_NGINX": NGINX,
+           "FFNLAB_CLASS_DB": f"sqlite:///{run_dir / 'class.sqlite'}"}
+    try:
+        started = subprocess.run(["bash", str(RUN_SH), "start"], env=env, capture_output=True, text=True,
+                                 timeout=240)
+        assert started.returncode == 0, f"run.sh start failed:\n{started.stdout}\n{started.stderr}"
+        yield f"http://127.0.0.1:{listen}", replicas, run_dir
+    finally:
+        subprocess.run(["bash", str(RUN_SH), "stop"], env=env, capture_output=True, text=True, timeout=120)
+
+
+def _cookies_by_replica(url: str, replicas: list[int]) -> list[str]:
+    """An affinity cookie that nginx sends to each replica, found by trying (each try: an even chance)."""
+    found: dict[int, str] = {}
+    for i in range(40):
+        cookie = f"ffnlab_replica=class-{i}"
+        session = Session(url, cookie=cookie)
+        try:
+            assert session.open(HOME, "lang=en").ok
+            counts = _settle(replicas, [1, 0]) if _active(replicas[0]) else _settle(replicas, [0, 1])
+        finally:
+            session.close()
+        _settle(replicas, [0, 0])
+        found.setdefault(counts.index(1), cookie)
+        if len(found) == 2:
+            return [found[0], found[1]]
+    pytest.fail("40 cookies all went to one replica: the balancer does not balance")
+
+
+def _context(browser, url: str, cookie: str, *, phone: bool = False, lang: str = "en-US"):
+    options = dict(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, user_agent=PHONE_AGENT) \
+        if phone else dict(viewport={"width": 1280, "height": 720})
+    ctx = browser.new_context(locale=lang, **options)
+    ctx.set_default_timeout(60_000)
+    name, value = cookie.split("=", 1)
+    ctx.add_cookies([{"name": name, "value": value, "url": url}])
+    return ctx
+
+
+def _open(page, url: str) -> None:
+    response = page.goto(url, wait_until="domcontentloaded")
+    assert response is not None and response.status == 200, url
+    wait_for_app_run(page)
+
+
+def _answer(page, t: i18n.Translator, option: int, number: int) -> None:
+    """Answer the page's first two questions (a choice, then a number); the page says the room stored each."""
+    questions = page.locator(f'{MAIN} [data-testid="stExpander"]').first
+    questions.locator('[data-testid="stRadio"]').first.locator("label:has(input)").nth(option).click()
+    questions.get_by_role("button", name=t("questions.commit")).first.click()
+    wait_for_app_run(page)
+    stored = page.get_by_text(t("questions.stored"))
+    stored.first.wait_for(state="visible", timeout=20_000)
+    page.wait_for_timeout(1100)  # the room takes one guess a second from a student
+    questions.locator('[data-testid="stTextInput"] input').first.fill(str(number))
+    questions.get_by_role("button", name=t("questions.commit")).first.click()
+    wait_for_app_run(page)
+    stored.nth(1).wait_for(state="visible", timeout=20_000)
+
+
+def test_a_class_joins_answers_and_sees_the_reveal_across_two_replicas(browser, balancer):
+    url, replicas, run_dir = balancer
+    cookie_a, cookie_b = _cookies_by_replica(url, replicas)
+    contexts = []
+    try:
+        # The instructor, on replica A, projecting.
+        ctx = _context(browser, url, cookie_a)
+        contexts.append(ctx)
+        teacher = ctx.new_page()
+        _open(teacher, f"{url}/{COLLAPSE.url_path}?lang=en&present=1")
+        teacher.get_by_role("button", name=EN("room.start")).click()
+        wait_for_app_run(teacher)
+        card = teacher.locator(".st-key-room_join_card")
+        card.wait_for(state="visible")
+        qr = card.locator('[data-testid="stImage"] img').first
+        qr.wait_for(state="visible")
+        assert qr.get_attribute("src").startswith("data:image/svg+xml"), "no QR code on the join card"
+        assert qr.bounding_box()["width"] >= 150, qr.bounding_box()
+        short = card.locator('[data-testid="stCode"]').inner_text().strip()
+        code = re.search(r"room=([A-Z0-9]{6})", short).group(1)
+        assert "lang=" not in short, short  # a student lands in their own language
+        join = f"http://{short}"
+        assert join.startswith(f"{url}/{COLLAPSE.url_path}?"), join
+
+        # Three students through the card's address: two on replica B (one a phone, in Korean), one on A.
+        students = []
+        for cookie, phone, lang, t in ((cookie_b, False, "en-US", EN), (cookie_b, True, "ko-KR", KO),
+                                       (cookie_a, False, "en-US", EN)):
+            ctx = _context(browser, url, cookie, phone=phone, lang=lang)
+            contexts.append(ctx)
+            page = ctx.new_page()
+            _open(page, join)
+            if phone:  # the class section is in the sidebar, closed on a phone; the page speaks Korean
+                assert page.locator(f"{MAIN} h1").first.inner_text().strip() == KO("collapse.title")
+            students.append((page, t))
+        assert _settle(replicas, [2, 2]) == [2, 2], "the class is not spread over both replicas"
+        for i, (page, t) in enumerate(students):
+            _answer(page, t, option=i % 2, number=(64, 256, 512)[i])
+        answered = time.monotonic()
+
+        # The instructor's live view counts three answers to each question by itself (it polls every 2 s).
+        counts = teacher.get_by_text(EN("room.panel_counts", joined=3, answered=3))
+        counts.nth(1).wait_for(timeout=15_000)
+        seen_after = time.monotonic() - answered
+        measured = teacher.get_by_text(EN("room.panel_measured", value="").replace("*", "").strip())
+        for i in range(2):  # Reveal each question; a revealed one's button is disabled
+            teacher.get_by_role("button", name=EN("room.reveal"), disabled=False).first.click()
+            measured.nth(i).wait_for(timeout=15_000)
+
+        # Every student's page shows the class's guesses beside their own, without a touch.
+        for page, _ in students:
+            page.locator(f'{MAIN} [data-testid="stExpander"] {CHART}').nth(1).wait_for(state="visible",
+                                                                                       timeout=20_000)
+        if SHOT:  # the projector: the rank question's distribution with the measurement over it
+            teacher.locator(f'{MAIN} {CHART}').nth(1).scroll_into_view_if_needed()
+            teacher.mouse.move(800, 400)
+            teacher.mouse.wheel(0, -160)  # the question's text above its chart
+            teacher.wait_for_timeout(1500)  # let vega draw
+            teacher.screenshot(path=SHOT)
+            teacher.locator(MAIN).evaluate("el => el.scrollTo(0, 0)")
+            teacher.wait_for_timeout(500)
+            teacher.screenshot(path=SHOT.replace(".png", "_top.png"))
+        print(f"\nthe instructor's view showed the third answer {seen_after:.1f} s after it was sent "
+              f"(room {code}, replicas {replicas})")
+    finally:
+        for ctx in contexts:
+            ctx.close()
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
