@@ -220,10 +220,10 @@ def _outcome(page: Page, asked: Asked, answer: Answer) -> None:
             st.error(f"{said} ✗")
     why = t(asked.why, **asked.why_values)
     st.markdown(why[:1].upper() + why[1:])  # a verdict's claim may start in lower case
-    if answer.message:
-        st.caption(t(answer.message))
-    elif answer.stored:
+    if answer.stored:
         st.caption(t("questions.stored"))
+    elif answer.message:  # why the room did not keep it
+        st.caption(t(answer.message))
     _class_guesses(page, asked, answer)
     if not answer.stored:  # a guess the class room kept stays as sent; any other may be tried again
         st.button(t("questions.again"), key=f"_ask_again:{asked.id}", on_click=_again, args=(asked,),
