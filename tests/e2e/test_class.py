@@ -180,6 +180,7 @@ def test_a_class_joins_answers_and_sees_the_reveal_across_two_replicas(browser, 
             teacher.locator(f'{MAIN} {CHART}').nth(1).scroll_into_view_if_needed()
             teacher.mouse.move(800, 400)
             teacher.mouse.wheel(0, -160)  # the question's text above its chart
+            teacher.mouse.move(1240, 700)  # off the chart: no hover menu in the picture
             teacher.wait_for_timeout(1500)  # let vega draw
             teacher.screenshot(path=SHOT)
             teacher.locator(MAIN).evaluate("el => el.scrollTo(0, 0)")
