@@ -2,7 +2,7 @@ import pandas as pd
 import streamlit as st
 
 from ffn_core import sparsity as ffn_sparsity
-from ffn_core.gpt import ablation, corpus, edit, sparsity_curve, weights
+from ffn_core.gpt import ablation, corpus, edit, sparsity_curve, states, weights
 from ui import ask, controls, gpt_probes, pages, shell, text, widgets
 from ui.charts import gpt as charts
 from ui.lessons import gpt as lessons
@@ -110,4 +110,5 @@ if ask.shown(page, sparsity_asked):
     st.caption(t("gptsurgery.sparsity_caption"))
     widgets.verdict(page, lessons.sparsity(int(step), start, now, gap))
 
-widgets.show_code(page, ablation.ablated, ablation.scores, edit.rank_one, edit.edit, sparsity_curve.curve)
+widgets.show_code(page, states.corpus_states, states.block, ablation.scores_from, edit.update, edit.edit,
+                  states.prompt_predictions, sparsity_curve.curve)

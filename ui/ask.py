@@ -166,6 +166,11 @@ def shown_value(page: Page, asked: Asked, value: float | str) -> str:
     return f"{written}{unit}" if unit in ("%", "") else f"{written} {unit}"
 
 
+def _whole(x: float) -> float | int:
+    """A bound or a tolerance as a sentence writes it: 100, not 100.0."""
+    return int(x) if float(x).is_integer() else x
+
+
 def _form(page: Page, asked: Asked) -> None:
     t, question = page.t, asked.question
     with st.form(key=f"_ask_form:{asked.id}", border=False, enter_to_submit=True):
@@ -175,8 +180,8 @@ def _form(page: Page, asked: Asked) -> None:
         else:
             unit = t(question.unit) if question.unit else ""
             st.text_input(t("questions.your_number"), key=_input_key(asked), max_chars=24,
-                          placeholder=t("questions.range", lo=question.lo, hi=question.hi, unit=unit),
-                          help=t("questions.tolerance", tolerance=question.tolerance, unit=unit))
+                          placeholder=t("questions.range", lo=_whole(question.lo), hi=_whole(question.hi), unit=unit),
+                          help=t("questions.tolerance", tolerance=_whole(question.tolerance), unit=unit))
         left, right = st.columns(2)
         with left:
             st.form_submit_button(t("questions.commit"), type="primary", key=f"_ask_commit:{asked.id}",
@@ -187,7 +192,7 @@ def _form(page: Page, asked: Asked) -> None:
     error = st.session_state.get(ERRORS, {}).get(asked.id)
     if error:
         unit = t(question.unit) if question.unit else ""
-        st.warning(t(error, lo=question.lo, hi=question.hi, unit=unit), icon=":material/error:")
+        st.warning(t(error, lo=_whole(question.lo), hi=_whole(question.hi), unit=unit), icon=":material/error:")
 
 
 def _outcome(page: Page, asked: Asked, answer: Answer) -> None:

@@ -116,10 +116,11 @@ def test_bad_link_values_fall_back(key, value):
     assert len(at.metric) == 7  # the page ran to the end on defaults
 
 
-def test_width_off_the_slider_steps_gets_a_message_not_a_traceback():
+def test_width_off_the_slider_steps_opens_the_default_width():
     at = open_page(PAGE, "ko", d="100", heads="8")
     assert not at.exception
-    assert len(at.warning) == 1 and not at.metric
+    assert at.slider(key="d").value == 512 and "d" not in at.query_params
+    assert not at.warning and _metrics(at)[:3] == ["1,048,576", "2,097,152", "66.67%"]
 
 
 def test_all_garbage_at_once_in_korean():
