@@ -605,6 +605,9 @@ def pages_main(args: argparse.Namespace) -> int:
                 else:
                     url = args.postgres_url or server.create_database(f"class_pages_{replicas}")
                 os.environ["FFNLAB_CLASS_DB"] = url  # every replica started below reads it
+                # The replicas' own warm-up (ui/warmup.py) would compute every page beside the class:
+                # off, as stclient.Server has it, so both targets measure the class alone.
+                os.environ["FFNLAB_WARMUP"] = "0"
                 label = "SQLite file (WAL)" if backend == "sqlite" else "PostgreSQL 15"
                 app = balanced = None
                 try:
