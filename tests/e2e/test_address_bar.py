@@ -10,6 +10,7 @@ import urllib.parse
 
 import pytest
 
+from ui import controls, pages
 from e2e_support import (
     CHROMIUM,
     MAIN,
@@ -70,8 +71,15 @@ READ_CONTROLS = """(main) => {
 }"""
 
 
+# What a page's link carries is its declared controls (ui/pages.py); other keyed widgets (a question's
+# guess box) are no part of the view.
+DECLARED = {controls.url_path(e.section): {c.key for c in pages.CONTROLS[e.section]} for e in pages.PAGES}
+
+
 def read_controls(page) -> dict[str, object]:
-    return page.evaluate(READ_CONTROLS, MAIN)
+    url_path = urllib.parse.urlsplit(page.url).path.strip("/").split("/")[-1]
+    declared = DECLARED.get(url_path, set())
+    return {k: v for k, v in page.evaluate(READ_CONTROLS, MAIN).items() if k in declared}
 
 
 def _box(page, key: str):
