@@ -2,7 +2,7 @@ import pandas as pd
 import streamlit as st
 
 from ffn_core import sparsity as ffn_sparsity
-from ffn_core.gpt import ablation, corpus, edit, sparsity_curve, weights
+from ffn_core.gpt import ablation, corpus, edit, sparsity_curve, states, weights
 from ui import ask, controls, gpt_probes, pages, shell, text, widgets
 from ui.charts import gpt as charts
 from ui.lessons import gpt as lessons
@@ -104,10 +104,11 @@ if ask.shown(page, sparsity_asked):
     for row in range(0, len(now), 2):
         cols = st.columns(2)
         for column, i in zip(cols, range(row, min(row + 2, len(now)))):
-            column.metric(t("gpt.block_n", layer=i + 1), f"{start[i]:.3f} → {now[i]:.3f}",
+            column.metric(t("gpt.block_n", layer=i + 1), text.change((start[i], now[i]), "{:.3f}".format),
                           help=t("gptsurgery.metric_block_help", step=step))
     widgets.chart(page, charts.sparsity, curve.to_frame(), ffn_sparsity.PUBLISHED, t)
     st.caption(t("gptsurgery.sparsity_caption"))
     widgets.verdict(page, lessons.sparsity(int(step), start, now, gap))
 
-widgets.show_code(page, ablation.ablated, ablation.scores, edit.rank_one, edit.edit, sparsity_curve.curve)
+widgets.show_code(page, states.corpus_states, states.block, ablation.scores_from, edit.update, edit.edit,
+                  states.prompt_predictions, sparsity_curve.curve)
