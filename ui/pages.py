@@ -167,12 +167,23 @@ def _form_words(country: object, relation: object, lang: object) -> tuple[str, .
     return tuple(" ".join(p.words) for p in corpus.prompts("all") if p.fact == fact and p.lang == lang)
 
 
+def _others(v: Values) -> list[str]:
+    # The countries with a prompt in the chosen sentence form, the chosen country left out.
+    template = next((p.template for p in corpus.prompts("all") if " ".join(p.words) == v["form"]), None)
+    return sorted({p.fact.country for p in corpus.prompts("all") if p.template == template} - {v["country"]})
+
+
 GPT = (
     Choice("country", _countries, "France", option_label=country_label, label="gpt.country"),
     Choice("relation", _relations, option_label="gpt.relation_", label="gpt.relation"),
     Choice("plang", corpus.LANGS, option_label="gpt.lang_", widget="radio", label="gpt.prompt_lang"),
     Choice("form", _forms, option_label=lambda tr, words: f"{words} …", widget="radio", label="gpt.form"),
     Text("prompt", "", most=200, placeholder="gpt.prompt_placeholder", label="gpt.prompt", help="gpt.prompt_help"),
+    # The checkpoint and word-in-context sections (ui/gpt_memory_sections.py): a shipped step, mid-training
+    # by default, where the facts are still forming; a second country in the chosen sentence form.
+    Choice("checkpoint", lambda v: list(weights.steps()), lambda v: 300 if 300 in weights.steps() else weights.steps()[-1],
+           widget="slider", label="gptmemory.step", help="gptmemory.step_help"),
+    Choice("other", _others, "Germany", option_label=country_label, label="gptmemory.other"),
 )
 
 

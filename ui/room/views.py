@@ -35,7 +35,7 @@ def page_path(section: str) -> str | None:
 
 
 def qr_svg(url: str) -> str:
-    """The address as a QR code, drawn as inline SVG (scales on a projector without blurring)."""
+    """The address as a QR code in SVG (scales on a projector without blurring)."""
     return segno.make(url, error="m").svg_inline(scale=5, border=2, dark="#000000", light="#ffffff")
 
 
@@ -43,9 +43,9 @@ def join_card(page, url: str, code: str) -> None:
     """Top of the instructor's page: the QR code and the short address of the page and settings on screen."""
     t = page.t
     with st.container(border=True, key="room_join_card"):
-        qr, text = st.columns([1, 4], vertical_alignment="center")
-        with qr:
-            st.html(f'<div style="max-width:180px">{qr_svg(url)}</div>')
+        qr, text = st.columns([1, 3], vertical_alignment="center")
+        # An image of its own (st.image takes SVG text): the page's styles cannot reach into it.
+        qr.image(qr_svg(url), width=180)
         with text:
             st.markdown(t("room.join_title", code=code))
             st.code(short(url), language=None, wrap_lines=True)
