@@ -189,18 +189,18 @@ def _form(page: Page, asked: Asked) -> None:
         if question.kind == "choice":
             st.radio(t("questions.your_guess"), question.options, index=None, key=_input_key(asked), horizontal=True,
                      format_func=lambda o: t(f"{question.key}_opt_{o}"), label_visibility="collapsed")
+            commit, look, _ = st.columns(3)
         else:
+            # The number and its two buttons on one line: a question stays a few lines tall on a projector.
+            box, commit, look = st.columns([2, 2, 2], vertical_alignment="bottom")
             unit = t(question.unit) if question.unit else ""
-            st.text_input(t("questions.your_number"), key=_input_key(asked), max_chars=24,
-                          placeholder=t("questions.range", lo=_whole(question.lo), hi=_whole(question.hi), unit=unit),
-                          help=t("questions.tolerance", tolerance=_whole(question.tolerance), unit=unit))
-        left, right = st.columns(2)
-        with left:
-            st.form_submit_button(t("questions.commit"), type="primary", key=f"_ask_commit:{asked.id}",
+            box.text_input(t("questions.your_number"), key=_input_key(asked), max_chars=24,
+                           placeholder=t("questions.range", lo=_whole(question.lo), hi=_whole(question.hi), unit=unit),
+                           help=t("questions.tolerance", tolerance=_whole(question.tolerance), unit=unit))
+        commit.form_submit_button(t("questions.commit"), type="primary", key=f"_ask_commit:{asked.id}",
                                   on_click=_commit, args=(page, asked), width="stretch")
-        with right:
-            st.form_submit_button(t("questions.look"), key=f"_ask_look:{asked.id}", on_click=_look, args=(asked,),
-                                  width="stretch")
+        look.form_submit_button(t("questions.look"), key=f"_ask_look:{asked.id}", on_click=_look, args=(asked,),
+                                width="stretch")
     error = st.session_state.get(ERRORS, {}).get(asked.id)
     if error:
         unit = t(question.unit) if question.unit else ""
