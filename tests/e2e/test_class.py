@@ -180,6 +180,7 @@ def test_a_class_joins_answers_and_sees_the_reveal_across_two_replicas(browser, 
             teacher.locator(f'{MAIN} {CHART}').nth(1).scroll_into_view_if_needed()
             teacher.mouse.move(800, 400)
             teacher.mouse.wheel(0, -160)  # the question's text above its chart
+            teacher.mouse.move(1240, 700)  # off the chart: no hover menu in the picture
             teacher.wait_for_timeout(1500)  # let vega draw
             teacher.screenshot(path=SHOT)
             teacher.locator(MAIN).evaluate("el => el.scrollTo(0, 0)")
@@ -191,3 +192,46 @@ def test_a_class_joins_answers_and_sees_the_reveal_across_two_replicas(browser, 
         for ctx in contexts:
             ctx.close()
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+
+
+def test_a_following_student_moves_with_the_instructor(browser, balancer):
+    """Follow across replicas: the instructor moves a slider, then opens another page; the student's page follows."""
+    from e2e_support import SLIDER_INPUT, main_title
+
+    url, replicas, _ = balancer
+    cookie_a, cookie_b = _cookies_by_replica(url, replicas)
+    contexts = []
+    try:
+        contexts.append(ctx := _context(browser, url, cookie_a))
+        teacher = ctx.new_page()
+        _open(teacher, f"{url}/{COLLAPSE.url_path}?lang=en")
+        teacher.get_by_role("button", name=EN("room.start")).click()
+        wait_for_app_run(teacher)
+        short = teacher.locator('.st-key-room_join_card [data-testid="stCode"]').inner_text().strip()
+        contexts.append(ctx := _context(browser, url, cookie_b))
+        student = ctx.new_page()
+        _open(student, f"http://{short}")
+        student.locator('[data-testid="stSidebar"]').get_by_text(EN("room.follow")).click()
+        wait_for_app_run(student)
+
+        thumb = teacher.locator(MAIN).locator(SLIDER_INPUT).first  # d
+        before = thumb.input_value()
+        thumb.focus()
+        thumb.press("ArrowLeft")
+        wait_for_app_run(teacher)
+        after = thumb.input_value()
+        assert after != before
+        student.wait_for_function(
+            "([sel, want]) => document.querySelector(sel)?.value === want",
+            arg=[f"{MAIN} {SLIDER_INPUT}", after], timeout=20_000)
+
+        teacher.locator('[data-testid="stSidebar"]').get_by_text(EN("position.menu")).click()
+        wait_for_app_run(teacher)
+        assert main_title(teacher) == EN("position.title")
+        student.wait_for_function(
+            "([sel, want]) => document.querySelector(sel)?.innerText.trim() === want",
+            arg=[f"{MAIN} h1", EN("position.title")], timeout=20_000)
+        assert "room=" in student.url
+    finally:
+        for ctx in contexts:
+            ctx.close()

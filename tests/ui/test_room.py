@@ -126,10 +126,13 @@ def _rendered_text(at: AppTest) -> str:
 @pytest.mark.parametrize("lang", ["en", "ko"])
 def test_starting_a_class_keeps_the_key_off_the_screen_and_out_of_the_address(db, lang):
     t = i18n.Translator(lang)
-    at = open_page("pages/3_linear_collapse.py", lang)
+    at = open_page("pages/3_linear_collapse.py", lang, d="32", act="relu")
     at.sidebar.button(key="room_start").click().run()
     assert not at.exception
     seat, key = at.session_state[session.SEAT], at.session_state[session.KEY]
+    # The card's address: this page's settings and the room, not the language (a student keeps theirs).
+    card = [c.value for c in at.main.code if "room=" in c.value]
+    assert card == [f"?d=32&act=relu&room={seat.code}"] or card == [f"?act=relu&d=32&room={seat.code}"], card
     assert seat.role == "instructor" and store.normalize_code(seat.code) == seat.code
     assert db.is_instructor(seat.code, key, time.time())  # the key the session holds is the room's
     assert param(at, "room") == seat.code

@@ -387,8 +387,9 @@ def sidebar(page) -> None:
         }, following=bool(st.session_state.get(FOLLOW)), note=st.session_state.pop(NOTE, None),
             link=st.session_state.pop(LINK, None))
         # Only a student who follows, or waits for a Reveal, looks at the room every few seconds.
-        if seat is not None and seat.role == "student" and (st.session_state.get(FOLLOW) or _waiting_for_reveal(page, st.session_state.get(ASKED),
-                                                                    st.session_state.get(REVEALED))):
+        state = st.session_state
+        if seat is not None and seat.role == "student" and (
+                state.get(FOLLOW) or _waiting_for_reveal(page, state.get(ASKED), state.get(REVEALED))):
             _watching(page)
     if seat is not None and is_instructor(page):
         params = controls.view_params(page.section)
