@@ -23,12 +23,12 @@ from typing import Any
 
 import streamlit as st
 
-from ui import query, text, widgets
+from ui import text, widgets
 from ui.charts import questions as charts
 from ui.questions import Asked
 from ui.shell import Page
 
-STATE = "_ask"  # the session's guesses: id -> Answer, newest last (ui.shell keeps it across pages)
+STATE = "_ask"  # the session's guesses: id -> Answer, newest last (a page switch clears only declared controls)
 ERRORS = "_ask_errors"  # id -> locale key of the message for a guess just refused
 LIMIT = 300  # guesses kept per session; the oldest go first
 
@@ -67,12 +67,7 @@ def _room(page: Page) -> Any:
 
 def asking(page: Page) -> bool:
     """Ask before showing: in a class room always; outside one when "ask me first" is on."""
-    if _room(page) is not None:
-        return True
-    flag = getattr(page, "ask", None)
-    if flag is None:
-        flag = query.flag("ask")
-    return bool(flag)
+    return _room(page) is not None or bool(page.ask)
 
 
 # --- the session's guesses ------------------------------------------------------------------------
@@ -135,6 +130,8 @@ def _commit(page: Page, asked: Asked) -> None:
         raw = raw.strip().replace(",", "") if question.kind == "number" else raw
     guess = question.parse(raw)
     errors = st.session_state.setdefault(ERRORS, {})
+    if len(errors) > LIMIT:  # refusals nobody came back to
+        errors.clear()
     if guess is None:
         if question.kind == "choice":
             errors[asked.id] = "questions.pick_one"
