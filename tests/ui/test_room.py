@@ -260,7 +260,9 @@ def test_a_guess_is_stored_only_when_it_is_one_and_acknowledged_only_when_stored
     assert run_scene("submit_scene", {**seated(code, "instructor", "t2", key), "which": "number",
                                       "guess": 0.3}).session_state["ack"] == (False, "room.ack_instructor")
     assert db.close(code, key, time.time()) == store.Status.OK
-    assert send("number", 0.3) == (False, "room.ack_gone")
+    gone = run_scene("submit_scene", {**student, "which": "number", "guess": 0.3})
+    assert gone.session_state["ack"] == (False, "room.ack_gone")
+    assert session.SEAT not in gone.session_state  # out of the ended room: the page no longer asks for it
 
 
 # --- the instructor's panel and Reveal --------------------------------------------------------
