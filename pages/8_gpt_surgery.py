@@ -104,7 +104,7 @@ if ask.shown(page, sparsity_asked):
     for row in range(0, len(now), 2):
         cols = st.columns(2)
         for column, i in zip(cols, range(row, min(row + 2, len(now)))):
-            column.metric(t("gpt.block_n", layer=i + 1), f"{start[i]:.3f} → {now[i]:.3f}",
+            column.metric(t("gpt.block_n", layer=i + 1), text.change((start[i], now[i]), "{:.3f}".format),
                           help=t("gptsurgery.metric_block_help", step=step))
     widgets.chart(page, charts.sparsity, curve.to_frame(), ffn_sparsity.PUBLISHED, t)
     st.caption(t("gptsurgery.sparsity_caption"))

@@ -1,12 +1,15 @@
-"""Shared test helpers: open a page of the app in AppTest, read its charts back."""
+"""Shared by every layer: the repository root on sys.path, Hypothesis profiles, and the AppTest helpers
+(open a page, read its charts back) the Streamlit-side tests import.
+
+Nothing here imports streamlit at import time, so `python -m pytest tests/core` runs the core alone;
+the Streamlit-side fixtures live in tests/ui/conftest.py.
+"""
 from __future__ import annotations
 
 import json
 import sys
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -28,20 +31,6 @@ except ImportError:  # the app's own requirements do not include hypothesis
 
 # A cold torch import plus a first computation takes longer than AppTest's 3 s default.
 TIMEOUT = 60.0
-
-
-@pytest.fixture(autouse=True)
-def _fresh_caches():
-    """Each test starts with empty caches (st.cache_data's and the experiments'), so no test reads another's result."""
-    import streamlit as st
-
-    from ui import compute
-
-    st.cache_data.clear()
-    compute.clear()
-    yield
-    st.cache_data.clear()
-    compute.clear()
 
 
 def open_page(path: str = "dashboard.py", lang: str = "en", **query: Any):

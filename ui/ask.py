@@ -104,11 +104,23 @@ def shown(page: Page, asked: Asked | Iterable[Asked], note: bool = True) -> bool
         return True
     items = (asked,) if isinstance(asked, Asked) else tuple(asked)
     answers = _answers()
-    if all(a.id in answers for a in items):
+    if all(a.id in answers or _revealed(page, a) is not None for a in items):
         return True
     if note:
         st.caption(page.t("questions.folded"), help=page.t("questions.folded_help"))
     return False
+
+
+def _revealed(page: Page, asked: Asked) -> list[float | str] | None:
+    """The class's guesses once the instructor has revealed this question (then nothing is folded); else None."""
+    module = _room_module()
+    if module is None or _room(page) is None:
+        return None
+    try:
+        return module.revealed(page, asked)
+    except Exception:
+        _log.exception("class room: revealed() failed")
+        return None
 
 
 def _input_key(asked: Asked) -> str:
@@ -210,24 +222,17 @@ def _outcome(page: Page, asked: Asked, answer: Answer) -> None:
     st.markdown(why[:1].upper() + why[1:])  # a verdict's claim may start in lower case
     if answer.stored:
         st.caption(t("questions.stored"))
-    if answer.message:
+    elif answer.message:  # why the room did not keep it
         st.caption(t(answer.message))
     _class_guesses(page, asked, answer)
-    if answer.stored is None:  # a guess sent to a class room stays as sent
+    if not answer.stored:  # a guess the class room kept stays as sent; any other may be tried again
         st.button(t("questions.again"), key=f"_ask_again:{asked.id}", on_click=_again, args=(asked,),
                   type="tertiary")
 
 
 def _class_guesses(page: Page, asked: Asked, answer: Answer) -> None:
     """After the instructor reveals: the class's guesses, the student's own and the measurement on one chart."""
-    module = _room_module()
-    if module is None or _room(page) is None:
-        return
-    try:
-        guesses = module.revealed(page, asked)
-    except Exception:
-        _log.exception("class room: revealed() failed")
-        return
+    guesses = _revealed(page, asked)
     if not guesses:
         return
     frame = charts.guesses_frame(asked, list(guesses), answer.guess)

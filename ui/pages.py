@@ -12,6 +12,7 @@ weights and builds no corpus.
 """
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple
 
 from ffn_core import collapse, ffn, memory_training, params, position, presets
@@ -137,7 +138,12 @@ SPARSITY = (
 
 # --- 7. a small GPT trained here ---
 def _countries(v: Values) -> list[str]:
-    return sorted({f.country for f in corpus.FACTS})
+    return list(_country_names())
+
+
+@functools.cache
+def _country_names() -> tuple[str, ...]:
+    return tuple(sorted({f.country for f in corpus.FACTS}))
 
 
 def country_label(tr: Translator, country: str) -> str:
@@ -151,8 +157,20 @@ def _relations(v: Values) -> list[str]:
 def _forms(v: Values) -> list[str]:
     # A form is named by its own words, so a link reads as the sentence it asks. The name must change
     # whenever the words do: a radio whose labels change under the same names shows nothing checked.
-    fact = next(f for f in corpus.FACTS if f.country == v["country"] and f.relation == v["relation"])
-    return [" ".join(p.words) for p in corpus.prompts("all") if p.fact == fact and p.lang == v["plang"]]
+    return list(_form_words(v["country"], v["relation"], v["plang"]))
+
+
+@functools.lru_cache(maxsize=1024)  # every (country, relation, language): ~800
+def _form_words(country: object, relation: object, lang: object) -> tuple[str, ...]:
+    # Read on every rerun of page 7, several times: comparing each corpus prompt's fact cost ~10 ms a run.
+    fact = next(f for f in corpus.FACTS if f.country == country and f.relation == relation)
+    return tuple(" ".join(p.words) for p in corpus.prompts("all") if p.fact == fact and p.lang == lang)
+
+
+def _others(v: Values) -> list[str]:
+    # The countries with a prompt in the chosen sentence form, the chosen country left out.
+    template = next((p.template for p in corpus.prompts("all") if " ".join(p.words) == v["form"]), None)
+    return sorted({p.fact.country for p in corpus.prompts("all") if p.template == template} - {v["country"]})
 
 
 GPT = (
@@ -161,6 +179,11 @@ GPT = (
     Choice("plang", corpus.LANGS, option_label="gpt.lang_", widget="radio", label="gpt.prompt_lang"),
     Choice("form", _forms, option_label=lambda tr, words: f"{words} …", widget="radio", label="gpt.form"),
     Text("prompt", "", most=200, placeholder="gpt.prompt_placeholder", label="gpt.prompt", help="gpt.prompt_help"),
+    # The checkpoint and word-in-context sections (ui/gpt_memory_sections.py): a shipped step, mid-training
+    # by default, where the facts are still forming; a second country in the chosen sentence form.
+    Choice("checkpoint", lambda v: list(weights.steps()), lambda v: 300 if 300 in weights.steps() else weights.steps()[-1],
+           widget="slider", label="gptmemory.step", help="gptmemory.step_help"),
+    Choice("other", _others, "Germany", option_label=country_label, label="gptmemory.other"),
 )
 
 

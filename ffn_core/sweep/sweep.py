@@ -13,6 +13,9 @@ MAX_WIDTH = 256
 MAX_WIDTHS = 8
 MAX_STEPS = 2000
 MAX_ROWS = 16
+# Rows of restarts for the live sweep: one; a row of L slots already packs ⌊L/(m+1)⌋ restarts of width m.
+# A second row halves the speed and gained at most 1.1× in error on the default sweep (seeds 0-4).
+ROWS = 1
 WIDTHS = (2, 4, 8, 16, 32)
 X_RANGE = (-2.0, 2.0)
 POINTS = 256
@@ -151,14 +154,6 @@ def check(widths: tuple[int, ...], act: str, method: str, steps: int | None) -> 
     return clean
 
 
-def default_rows(widths: tuple[int, ...], act: str) -> int:
-    """Rows of restarts for the live sweep: one; a row of L slots already packs ⌊L/(m+1)⌋ restarts of width m.
-
-    A second row halves the speed and gained at most 1.1× in error on the default sweep (seeds 0-4).
-    """
-    return 1
-
-
 def step_seconds(widths: tuple[int, ...], points: int, act: str, rows: int) -> float:
     """Rough CPU seconds of one "pieces" step on one thread (fitted to timings on the 2-core dev machine)."""
     n_w, slots = len(widths), max(widths) + 1
@@ -241,10 +236,10 @@ def fit_widths(target: str = targets.DEFAULT, widths: tuple[int, ...] = WIDTHS,
                on_step: Callable[[Sweep], None] | None = None, every: int = 10) -> Sweep:
     """Fit every width at once (one batched program), keep each width's best network; on_step sees snapshots.
 
-    steps=None picks auto_steps (150 for the default sweep); rows=None picks default_rows.
+    steps=None picks auto_steps (150 for the default sweep); rows=None picks ROWS.
     """
     widths = check(widths, act, method, steps)
-    rows = default_rows(widths, act) if rows is None else int(rows)  # naive ignores rows (one run)
+    rows = ROWS if rows is None else int(rows)  # naive ignores rows (one run)
     if not 1 <= rows <= MAX_ROWS:
         raise ValueError(f"rows must be in [1, {MAX_ROWS}]")
     slots = widths[-1] + 1

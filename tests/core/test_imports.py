@@ -38,17 +38,11 @@ def test_core_never_seeds_globally():
     assert offenders == []
 
 
-def test_every_experiment_runs_without_loading_sympy():
-    # torch loads sympy (with torch.fx) for vmap, meta-device modules, autograd's grad_outputs and
-    # torch.optim's first step: 0.7-2 s on the first such experiment a fresh server runs, and ~40 MB
-    # it keeps for good. The report runs every experiment at the lesson's settings, and the width
-    # sweep's other method and activation run too; none of them needs it.
+def test_the_core_tests_run_without_the_ui():
+    # `python -m pytest tests/core` is the newcomer's minute: its conftests must not pull in Streamlit.
     code = (
-        "import json, sys\n"
-        "from ffn_core import report\nfrom ffn_core.sweep import sweep\n"
-        "report.collect(seed=0)\n"
-        "sweep.fit_widths(widths=(2, 4), act='gelu', method='naive', steps=3)\n"
-        "print(json.dumps(sorted(n for n in sys.modules if n.split('.')[0] in ('sympy', 'mpmath'))))\n"
+        "import json, sys\nimport tests.conftest, tests.core.conftest\n"
+        "print(json.dumps(sorted(n for n in sys.modules if n.split('.')[0] in ('streamlit', 'altair', 'ui'))))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert json.loads(out.stdout.strip().splitlines()[-1]) == []

@@ -24,7 +24,6 @@ if NGINX is None:
     pytest.skip("nginx not installed (apt-get install nginx): the balancer test (deploy/) skipped",
                 allow_module_level=True)
 
-pytestmark = pytest.mark.e2e
 RUN_SH = APP_ROOT / "deploy" / "run.sh"
 HOME = discover_pages()[0]
 
