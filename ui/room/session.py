@@ -98,7 +98,7 @@ def is_instructor(page) -> bool:
 
 
 _ACK = {
-    store.Status.STORED: Ack(True, "room.ack_stored"),
+    store.Status.STORED: Ack(True, None),  # the questions widget says "stored" itself
     store.Status.TOO_FAST: Ack(False, "room.ack_too_fast"),
     store.Status.INVALID: Ack(False, "room.ack_invalid"),
 }
@@ -118,7 +118,10 @@ def submit(page, asked: Asked, guess: float | str) -> Ack:
         status = _call("submit", seat.code, seat.token, asked.id, value)
     except Unavailable:
         return Ack(False, "room.ack_unavailable")
-    return _ACK.get(status, Ack(False, "room.ack_gone"))  # UNKNOWN, NOT_JOINED: the room has ended
+    if status in _ACK:
+        return _ACK[status]
+    leave(page)  # UNKNOWN, NOT_JOINED: the room has ended; the page stops asking on its behalf
+    return Ack(False, "room.ack_gone")
 
 
 def revealed(page, asked: Asked) -> list[float | str] | None:
