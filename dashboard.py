@@ -4,7 +4,7 @@ import streamlit as st
 
 from ffn_core import params
 from ffn_core.gpt import weights
-from ui import compute, shell, widgets
+from ui import compute, lede, shell, widgets
 from ui.charts import home as charts
 from ui.lessons import home as lessons
 
@@ -12,8 +12,7 @@ page = shell.setup("home")
 t = page.t
 
 st.title(t("home.title"))
-st.markdown(t("home.lesson"))
-st.latex(r"\mathrm{FFN}(x) = W_2\,\mathrm{act}(W_1 x + b_1) + b_2,\qquad W_1 \in \mathbb{R}^{m\times d},\; W_2 \in \mathbb{R}^{d\times m}")
+lede.lesson(page, t("home.lesson"), [r"\mathrm{FFN}(x) = W_2\,\mathrm{act}(W_1 x + b_1) + b_2,\qquad W_1 \in \mathbb{R}^{m\times d},\; W_2 \in \mathbb{R}^{d\times m}"])
 
 D_MODEL = 512  # the seed text's worked example
 

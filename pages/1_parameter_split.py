@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from ffn_core import model_counts, params, presets
-from ui import ask, compute, controls, shell, text, widgets
+from ui import ask, compute, controls, lede, shell, text, widgets
 from ui.charts import split as charts
 from ui.lessons import split as lessons
 from ui.questions import split as questions
@@ -14,13 +14,12 @@ page = shell.setup("split")
 t = page.t
 
 st.title(t("split.title"))
-st.markdown(t("split.lesson"))
-asking = st.container()  # the questions, filled once the block they are about is counted
-st.latex(
+lede.lesson(page, t("split.lesson"), [
     r"P_{\mathrm{attn}} = \underbrace{2\,d\,(h\,d_h)}_{W_q,\ W_o} + \underbrace{2\,d\,(h_{kv}\,d_h)}_{W_k,\ W_v}"
-    r"\qquad P_{\mathrm{FFN}} = 2\,d\,d_{ff}\ \ (\mathrm{GLU}{:}\ 3\,d\,d_{ff})"
-)
-st.latex(r"h_{kv} = h,\ d_{ff} = 4d:\qquad \frac{P_{\mathrm{FFN}}}{P_{\mathrm{attn}} + P_{\mathrm{FFN}}} = \frac{8d^2}{4d^2 + 8d^2} = \frac{2}{3}")
+    r"\qquad P_{\mathrm{FFN}} = 2\,d\,d_{ff}\ \ (\mathrm{GLU}{:}\ 3\,d\,d_{ff})",
+    r"h_{kv} = h,\ d_{ff} = 4d:\qquad \frac{P_{\mathrm{FFN}}}{P_{\mathrm{attn}} + P_{\mathrm{FFN}}} = \frac{8d^2}{4d^2 + 8d^2} = \frac{2}{3}",
+])
+asking = st.container()  # the questions, filled once the block they are about is counted
 
 
 @compute.cached(max_entries=64)

@@ -3,7 +3,7 @@ import pandas as pd
 import streamlit as st
 
 from ffn_core import attention, ffn, position
-from ui import ask, compute, controls, shell, text, widgets
+from ui import ask, compute, controls, lede, shell, text, widgets
 from ui.charts import position as charts
 from ui.lessons import position as lessons
 from ui.questions import position as questions
@@ -20,12 +20,11 @@ page = shell.setup("position")
 t = page.t
 
 st.title(t("position.title"))
-st.markdown(t("position.lesson"))
-asking = st.container()  # the questions, filled once the result they are about is measured
-st.latex(
+lede.lesson(page, t("position.lesson"), [
     r"y_i = \mathrm{FFN}(x_i) \;\Rightarrow\; \frac{\partial y_i}{\partial x_j} = 0 \;(i \neq j)"
     r"\qquad\text{vs.}\qquad y_i = \sum_j a_{ij}\, W_O W_V\, x_j"
-)
+])
+asking = st.container()  # the questions, filled once the result they are about is measured
 
 left, middle, right = st.columns(3)
 n = controls.draw(page, "n", left)

@@ -3,7 +3,7 @@ import pandas as pd
 import streamlit as st
 
 from ffn_core.sweep import best, expr, lesson, net1d, sweep, targets, varpro
-from ui import ask, compute, controls, shell, text, widgets
+from ui import ask, compute, controls, lede, shell, text, widgets
 from ui.charts import activations as act_charts
 from ui.charts import sweep as charts
 from ui.lessons import sweep as verdicts
@@ -13,9 +13,8 @@ page = shell.setup("sweep")
 t = page.t
 
 st.title(t("sweep.title"))
-st.markdown(t("sweep.lesson"))
+lede.lesson(page, t("sweep.lesson"), [t("sweep.formula")])
 asking = st.container()  # the questions, filled once the fits they are about are made
-st.latex(t("sweep.formula"))
 
 left, middle, right = st.columns([2, 3, 2])
 target = controls.draw(page, "target", left)

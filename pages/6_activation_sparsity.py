@@ -1,7 +1,7 @@
 import streamlit as st
 
 from ffn_core import memory_training, sparsity
-from ui import ask, compute, controls, shell, text, widgets
+from ui import ask, compute, controls, lede, shell, text, widgets
 from ui.charts import activations as act_charts
 from ui.charts import sparsity as charts
 from ui.lessons import sparsity as verdicts
@@ -14,9 +14,9 @@ N_TOKENS = 1024  # the seed's measurement: Gaussian tokens at random init
 N_KEYS = 128  # pairs (or labelled keys) in the training run
 
 st.title(t("sparsity.title"))
-st.markdown(t("sparsity.lesson"))
+lede.lesson(page, t("sparsity.lesson"),
+            [r"\text{" + t("sparsity.formula_lhs") + r"}(x) = \frac{1}{m} \sum_{i=1}^{m} \mathbf{1}\left[k_i \cdot x + b_i > 0\right]"])
 asking = st.container()  # the questions, filled once the results they are about are measured
-st.latex(r"\text{" + t("sparsity.formula_lhs") + r"}(x) = \frac{1}{m} \sum_{i=1}^{m} \mathbf{1}\left[k_i \cdot x + b_i > 0\right]")
 
 c1, c2, c3, c4 = st.columns([1, 2, 1, 1])  # the initialisation names are long; they are also the URL values
 act = controls.draw(page, "act", c1)

@@ -1,7 +1,7 @@
 import streamlit as st
 
 from ffn_core.gpt import ask, attribution, corpus, neurons, split, trace, weights
-from ui import ask as predict  # ffn_core.gpt.ask is the model-asking module here
+from ui import ask as predict  # ffn_core.gpt.ask is the model-asking module here, lede
 from ui import controls, gpt_memory_sections, gpt_probes, shell, text, widgets
 from ui.charts import gpt as charts
 from ui.lessons import gpt as lessons
@@ -11,9 +11,9 @@ page = shell.setup("gpt")
 t = page.t
 
 st.title(t("gpt.title"))
-st.markdown(t("gpt.lesson", blocks=weights.config().n_layer))
+lede.lesson(page, t("gpt.lesson", blocks=weights.config().n_layer),
+            [r"p(w_{T+1} \mid w_1 \dots w_T) = \mathrm{softmax}\big(W_U\,\mathrm{LN}_f(x_T^{(L)})\big)"])
 asking = st.container()  # the questions, filled once the model has answered the prompt
-st.latex(r"p(w_{T+1} \mid w_1 \dots w_T) = \mathrm{softmax}\big(W_U\,\mathrm{LN}_f(x_T^{(L)})\big)")
 example = next((" ".join(p.words) for p in corpus.prompts("all") if p.lang == "ko"), "")
 with st.expander(t("gpt.tokens_heading")):
     st.markdown(t("gpt.tokens_lesson", example=example))

@@ -3,7 +3,7 @@ import streamlit as st
 
 from ffn_core import sparsity as ffn_sparsity
 from ffn_core.gpt import ablation, corpus, edit, sparsity_curve, states, weights
-from ui import ask, controls, gpt_probes, pages, shell, text, widgets
+from ui import ask, controls, gpt_probes, lede, pages, shell, text, widgets
 from ui.charts import gpt as charts
 from ui.lessons import gpt as lessons
 from ui.questions import gptsurgery as questions
@@ -12,7 +12,7 @@ page = shell.setup("gptsurgery")
 t = page.t
 
 st.title(t("gptsurgery.title"))
-st.markdown(t("gptsurgery.lesson"))
+lede.lesson(page, t("gptsurgery.lesson"))
 asking = st.container()  # the ablation's questions, filled once the ablated model is scored
 
 
