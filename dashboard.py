@@ -27,9 +27,10 @@ def block_split(d_model: int) -> tuple[params.Split, pd.DataFrame]:
 
 split, parts = block_split(D_MODEL)
 st.subheader(t("home.block_heading"))
+# Six boxes in a row shrink to unreadable type on a phone's 390 pixels: there the block reads top down.
 st.graphviz_chart(
     f"""digraph {{
-  rankdir=LR; bgcolor="transparent";
+  rankdir={"TB" if page.phone else "LR"}; bgcolor="transparent";
   node [shape=box, style="rounded,filled", fontname="sans-serif", fontsize=13, fillcolor="#f3f4f6"];
   edge [color="#6b7280"];
   x [label="{t('home.node_tokens')}"];

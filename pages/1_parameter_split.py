@@ -55,14 +55,13 @@ def formula_text(s: params.Split) -> tuple[str, str]:
 st.header(t("split.block_heading"))
 st.markdown(t("split.block_lesson"))
 left, right = st.columns(2, gap="large")
-with left:
-    d = controls.draw(page, "d")
-    expansion = controls.draw(page, "expansion")
-    bias = controls.draw(page, "bias")
-    glu = controls.draw(page, "glu")
-with right:
-    n_heads = controls.draw(page, "heads")
-    n_kv_heads = controls.draw(page, "kv_heads")  # only divisors of h, so no bad pair can be chosen
+more_left, more_right = lede.less_used(page, 2) if page.phone else (left, right)
+d = controls.draw(page, "d", left)
+expansion = controls.draw(page, "expansion", left)
+bias = controls.draw(page, "bias", more_left)
+glu = controls.draw(page, "glu", more_left)
+n_heads = controls.draw(page, "heads", right)
+n_kv_heads = controls.draw(page, "kv_heads", more_right)  # only divisors of h, so no bad pair can be chosen
 
 if d % n_heads:  # a hand-typed link can carry a width off the slider's steps
     st.warning(t("split.bad_d", d=d, heads=n_heads))
@@ -118,7 +117,8 @@ if ask.shown(page, model_asked):
         "ffn_params": t("split.col_ffn"), "ffn_share": t("split.col_share"), "total_params": t("split.col_total"),
         "published_total": t("split.col_published"), "total_gap": t("split.col_gap"), "source": t("split.col_source"),
     })
-    widgets.table(page, shown.drop(columns=["id", "source_url"]), "model_presets.csv")
+    widgets.table(page, shown.drop(columns=["id", "source_url"]), "model_presets.csv",
+                  first=(t("split.col_share"), t("split.col_total"), t("split.col_published"), t("split.col_gap")))
 
 st.subheader(t("split.causes_heading"))
 causes = count_causes()

@@ -30,11 +30,11 @@ left, middle, right = st.columns(3)
 n = controls.draw(page, "n", left)
 d = controls.draw(page, "d", middle)
 act = controls.draw(page, "act", right)
-left, middle, right = st.columns(3)
+left, middle, right = lede.less_used(page, 3)
 heads = controls.draw(page, "heads", left)
 perm = controls.draw(page, "perm", middle)
 seed = controls.draw(page, "seed", right)
-causal = controls.draw(page, "causal")
+causal = controls.draw(page, "causal", left if page.phone else st)
 
 if n * d > position.MAX_TOKENS_X_D:
     st.warning(t("position.too_big", n=n, d=d, size=f"{n * d:,}", limit=f"{position.MAX_TOKENS_X_D:,}"))

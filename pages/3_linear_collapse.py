@@ -19,7 +19,7 @@ left, middle, right = st.columns(3)
 d = controls.draw(page, "d", left)
 m = controls.draw(page, "m", middle)
 act = controls.draw(page, "act", right)
-left, right = st.columns([1, 2])
+left, right = lede.less_used(page, [1, 2])
 bias = controls.draw(page, "bias", left)
 seed = controls.draw(page, "seed", right)
 

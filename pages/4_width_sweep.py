@@ -21,7 +21,7 @@ target = controls.draw(page, "target", left)
 typed = controls.draw(page, "expr", left) if target == "custom" else None  # a formula for a custom target only
 widths = controls.draw(page, "widths", middle)
 act = controls.draw(page, "act", right)
-left, right = st.columns([3, 2])
+left, right = lede.less_used(page, [3, 2])
 method = controls.draw(page, "method", left, horizontal=True)
 seed = controls.draw(page, "seed", right)
 with st.expander(t("activations.heading")):

@@ -20,7 +20,7 @@ c1, c2, c3 = st.columns(3)
 d = controls.draw(page, "d", c1)
 m = controls.draw(page, "m", c2)
 n = controls.draw(page, "n", c3)
-c4, c5, c6, c7 = st.columns(4)
+c4, c5, c6, c7 = lede.less_used(page, 4)
 token = controls.draw(page, "token", c4)
 steps = controls.draw(page, "steps", c5)
 top_k = controls.draw(page, "top", c6)
@@ -97,7 +97,7 @@ if ask.shown(page, asked):
             t("keyvalue.col_residual"): [text.error(before.max_abs_residual), text.error(after.max_abs_residual)],
         }
     )
-    widgets.table(page, summary, "key_value_summary.csv")
+    widgets.table(page, summary, "key_value_summary.csv", transpose=True)
     if page.show_details:
         with st.expander(t("keyvalue.neurons_table")):
             neurons = frame.assign(state=frame["state"].map(lambda k: t(f"keyvalue.state_{k}")))

@@ -26,7 +26,7 @@ seed = controls.draw(page, "seed", c4)
 with st.expander(t("activations.heading")):
     widgets.chart(page, act_charts.activations, act, t)
     st.caption(t(f"activations.caption_{act}"))
-c1, c2, c3, c4 = st.columns(4)
+c1, c2, c3, c4 = lede.less_used(page, 4)
 d = controls.draw(page, "d", c1)
 m = controls.draw(page, "m", c2)
 task = controls.draw(page, "task", c3)

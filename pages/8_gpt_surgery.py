@@ -80,7 +80,8 @@ else:
         rows = rows.rename(columns={"group": t("gptsurgery.col_group"), "lang": t("gptsurgery.col_lang"),
                                     "prompt": t("gptsurgery.col_prompt"), "target": t("gptsurgery.col_target"),
                                     "before": t("gptsurgery.col_before"), "after": t("gptsurgery.col_after")})
-        widgets.table(page, rows, "gpt_edit.csv")
+        widgets.table(page, rows, "gpt_edit.csv", first=(t("gptsurgery.col_prompt"), t("gptsurgery.col_after"),
+                                                         t("gptsurgery.col_before")))
         st.caption(t("gptsurgery.delta_caption", delta=f"{res.delta_norm:.3f}", weight=f"{res.weight_norm:.3f}", layer=layer))
         widgets.verdict(page, lessons.edit(res, prompt_words, unchanged))
 

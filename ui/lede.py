@@ -80,3 +80,13 @@ def lesson(page: Page, body: str, formulas: Iterable[str] = (), more: Iterable[s
                 st.latex(formula)
             for paragraph in more:
                 st.markdown(paragraph)
+
+
+def less_used(page: Page, spec: int | list[float]) -> list:
+    """Where a row of less-used controls goes: its columns on a wide screen; on a phone, where the
+    columns would stack into a screen of controls before any result, one folded "more settings"
+    box (the same box for every slot of the row)."""
+    if page.phone:
+        box = st.expander(page.t("screen.more_settings"), icon=":material/tune:")
+        return [box] * (spec if isinstance(spec, int) else len(spec))
+    return list(st.columns(spec))
