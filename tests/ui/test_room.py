@@ -418,3 +418,22 @@ def test_a_waiting_student_reruns_when_the_rooms_view_moves_and_not_before(db):
     db.set_view(code, key, "collapse", {}, time.time())  # what session.reveal does after a Reveal
     at.run()
     assert at.session_state["runs"] == 4 and at.session_state[session.SEEN] == 2  # one look, one rerun
+
+
+def test_a_reveal_that_came_before_the_first_look_is_not_missed(db):
+    from collections import OrderedDict
+
+    from ui import ask
+
+    code, key = db.create_room(time.time())
+    token = store.new_token()
+    db.join(code, token, time.time())
+    db.submit(code, token, ASK_NUMBER.id, 0.3, time.time())
+    db.reveal(code, key, ASK_NUMBER.id, time.time())
+    db.set_view(code, key, "collapse", {}, time.time())
+    waiting = OrderedDict({ASK_NUMBER.id: ask.Answer(0.3, True)})
+    at = run_scene("watch_scene", {**seated(code, "student", token), session.ASKED: waiting})
+    assert at.session_state["runs"] == 2  # looked, found it revealed, reran
+    # Without a waiting guess, the first look only notes the version.
+    at = run_scene("watch_scene", seated(code, "student", token))
+    assert at.session_state["runs"] == 1
