@@ -309,7 +309,7 @@ def test_the_instructors_panel_shows_the_class_live_and_reveal_draws_the_measure
     assert db.view(code, time.time()).version == 1  # students waiting for the reveal look again
     number_spec, _ = chart_specs(at)
     assert _has_measured_rule(number_spec, 0.5)
-    assert t("room.panel_measured", value="0.5") in [m.value for m in at.markdown]
+    assert t("room.panel_measured", value="0.500") in [m.value for m in at.markdown]  # as the page writes numbers
 
     at.button(key=f"room_reset_{ASK_NUMBER.id}").click().run()
     assert db.counts(code, ASK_NUMBER.id, time.time()) == (4, 0)
