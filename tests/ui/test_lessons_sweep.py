@@ -84,7 +84,7 @@ settings_space = st.fixed_dictionaries({
 # Found by a longer run: step(x) exact at m = 2 but not at 32 was told "every width fits exactly".
 @example({"target": "step", "widths": (2, 4, 32), "act": "relu", "method": "pieces", "seed": 2})
 # Each conditional check below reached by at least one setting, whatever the draw:
-@example({"target": "sin3x", "widths": (2, 4, 8), "act": "relu", "method": "both", "seed": 0})
+@example({"target": "sin3x", "widths": (2, 4), "act": "relu", "method": "both", "seed": 0})
 @example({"target": "abs", "widths": (1, 2), "act": "relu", "method": "both", "seed": 0})
 @example({"target": "abs", "widths": (2, 4), "act": "relu", "method": "pieces", "seed": 0})
 @example({"target": "abs", "widths": (2,), "act": "relu", "method": "naive", "seed": 0})
