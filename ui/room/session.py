@@ -383,7 +383,13 @@ def _revealed_meanwhile(page, seat: Seat) -> bool:
         return False
 
 
-@st.fragment(run_every=3)
+# A class of a hundred that waits for a Reveal reruns this fragment a hundred times per interval,
+# each rerun a few ms of Streamlit's own work (the room's read is 0.3 ms): at 3 s that was 16-30 % of
+# a core (bench/class.py), at 5 s it stays near the 10 % the class features may cost.
+WATCH_SECONDS = 5
+
+
+@st.fragment(run_every=WATCH_SECONDS)
 def _watching(page) -> None:
     watch_step(page)
 
