@@ -3,6 +3,7 @@ import pandas as pd
 import streamlit as st
 
 from ffn_core import params
+from ffn_core.gpt import weights
 from ui import compute, shell, widgets
 from ui.charts import home as charts
 from ui.lessons import home as lessons
@@ -62,7 +63,8 @@ for index, (section, path, icon) in enumerate(demos):
     with columns[index % 3].container(border=True):
         st.page_link(path, label=f"**{index + 1}. {t(f'{section}.title')}**", icon=icon,
                      query_params=shell.link_params(page))
-        st.markdown(t(f"{section}.summary"))
+        # The GPT's card cites its depth, read from the shipped config rather than written in the text.
+        st.markdown(t(f"{section}.summary", blocks=weights.config().n_layer))
 
 st.header(t("home.class_heading"))
 st.markdown(t("home.class_lesson"))

@@ -72,7 +72,8 @@ def free_port() -> int:
 class Server:
     """`streamlit run dashboard.py` on a free port of 127.0.0.1; `started` is the spawn time."""
 
-    def __init__(self, root: Path = ROOT, port: int | None = None) -> None:
+    def __init__(self, root: Path = ROOT, port: int | None = None, warmup: bool = False) -> None:
+        # Off unless asked: a benchmark or test of a cold server counts what its own sessions compute.
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self._log = tempfile.NamedTemporaryFile("w+", prefix="ffnlab-bench-", suffix=".log", delete=False)
@@ -82,7 +83,7 @@ class Server:
              "--server.port", str(self.port), "--server.address", "127.0.0.1",
              "--server.headless", "true", "--browser.gatherUsageStats", "false"],
             cwd=root, stdout=self._log, stderr=subprocess.STDOUT,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            env={**os.environ, "PYTHONUNBUFFERED": "1", "FFNLAB_WARMUP": "1" if warmup else "0"},
         )
 
     def log(self) -> str:

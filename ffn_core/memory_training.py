@@ -12,10 +12,8 @@ The FFN is ffn_core.ffn.FFN without a residual; full-batch Adam; all randomness 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
-import pandas as pd
 import torch
 from torch.nn import functional as F
 
@@ -138,51 +136,3 @@ def train_module(
         adam.step(params, grads, moments, step + 1, lr)
     model.eval()
     return run
-
-
-@dataclass(frozen=True)
-class Memorisation:
-    """The training curve and how well the N pairs were stored."""
-
-    task: str
-    n: int
-    d_model: int
-    d_ff: int
-    steps: tuple[int, ...]
-    loss: tuple[float, ...]
-    initial_loss: float
-    final_loss: float
-    initial_recall: float
-    final_recall: float
-
-    def to_frame(self) -> pd.DataFrame:
-        return pd.DataFrame({"step": self.steps, "loss": self.loss})
-
-
-def train(
-    n: int = 128,
-    d: int = 64,
-    m: int = 256,
-    steps: int = DEFAULT_STEPS,
-    task: Task = "memorise",
-    act: ffn.Activation = "relu",
-    seed: int = 0,
-) -> Memorisation:
-    """Train on the memorisation task and return its loss curve and recall before and after."""
-    run = train_module(n, d, m, steps, task, act, seed=seed)
-    untrained = ffn.FFN(d, m, act=act, seed=seed)
-    with torch.no_grad():
-        recall_0 = recall(untrained(run.x), run.target, task)
-        recall_1 = recall(run.model(run.x), run.target, task)
-    return Memorisation(
-        task=task,
-        n=n,
-        d_model=d,
-        d_ff=m,
-        steps=tuple(run.steps),
-        loss=tuple(run.loss),
-        initial_loss=run.loss[0],
-        final_loss=run.loss[-1],
-        initial_recall=recall_0,
-        final_recall=recall_1,
-    )

@@ -1,8 +1,9 @@
-"""Where a transformer block's parameters sit: attention (W_q, W_k, W_v, W_o) against the FFN.
+"""Where one transformer block's parameters sit: attention (W_q, W_k, W_v, W_o) against the FFN.
 
 Every count is taken twice, from real torch modules (sum of p.numel()) and by closed formula.
 The modules live on the meta device: shapes without memory, so d = 8192 costs nothing and no
 random number is drawn. Norms are counted on their own and kept out of the FFN share.
+Whole published models (embeddings, every block, head) are counted in ffn_core.model_counts.
 """
 from __future__ import annotations
 
@@ -16,18 +17,16 @@ import torch
 from torch import nn
 from torch.overrides import TorchFunctionMode
 
-from ffn_core import ffn, presets
+from ffn_core import ffn
 
 MAX_D_MODEL = 8192
 MAX_D_FF = 65536
 MAX_HEADS = 128
 MAX_EXPANSION = Fraction(8)
-MAX_VOCAB = 262144
-MAX_LAYERS = 256
 # 8/3 keeps a gated FFN at 8d² (Shazeer 2020); 3.5 is LLaMA-2 70B's and Mistral 7B's d_ff / d.
 EXPANSIONS: tuple[str, ...] = ("1", "2", "8/3", "3", "3.5", "4", "8")
 NORMS: tuple[str, ...] = ("layernorm", "rmsnorm")
-_META = torch.device("meta")
+META = torch.device("meta")
 
 
 class _OnMeta(TorchFunctionMode):
@@ -42,9 +41,9 @@ class _OnMeta(TorchFunctionMode):
         if func is torch.empty_like:
             # empty_like's meta kernel is Python and imports sympy (~3 s, ~40 MB); empty is native.
             like = args[0]
-            return torch.empty(like.shape, dtype=kwargs.get("dtype") or like.dtype, device=_META)
+            return torch.empty(like.shape, dtype=kwargs.get("dtype") or like.dtype, device=META)
         if "device" in kwargs:
-            kwargs["device"] = _META
+            kwargs["device"] = META
         return func(*args, **kwargs)
 
 
@@ -61,7 +60,7 @@ def parse_expansion(expansion: str) -> Fraction:
 
 def d_ff_for(d_model: int, expansion: str) -> int:
     """d_ff = expansion·d rounded to the nearest integer (halves up); exact when expansion·d is whole."""
-    _check_int("d_model", d_model, 1, MAX_D_MODEL)
+    check_int("d_model", d_model, 1, MAX_D_MODEL)
     return max(1, math.floor(parse_expansion(expansion) * d_model + Fraction(1, 2)))
 
 
@@ -87,17 +86,17 @@ def attention_module(d_model: int, n_heads: int, n_kv_heads: int, bias: bool) ->
     _check_heads(d_model, n_heads, n_kv_heads)
     head_dim = d_model // n_heads
     return nn.ModuleDict({
-        "w_q": nn.Linear(d_model, n_heads * head_dim, bias=bias, device=_META),
-        "w_k": nn.Linear(d_model, n_kv_heads * head_dim, bias=bias, device=_META),
-        "w_v": nn.Linear(d_model, n_kv_heads * head_dim, bias=bias, device=_META),
-        "w_o": nn.Linear(n_heads * head_dim, d_model, bias=bias, device=_META),
+        "w_q": nn.Linear(d_model, n_heads * head_dim, bias=bias, device=META),
+        "w_k": nn.Linear(d_model, n_kv_heads * head_dim, bias=bias, device=META),
+        "w_v": nn.Linear(d_model, n_kv_heads * head_dim, bias=bias, device=META),
+        "w_o": nn.Linear(n_heads * head_dim, d_model, bias=bias, device=META),
     })
 
 
 def ffn_module(d_model: int, d_ff: int, glu: bool, bias: bool) -> ffn.FFN:
     """The shared ffn.FFN built on the meta device (SiLU with GLU, as SwiGLU; ReLU without)."""
-    _check_int("d_model", d_model, 1, MAX_D_MODEL)
-    _check_int("d_ff", d_ff, 1, MAX_D_FF)
+    check_int("d_model", d_model, 1, MAX_D_MODEL)
+    check_int("d_ff", d_ff, 1, MAX_D_FF)
     with _OnMeta():
         return ffn.FFN(d_model, d_ff, act="silu" if glu else "relu", bias=bias, glu=glu)
 
@@ -105,15 +104,10 @@ def ffn_module(d_model: int, d_ff: int, glu: bool, bias: bool) -> ffn.FFN:
 def norm_module(d_model: int, norm: str) -> nn.Module:
     """One LayerNorm (weight and bias, 2·d) or RMSNorm (weight, d) on the meta device."""
     if norm == "layernorm":
-        return nn.LayerNorm(d_model, device=_META)
+        return nn.LayerNorm(d_model, device=META)
     if norm == "rmsnorm":
-        return nn.RMSNorm(d_model, device=_META)
+        return nn.RMSNorm(d_model, device=META)
     raise ValueError(f"norm must be one of {NORMS}, not {norm!r}")
-
-
-def _embedding(n: int, d_model: int) -> nn.Embedding:
-    # from_pretrained skips reset_parameters, whose normal_ on meta costs ~2 s on first use.
-    return nn.Embedding.from_pretrained(torch.empty(n, d_model, device=_META), freeze=False)
 
 
 def numel(module: nn.Module) -> int:
@@ -176,7 +170,7 @@ def block(
     norm: str = "layernorm",
 ) -> Split:
     """Count one block from meta-device modules and by formula (attention + FFN; norms apart)."""
-    _check_int("d_ff", d_ff, 1, MAX_D_FF)
+    check_int("d_ff", d_ff, 1, MAX_D_FF)
     _check_heads(d_model, n_heads, n_kv_heads)
     if not isinstance(bias, bool) or not isinstance(glu, bool):
         raise ValueError("bias and glu must be booleans")
@@ -220,198 +214,6 @@ def split(
     return block(d_model, d_ff_for(d_model, expansion), n_heads, n_kv_heads, bias, glu, norm)
 
 
-@dataclass(frozen=True)
-class ModelCount:
-    """A whole model: its block times n_layers, plus embeddings, norms, head and pooler."""
-
-    id: str
-    name: str
-    n_layers: int
-    block: Split
-    embedding_params: int  # token embeddings, learned positions, BERT's token types
-    norm_params: int  # two per block plus one more (final norm, or BERT's embedding norm)
-    head_params: int  # an output matrix of its own (untied); 0 when tied or absent
-    pooler_params: int  # BERT's pooler
-    total: int
-    published_total: int
-    published_text: str
-    source: str
-    total_source: str
-
-    @property
-    def attention_total(self) -> int:
-        """Attention parameters over all layers."""
-        return self.n_layers * self.block.attention_params
-
-    @property
-    def ffn_total(self) -> int:
-        """FFN parameters over all layers."""
-        return self.n_layers * self.block.ffn_params
-
-    @property
-    def ffn_share_of_model(self) -> float:
-        """FFN parameters over all layers as a share of the whole model's total."""
-        return self.ffn_total / self.total
-
-    @property
-    def total_gap(self) -> float:
-        """Relative gap between our count and the published (rounded) total."""
-        return self.total / self.published_total - 1
-
-    def parts(self) -> tuple[tuple[str, int], ...]:
-        """(part, params) for each non-empty part of the whole model."""
-        rows = (
-            ("embeddings", self.embedding_params),
-            ("attention", self.attention_total),
-            ("ffn", self.ffn_total),
-            ("norms", self.norm_params),
-            ("head", self.head_params),
-            ("pooler", self.pooler_params),
-        )
-        return tuple(row for row in rows if row[1] > 0)
-
-    def to_frame(self) -> pd.DataFrame:
-        """Long data, one row per part of the whole model: part, params, share of the total."""
-        frame = pd.DataFrame(self.parts(), columns=["part", "params"])
-        frame["share"] = frame["params"] / self.total
-        return frame
-
-
-def model(preset_id: str, norms: bool = True) -> ModelCount:
-    """Count a preset's whole model from meta-device modules (embeddings, blocks, head; norms optional)."""
-    if not isinstance(norms, bool):
-        raise ValueError("norms must be a boolean")
-    p = presets.get(preset_id)
-    _check_int("vocab", p.vocab, 1, MAX_VOCAB)
-    _check_int("n_layers", p.n_layers, 1, MAX_LAYERS)
-    one = block(p.d_model, p.d_ff, p.n_heads, p.n_kv_heads, p.bias, p.glu, p.norm)
-    rows = (p.vocab, p.n_positions, p.type_vocab)
-    embedding_params = sum(numel(_embedding(n, p.d_model)) for n in rows if n > 0)
-    norm_params = p.n_layers * one.norm_params + numel(norm_module(p.d_model, p.norm)) if norms else 0
-    head_params = 0 if p.tied else numel(nn.Linear(p.d_model, p.vocab, bias=False, device=_META))
-    pooler_params = numel(nn.Linear(p.d_model, p.d_model, bias=True, device=_META)) if p.pooler else 0
-    total = embedding_params + p.n_layers * one.block_params + norm_params + head_params + pooler_params
-    return ModelCount(
-        id=p.id,
-        name=p.name,
-        n_layers=p.n_layers,
-        block=one,
-        embedding_params=embedding_params,
-        norm_params=norm_params,
-        head_params=head_params,
-        pooler_params=pooler_params,
-        total=total,
-        published_total=p.published_total,
-        published_text=p.published_text,
-        source=p.source,
-        total_source=p.total_source,
-    )
-
-
-@dataclass(frozen=True)
-class Catalogue:
-    """Every preset counted: a table for the page and long data for the charts."""
-
-    models: tuple[ModelCount, ...]
-
-    def to_frame(self) -> pd.DataFrame:
-        """One row per model: shape, per-block counts and FFN share, whole-model total and published total."""
-        return pd.DataFrame([
-            {
-                "id": m.id,
-                "name": m.name,
-                "d_model": m.block.d_model,
-                "d_ff": m.block.d_ff,
-                "n_layers": m.n_layers,
-                "n_heads": m.block.n_heads,
-                "n_kv_heads": m.block.n_kv_heads,
-                "glu": m.block.glu,
-                "bias": m.block.bias,
-                "attention_params": m.block.attention_params,
-                "ffn_params": m.block.ffn_params,
-                "ffn_share": m.block.ffn_share,
-                "total_params": m.total,
-                "published_total": m.published_text,
-                "total_gap": m.total_gap,
-                "source": m.source,
-            }
-            for m in self.models
-        ])
-
-    def parts_frame(self) -> pd.DataFrame:
-        """Long data, one row per (model, part) of the whole model, for a stacked bar."""
-        return pd.concat(
-            [m.to_frame().assign(id=m.id, name=m.name) for m in self.models], ignore_index=True
-        )
-
-
-def catalogue() -> Catalogue:
-    """All presets, counted."""
-    return Catalogue(tuple(model(p.id) for p in presets.PRESETS))
-
-
-@dataclass(frozen=True)
-class Causes:
-    """A model's FFN share of one block, taken apart: its attention and its FFN width, each alone and together.
-
-    The base is the lesson's block at the model's d and heads: full multi-head attention and the
-    lesson's width (4·d, or 8/3·d for a gated FFN, which keeps 8d²).
-    """
-
-    id: str
-    name: str
-    group: int  # query heads per key/value head (1: full multi-head attention)
-    expansion: float  # the model's d_ff / d
-    base_expansion: str  # "4" or "8/3"
-    base_share: float
-    gqa_share: float  # the model's grouped-query attention, the lesson's width
-    wide_share: float  # full multi-head attention, the model's width
-    share: float  # the model's block as published
-
-
-def causes(preset_id: str) -> Causes:
-    """Count a preset's block four ways: base, its GQA alone, its d_ff alone, both (the model itself)."""
-    p = presets.get(preset_id)
-    base_expansion = "8/3" if p.glu else "4"
-    base_d_ff = d_ff_for(p.d_model, base_expansion)
-
-    def share(d_ff: int, n_kv_heads: int) -> float:
-        return block(p.d_model, d_ff, p.n_heads, n_kv_heads, p.bias, p.glu, p.norm).ffn_share
-
-    return Causes(
-        id=p.id,
-        name=p.name,
-        group=p.n_heads // p.n_kv_heads,
-        expansion=p.d_ff / p.d_model,
-        base_expansion=base_expansion,
-        base_share=share(base_d_ff, p.n_heads),
-        gqa_share=share(base_d_ff, p.n_kv_heads),
-        wide_share=share(p.d_ff, p.n_heads),
-        share=share(p.d_ff, p.n_kv_heads),
-    )
-
-
-def presets_report() -> list[dict]:
-    """The report's model_presets rows: each preset's shape and its one-block split."""
-    rows = []
-    for m in catalogue().models:
-        b = m.block
-        rows.append({
-            "id": m.id,
-            "name": m.name,
-            "d_model": b.d_model,
-            "d_ff": b.d_ff,
-            "glu": b.glu,
-            "n_heads": b.n_heads,
-            "n_kv_heads": b.n_kv_heads,
-            "bias": b.bias,
-            "attention_params": b.attention_params,
-            "ffn_params": b.ffn_params,
-            "ffn_share": b.ffn_share,
-        })
-    return rows
-
-
 def report(seed: int = 0) -> dict:
     """The report's parameter_split figures at the seed's setting: d = 512, expansion 4, no biases."""
     del seed  # counting draws no random numbers; the argument keeps every report() alike
@@ -425,15 +227,15 @@ def report(seed: int = 0) -> dict:
     }
 
 
-def _check_int(name: str, value: int, low: int, high: int) -> None:
+def check_int(name: str, value: int, low: int, high: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise ValueError(f"{name} must be an integer in [{low}, {high}], not {value!r}")
 
 
 def _check_heads(d_model: int, n_heads: int, n_kv_heads: int) -> None:
-    _check_int("d_model", d_model, 1, MAX_D_MODEL)
-    _check_int("n_heads", n_heads, 1, min(MAX_HEADS, d_model))
-    _check_int("n_kv_heads", n_kv_heads, 1, n_heads)
+    check_int("d_model", d_model, 1, MAX_D_MODEL)
+    check_int("n_heads", n_heads, 1, min(MAX_HEADS, d_model))
+    check_int("n_kv_heads", n_kv_heads, 1, n_heads)
     if d_model % n_heads:
         raise ValueError(f"n_heads ({n_heads}) must divide d_model ({d_model})")
     if n_heads % n_kv_heads:

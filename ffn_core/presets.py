@@ -8,6 +8,17 @@ Norm = Literal["layernorm", "rmsnorm"]
 
 
 @dataclass(frozen=True)
+class Source:
+    """Where a number comes from: a document's name, as cited (a config file, a paper and its table), and its address.
+
+    Names and addresses are not translated; the page's sentences around them come from the locales.
+    """
+
+    name: str
+    url: str
+
+
+@dataclass(frozen=True)
 class Preset:
     """One model's shape as its config states it; d_ff is the published value, never recomputed."""
 
@@ -28,55 +39,63 @@ class Preset:
     pooler: bool  # BERT's pooler, a d×d dense layer with bias on the [CLS] token
     published_total: int
     published_text: str
-    source: str  # where the shape numbers come from
-    total_source: str  # where the published total comes from
+    config: Source  # where the shape numbers come from
+    published: Source  # where the published total comes from
 
 
-_GPT2_SOURCE = (
-    "openai-community/gpt2* config.json (n_embd, n_layer, n_head, vocab_size 50257, n_positions 1024, "
-    "n_inner null → 4·n_embd); nanoGPT model.py from_pretrained"
-)
-_GPT2_TOTAL = "OpenAI's GPT-2 release, which names its checkpoints 124M, 355M, 774M, 1558M (openai/gpt-2 download_model)"
-_BERT_SOURCE = (
-    "google-bert/bert-*-uncased config.json (hidden_size, intermediate_size, num_hidden_layers, "
-    "num_attention_heads, vocab_size 30522, max_position_embeddings 512, type_vocab_size 2); BertModel"
-)
-_BERT_TOTAL = "Devlin et al. 2018 (BERT paper) §3; Google's BERT release collection on Hugging Face"
-_LLAMA2_SOURCE = (
-    "meta-llama/Llama-2-{size}-hf config.json (hidden_size, intermediate_size, num_hidden_layers, "
-    "num_attention_heads, num_key_value_heads, vocab_size 32000, tie_word_embeddings false)"
-)
+def _hf_config(repo: str, fields: str) -> Source:
+    return Source(f"{repo} config.json ({fields})", f"https://huggingface.co/{repo}/blob/main/config.json")
 
+
+# n_inner is null in GPT-2's configs, which Hugging Face's GPT2MLP (and nanoGPT) read as 4·n_embd.
+_GPT2_FIELDS = "n_embd, n_layer, n_head, vocab_size, n_positions, n_inner"
+_GPT2_TOTAL = Source("openai/gpt-2 download_model.py (checkpoints 124M, 355M, 774M, 1558M)",
+                     "https://github.com/openai/gpt-2/blob/master/download_model.py")
+_BERT_FIELDS = ("hidden_size, intermediate_size, num_hidden_layers, num_attention_heads, vocab_size, "
+                "max_position_embeddings, type_vocab_size")
+_BERT_TOTAL = Source("Devlin et al. 2018, BERT, §3", "https://arxiv.org/abs/1810.04805")
+_LLAMA_FIELDS = ("hidden_size, intermediate_size, num_hidden_layers, num_attention_heads, num_key_value_heads, "
+                 "vocab_size, tie_word_embeddings")
+# LLaMA-2 7B and 13B have LLaMA-1's shapes, and its paper (Touvron et al. 2023a, Table 2) prints their
+# sizes as 6.7B and 13.0B; the LLaMA-2 paper only names them 7B, 13B, 70B (70B's is nominal).
+_LLAMA1_TOTAL = Source("Touvron et al. 2023a, LLaMA, Table 2", "https://arxiv.org/abs/2302.13971")
+_LLAMA2_TOTAL = Source("Touvron et al. 2023b, Llama 2", "https://arxiv.org/abs/2307.09288")
+
+# One row per model: adding a model is adding a row here (its sources included), nothing else.
 PRESETS: tuple[Preset, ...] = (
     Preset("gpt2-small", "GPT-2 small", 768, 3072, 12, 12, 12, 50257, 1024, 0, True, True, False,
-           "layernorm", False, 124_000_000, "124M", _GPT2_SOURCE, _GPT2_TOTAL),
+           "layernorm", False, 124_000_000, "124M", _hf_config("openai-community/gpt2", _GPT2_FIELDS), _GPT2_TOTAL),
     Preset("gpt2-medium", "GPT-2 medium", 1024, 4096, 24, 16, 16, 50257, 1024, 0, True, True, False,
-           "layernorm", False, 355_000_000, "355M", _GPT2_SOURCE, _GPT2_TOTAL),
+           "layernorm", False, 355_000_000, "355M", _hf_config("openai-community/gpt2-medium", _GPT2_FIELDS),
+           _GPT2_TOTAL),
     Preset("gpt2-large", "GPT-2 large", 1280, 5120, 36, 20, 20, 50257, 1024, 0, True, True, False,
-           "layernorm", False, 774_000_000, "774M", _GPT2_SOURCE, _GPT2_TOTAL),
+           "layernorm", False, 774_000_000, "774M", _hf_config("openai-community/gpt2-large", _GPT2_FIELDS),
+           _GPT2_TOTAL),
     Preset("gpt2-xl", "GPT-2 XL", 1600, 6400, 48, 25, 25, 50257, 1024, 0, True, True, False,
-           "layernorm", False, 1_558_000_000, "1558M", _GPT2_SOURCE, _GPT2_TOTAL),
+           "layernorm", False, 1_558_000_000, "1558M", _hf_config("openai-community/gpt2-xl", _GPT2_FIELDS),
+           _GPT2_TOTAL),
     Preset("bert-base", "BERT-base", 768, 3072, 12, 12, 12, 30522, 512, 2, True, True, False,
-           "layernorm", True, 110_000_000, "110M", _BERT_SOURCE, _BERT_TOTAL),
+           "layernorm", True, 110_000_000, "110M", _hf_config("google-bert/bert-base-uncased", _BERT_FIELDS),
+           _BERT_TOTAL),
     Preset("bert-large", "BERT-large", 1024, 4096, 24, 16, 16, 30522, 512, 2, True, True, False,
-           "layernorm", True, 340_000_000, "340M", _BERT_SOURCE, _BERT_TOTAL),
-    # LLaMA-2 7B and 13B have LLaMA-1's shapes; its paper (Touvron et al. 2023a, Table 2) prints their
-    # sizes as 6.7B and 13.0B. The LLaMA-2 paper only names them 7B, 13B, 70B.
+           "layernorm", True, 340_000_000, "340M", _hf_config("google-bert/bert-large-uncased", _BERT_FIELDS),
+           _BERT_TOTAL),
     Preset("llama2-7b", "LLaMA-2 7B", 4096, 11008, 32, 32, 32, 32000, 0, 0, False, False, True,
-           "rmsnorm", False, 6_700_000_000, "6.7B", _LLAMA2_SOURCE.format(size="7b"),
-           "LLaMA paper (Touvron et al. 2023a) Table 2, same shape"),
+           "rmsnorm", False, 6_700_000_000, "6.7B", _hf_config("meta-llama/Llama-2-7b-hf", _LLAMA_FIELDS),
+           _LLAMA1_TOTAL),
     Preset("llama2-13b", "LLaMA-2 13B", 5120, 13824, 40, 40, 40, 32000, 0, 0, False, False, True,
-           "rmsnorm", False, 13_000_000_000, "13.0B", _LLAMA2_SOURCE.format(size="13b"),
-           "LLaMA paper (Touvron et al. 2023a) Table 2, same shape"),
+           "rmsnorm", False, 13_000_000_000, "13.0B", _hf_config("meta-llama/Llama-2-13b-hf", _LLAMA_FIELDS),
+           _LLAMA1_TOTAL),
+    # d_ff 28672 is Meta's rule with params.json's ffn_dim_multiplier 1.3 and multiple_of 4096 (llama_d_ff).
     Preset("llama2-70b", "LLaMA-2 70B", 8192, 28672, 80, 64, 8, 32000, 0, 0, False, False, True,
-           "rmsnorm", False, 70_000_000_000, "70B", _LLAMA2_SOURCE.format(size="70b")
-           + "; params.json ffn_dim_multiplier 1.3, multiple_of 4096",
-           "Llama 2 paper (Touvron et al. 2023b), nominal size"),
+           "rmsnorm", False, 70_000_000_000, "70B", _hf_config("meta-llama/Llama-2-70b-hf", _LLAMA_FIELDS),
+           _LLAMA2_TOTAL),
+    # Its paper (Jiang et al. 2023, Table 1) gives the same shape: dim 4096, n_layers 32, head_dim 128, hidden_dim 14336,
+    # n_heads 32, n_kv_heads 8, vocab 32000.
     Preset("mistral-7b", "Mistral 7B", 4096, 14336, 32, 32, 8, 32000, 0, 0, False, False, True,
            "rmsnorm", False, 7_300_000_000, "7.3B",
-           "mistralai/Mistral-7B-v0.1 config.json; Mistral 7B paper (Jiang et al. 2023) Table 1 "
-           "(dim 4096, n_layers 32, head_dim 128, hidden_dim 14336, n_heads 32, n_kv_heads 8, vocab 32000)",
-           "Mistral AI's release announcement, 'a 7.3B parameter model'"),
+           _hf_config("mistralai/Mistral-7B-v0.1", _LLAMA_FIELDS),
+           Source("Mistral AI, Announcing Mistral 7B", "https://mistral.ai/news/announcing-mistral-7b/")),
 )
 
 IDS: tuple[str, ...] = tuple(p.id for p in PRESETS)

@@ -4,7 +4,7 @@ from fractions import Fraction
 import pandas as pd
 import streamlit as st
 
-from ffn_core import params, presets
+from ffn_core import model_counts, params, presets
 from ui import ask, compute, controls, shell, text, widgets
 from ui.charts import split as charts
 from ui.lessons import split as lessons
@@ -29,17 +29,17 @@ def count_block(d: int, expansion: str, n_heads: int, n_kv_heads: int, bias: boo
 
 
 @compute.cached(max_entries=1)
-def count_models() -> tuple[params.Catalogue, pd.DataFrame, pd.DataFrame]:
-    catalogue = params.catalogue()
+def count_models() -> tuple[model_counts.Catalogue, pd.DataFrame, pd.DataFrame]:
+    catalogue = model_counts.catalogue()
     return catalogue, catalogue.to_frame(), catalogue.parts_frame()
 
 
 @compute.cached(max_entries=1)
-def count_causes() -> tuple[params.Causes, ...]:
-    return tuple(params.causes(i) for i in lessons.PAST_EIGHTY)
+def count_causes() -> tuple[model_counts.Causes, ...]:
+    return tuple(model_counts.causes(i) for i in lessons.PAST_EIGHTY)
 
 
-def causes_frame(causes: tuple[params.Causes, ...]) -> pd.DataFrame:
+def causes_frame(causes: tuple[model_counts.Causes, ...]) -> pd.DataFrame:
     rows = [(c.name, step, share) for c in causes
             for step, share in (("base", c.base_share), ("gqa", c.gqa_share), ("wide", c.wide_share), ("both", c.share))]
     return pd.DataFrame(rows, columns=["name", "step", "share"])
@@ -108,8 +108,8 @@ if ask.shown(page, model_asked):
     c2.metric(t("split.metric_model_ffn"), f"{m.ffn_share_of_model:.2%}")
     c3.metric(t("split.metric_model_total"), text.model_size(m.total), help=t("split.metric_model_total_help"))
     c4.metric(t("split.metric_model_published"), m.published_text)
-    source_key, total_key = lessons.SOURCE_KEYS[m.id]
-    st.caption(t("split.model_caption", source=t(source_key), total_source=t(total_key), gap=f"{m.total_gap:+.2%}"))
+    st.caption(t("split.model_caption", source=f"[{m.config.name}]({m.config.url})",
+                 total_source=f"[{m.published.name}]({m.published.url})", gap=f"{m.total_gap:+.2%}"))
     widgets.chart(page, charts.model_bars, parts, t, model_id)
     widgets.chart(page, charts.share_bars, table, t)
     shown = table.rename(columns={
@@ -119,12 +119,11 @@ if ask.shown(page, model_asked):
         "ffn_params": t("split.col_ffn"), "ffn_share": t("split.col_share"), "total_params": t("split.col_total"),
         "published_total": t("split.col_published"), "total_gap": t("split.col_gap"), "source": t("split.col_source"),
     })
-    shown[t("split.col_source")] = [t(lessons.SOURCE_KEYS[i][0]) for i in table["id"]]
-    widgets.table(page, shown.drop(columns=["id"]), "model_presets.csv")
+    widgets.table(page, shown.drop(columns=["id", "source_url"]), "model_presets.csv")
 
 st.subheader(t("split.causes_heading"))
 causes = count_causes()
 widgets.chart(page, charts.cause_bars, causes_frame(causes), t)
 if ask.shown(page, model_asked, note=False):  # the takeaway names the chosen model's share
     widgets.verdict(page, lessons.judge_models(catalogue, causes, m))
-widgets.show_code(page, params.block, params.attention_formula, params.ffn_formula, params.model, params.causes)
+widgets.show_code(page, params.block, params.attention_formula, params.ffn_formula, model_counts.model, model_counts.causes)

@@ -55,12 +55,12 @@ ask.questions(page, asked, asking)
 
 if ask.shown(page, asked):
     c1, c2, c3, c4 = st.columns(4)
-    c1.metric(t("keyvalue.metric_residual"), f"{res.max_abs_residual:.1e}", help=t("keyvalue.metric_residual_help"))
+    c1.metric(t("keyvalue.metric_residual"), text.error(res.max_abs_residual), help=t("keyvalue.metric_residual_help"))
     c2.metric(t("keyvalue.metric_50"), text.change((before.n_for_50, after.n_for_50)),
               help=t("keyvalue.metric_count_help"))
     c3.metric(t("keyvalue.metric_90"), text.change((before.n_for_90, after.n_for_90)),
               help=t("keyvalue.metric_count_help"))
-    c4.metric(t("keyvalue.metric_recall"), f"{before.recall:.0%} → {after.recall:.0%}", help=t("keyvalue.metric_recall_help"))
+    c4.metric(t("keyvalue.metric_recall"), text.change((before.recall, after.recall), "{:.0%}".format), help=t("keyvalue.metric_recall_help"))
     st.caption(t("keyvalue.active_caption", m=m, before=before.active, after=after.active,
                  norm_before=f"{before.output_norm:.2f}", norm_after=f"{after.output_norm:.2f}"))
 
@@ -94,7 +94,7 @@ if ask.shown(page, asked):
             t("keyvalue.col_mean50"): [round(c50.mean_before, 1), round(c50.mean_after, 1)],
             t("keyvalue.col_mean90"): [round(c90.mean_before, 1), round(c90.mean_after, 1)],
             t("keyvalue.col_never90"): [c90.never_before, c90.never_after],
-            t("keyvalue.col_residual"): [f"{before.max_abs_residual:.1e}", f"{after.max_abs_residual:.1e}"],
+            t("keyvalue.col_residual"): [text.error(before.max_abs_residual), text.error(after.max_abs_residual)],
         }
     )
     widgets.table(page, summary, "key_value_summary.csv")

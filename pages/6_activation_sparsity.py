@@ -1,7 +1,7 @@
 import streamlit as st
 
 from ffn_core import memory_training, sparsity
-from ui import ask, compute, controls, shell, widgets
+from ui import ask, compute, controls, shell, text, widgets
 from ui.charts import activations as act_charts
 from ui.charts import sparsity as charts
 from ui.lessons import sparsity as verdicts
@@ -90,9 +90,9 @@ if ask.shown(page, init_asked + train_asked):  # its numbers start from the init
     before, after = run.active_train[0], run.active_train[-1]
     # Two to a row: "0.509 → 0.495" needs half the width, or the number the lesson is about is cut off.
     c1, c2 = st.columns(2)
-    c1.metric(t("sparsity.metric_train"), f"{before:.3f} → {after:.3f}", t("sparsity.delta_points", value=f"{100 * run.change:+.1f}"),
+    c1.metric(t("sparsity.metric_train"), text.change((before, after), "{:.3f}".format), t("sparsity.delta_points", value=f"{100 * run.change:+.1f}"),
               delta_color="off", help=t("sparsity.metric_train_help"))
-    c2.metric(t("sparsity.metric_fresh"), f"{run.active_fresh[0]:.3f} → {run.active_fresh[-1]:.3f}",
+    c2.metric(t("sparsity.metric_fresh"), text.change((run.active_fresh[0], run.active_fresh[-1]), "{:.3f}".format),
               help=t("sparsity.metric_fresh_help"))
     c3, c4 = st.columns(2)
     c3.metric(t("sparsity.metric_recall"), f"{run.final_recall:.0%}", help=t(f"sparsity.metric_recall_help_{task}"))

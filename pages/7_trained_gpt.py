@@ -1,6 +1,6 @@
 import streamlit as st
 
-from ffn_core.gpt import ask, attribution, corpus, neurons, split, trace
+from ffn_core.gpt import ask, attribution, corpus, neurons, split, trace, weights
 from ui import ask as predict  # ffn_core.gpt.ask is the model-asking module here
 from ui import controls, gpt_memory_sections, gpt_probes, shell, text, widgets
 from ui.charts import gpt as charts
@@ -11,7 +11,7 @@ page = shell.setup("gpt")
 t = page.t
 
 st.title(t("gpt.title"))
-st.markdown(t("gpt.lesson"))
+st.markdown(t("gpt.lesson", blocks=weights.config().n_layer))
 asking = st.container()  # the questions, filled once the model has answered the prompt
 st.latex(r"p(w_{T+1} \mid w_1 \dots w_T) = \mathrm{softmax}\big(W_U\,\mathrm{LN}_f(x_T^{(L)})\big)")
 example = next((" ".join(p.words) for p in corpus.prompts("all") if p.lang == "ko"), "")
@@ -85,7 +85,7 @@ if predict.shown(page, prompt_asked):
     c1.metric(t("gpt.metric_logit", answer=target), f"{attr.logit:.3f}")
     c2.metric(t("gpt.metric_attn_total"), f"{sum(attr.attn):+.3f}")
     c3.metric(t("gpt.metric_ffn_total"), f"{sum(attr.ffn):+.3f}")
-    c4.metric(t("gpt.metric_residual"), f"{attr.max_abs_residual:.1e}", help=t("gpt.metric_residual_help"))
+    c4.metric(t("gpt.metric_residual"), text.error(attr.max_abs_residual), help=t("gpt.metric_residual_help"))
     left, right = st.columns(2)
     with left:
         st.markdown(f"**{t('gpt.attribution_heading', answer=target)}**")

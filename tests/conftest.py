@@ -1,4 +1,9 @@
-"""Shared test helpers: open a page of the app in AppTest, read its charts back."""
+"""Shared by every layer: the repository root on sys.path, Hypothesis profiles, and the AppTest helpers
+(open a page, read its charts back) the Streamlit-side tests import.
+
+Nothing here imports streamlit at import time, so `python -m pytest tests/core` runs the core alone;
+the Streamlit-side fixtures live in tests/ui/conftest.py.
+"""
 from __future__ import annotations
 
 import json
@@ -30,18 +35,20 @@ except ImportError:  # the app's own requirements do not include hypothesis
 TIMEOUT = 60.0
 
 
-@pytest.fixture(autouse=True)
-def _fresh_caches():
-    """Each test starts with empty caches (st.cache_data's and the experiments'), so no test reads another's result."""
-    import streamlit as st
+@pytest.fixture(scope="session", autouse=True)
+def _one_torch_thread():
+    """One intra-op thread, as the app runs each session (ui/shell.py).
 
-    from ui import compute
+    On a busy 2-core machine a second thread mostly waits for a core: the report's sections took 10×
+    the wall time and CPU time with two. No figure a test checks depends on the count;
+    tests/core/test_reproducible_matmul.py checks the ones that could, at one thread and two.
+    """
+    import torch
 
-    st.cache_data.clear()
-    compute.clear()
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
     yield
-    st.cache_data.clear()
-    compute.clear()
+    torch.set_num_threads(before)
 
 
 def open_page(path: str = "dashboard.py", lang: str = "en", **query: Any):

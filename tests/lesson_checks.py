@@ -1,6 +1,7 @@
 """Checks every verdict's rendered sentences must pass, in both languages (used by the verdicts' property tests)."""
 from __future__ import annotations
 
+import functools
 import re
 
 from ui import i18n, lessons
@@ -33,3 +34,31 @@ def assert_readable(v: lessons.Verdict) -> dict[str, list[str]]:
             assert not _EXPONENT.search(text), (lang, text)
             assert not _NONFINITE.search(text), (lang, text)
     return shown
+
+
+class Branches:
+    """The conditional checks of a property test, and which of them an example reached.
+
+    A check under `if key in keys:` proves nothing when no drawn setting gives that key, and a few
+    examples of a large control space can miss it. Decorate the @given test with `@branches.required`
+    and mark each conditional check with `branches.reach(name)`: once every example has run, a name
+    no example reached fails the test (then add an @example that reaches it).
+    """
+
+    def __init__(self, *names: str) -> None:
+        self.names = frozenset(names)
+        self.reached: set[str] = set()
+
+    def reach(self, name: str) -> None:
+        assert name in self.names, f"unknown branch {name!r}"
+        self.reached.add(name)
+
+    def required(self, test):
+        @functools.wraps(test)
+        def run(*args, **kwargs):
+            self.reached.clear()
+            test(*args, **kwargs)
+            missed = sorted(self.names - self.reached)
+            assert not missed, f"no example reached: {missed}"
+
+        return run

@@ -24,6 +24,7 @@ from typing import Any, Literal
 from urllib.parse import urlencode
 
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
 from streamlit.runtime.state import get_session_state
 
 from ui import i18n, query
@@ -345,7 +346,7 @@ def view_params(section: str) -> dict[str, str]:
 
     Only that page's declared controls, only values differing from their defaults, as URL strings,
     read from the session's current values (falling back to the address when a widget has not run
-    yet). No app-wide choices in it (see `app_params`).
+    yet). No app-wide choices in it (those are `shell.link_params(page)`).
     """
     return _differing(declared(section), values(section))
 
@@ -383,31 +384,43 @@ def apply(section: str, params: Mapping[str, str]) -> None:
     """Set the session's values of page `section`'s controls from link-style params.
 
     Cleaned like a link (unknown keys ignored, a bad value is the default, an absent one too), so a
-    following student can be moved to the instructor's settings: call it, then `st.rerun()` on the
-    same page, or `st.switch_page(...)` to that page. The values reach the widgets at the top of the
-    page's next run (`begin`), before any widget is drawn: a widget already drawn in this run cannot
-    take a new value, and a rerun starts from what the session held.
+    following student can be moved to the instructor's settings. Called for the page on screen before
+    its controls are drawn (from the sidebar, a callback), the values are the page's at once. Otherwise
+    they wait for the page's next run: call `st.rerun()` on the same page, or `st.switch_page(...)` to
+    that page (a widget already drawn in a run cannot take a new value; another page opened first
+    forgets them).
     """
     st.session_state[_PENDING] = (section, clean(declared(section), params))
+    if _on_screen(section):
+        try:
+            _apply_pending(section)
+        except StreamlitAPIException:  # a control of the page is drawn already: the next run applies them
+            pass
 
 
 def begin(section: str) -> None:
     """The shell's call at the top of every page: clean the address, then apply a pending `apply`."""
-    controls = declared(section)
-    _clean_address(controls)
+    _clean_address(declared(section))
+    pending = st.session_state.get(_PENDING)
+    if pending is not None and pending[0] != section:
+        del st.session_state[_PENDING]  # meant for the next run: another page opened instead
+    _apply_pending(section)
+
+
+def _apply_pending(section: str) -> None:
     pending = st.session_state.get(_PENDING)
     if pending is None or pending[0] != section:
         return
-    del st.session_state[_PENDING]
     typed = pending[1]
     known: dict[str, object] = {}
-    for control in controls:
+    for control in declared(section):
         value = typed[control.key]
         st.session_state[control.key] = list(value) if isinstance(control, Several) else value
         default = control.default_for(known)
         query.write(control.key, None if value == default else control.format(value))
         query.set_initial(control.key, None if value == default else control.format(value))
         known[control.key] = value
+    del st.session_state[_PENDING]
 
 
 def _clean_address(controls: Sequence[Control]) -> None:

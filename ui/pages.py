@@ -12,6 +12,7 @@ weights and builds no corpus.
 """
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple
 
 from ffn_core import collapse, ffn, memory_training, params, position, presets
@@ -55,7 +56,6 @@ APP: tuple[Control, ...] = (
 
 # --- 1. parameter split ---
 HEADS = (1, 2, 4, 8, 16, 32, 64)
-_PRESET_NAMES = {p.id: p.name for p in presets.PRESETS}
 
 SPLIT = (
     Number("d", 64, params.MAX_D_MODEL, 512, step=64, label="split.d", help="split.d_help"),
@@ -66,7 +66,8 @@ SPLIT = (
     # Only divisors of h, so no bad pair can be chosen; all heads their own keys by default.
     Choice("kv_heads", lambda v: [k for k in HEADS if v["heads"] % k == 0], lambda v: v["heads"],
            label="split.kv_heads", help="split.kv_help"),
-    Choice("model", presets.IDS, option_label=lambda tr, i: _PRESET_NAMES[i], label="split.model_pick"),
+    # Read from ffn_core.presets when drawn, not copied at import: a model is one row there.
+    Choice("model", lambda v: presets.IDS, option_label=lambda tr, i: presets.get(i).name, label="split.model_pick"),
 )
 
 # --- 2. position-wise ---
@@ -137,7 +138,12 @@ SPARSITY = (
 
 # --- 7. a small GPT trained here ---
 def _countries(v: Values) -> list[str]:
-    return sorted({f.country for f in corpus.FACTS})
+    return list(_country_names())
+
+
+@functools.cache
+def _country_names() -> tuple[str, ...]:
+    return tuple(sorted({f.country for f in corpus.FACTS}))
 
 
 def country_label(tr: Translator, country: str) -> str:
@@ -151,8 +157,14 @@ def _relations(v: Values) -> list[str]:
 def _forms(v: Values) -> list[str]:
     # A form is named by its own words, so a link reads as the sentence it asks. The name must change
     # whenever the words do: a radio whose labels change under the same names shows nothing checked.
-    fact = next(f for f in corpus.FACTS if f.country == v["country"] and f.relation == v["relation"])
-    return [" ".join(p.words) for p in corpus.prompts("all") if p.fact == fact and p.lang == v["plang"]]
+    return list(_form_words(v["country"], v["relation"], v["plang"]))
+
+
+@functools.lru_cache(maxsize=1024)  # every (country, relation, language): ~800
+def _form_words(country: object, relation: object, lang: object) -> tuple[str, ...]:
+    # Read on every rerun of page 7, several times: comparing each corpus prompt's fact cost ~10 ms a run.
+    fact = next(f for f in corpus.FACTS if f.country == country and f.relation == relation)
+    return tuple(" ".join(p.words) for p in corpus.prompts("all") if p.fact == fact and p.lang == lang)
 
 
 def _others(v: Values) -> list[str]:

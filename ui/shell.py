@@ -1,4 +1,5 @@
-"""One call at the top of every page: page config, the sidebar (language, menu, presenter options)."""
+"""One call at the top of every page: page config, the sidebar (language, menu, ask me first, presenter options),
+the app-wide choices read as ui/pages.py declares them (lang, present, code, ask, room)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -6,7 +7,7 @@ from dataclasses import dataclass
 import streamlit as st
 import torch
 
-from ui import controls, i18n, pages, query
+from ui import controls, i18n, pages, query, warmup
 
 # Torch's intra-op pool would spawn a thread per core for every student's session thread;
 # one thread each keeps a class on a 2-core server from fighting over the cores.
@@ -203,4 +204,5 @@ def setup(section: str) -> Page:
     st.html(_NARROW_CSS)
     st.markdown(_WRAP_CSS + (_PRESENTER_CSS if presenter else ""), unsafe_allow_html=True)
     _sidebar(page)
+    warmup.start()  # once per process: the first run of any page starts the server's warm-up
     return page

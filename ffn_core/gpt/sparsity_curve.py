@@ -29,14 +29,6 @@ class Curve:
     def last(self) -> tuple[float, ...]:
         return self.measured[-1]
 
-    @property
-    def mean_first(self) -> float:
-        return sum(self.first) / len(self.first)
-
-    @property
-    def mean_last(self) -> float:
-        return sum(self.last) / len(self.last)
-
     def max_log_gap(self) -> float | None:
         """Largest |measured − logged| over checkpoints the log also has; None if they share no step."""
         logged = dict(zip(self.logged_steps, self.logged))

@@ -1,4 +1,10 @@
-"""Train the small GPT from scratch: python -m ffn_core.gpt.train [--out DIR] [--steps N].
+"""Train the small GPT from scratch: python -m ffn_core.gpt.train [--out DIR] [--steps N] [--n-layer L] ...
+
+The model's shape and the run's length are the dataclass defaults (GPTConfig, TrainConfig), which are
+the shipped model's; every one of them can be overridden on the command line, as nanoGPT's train.py
+does (`--help` lists them). With no arguments the run is the shipped one and writes its files again
+(the same bytes on the same CPU, config.json's timings and load average apart). A retrained model in
+weights/ is what the pages read: their text takes the block count from its config.json.
 
 Next-token cross-entropy on every word of the training sentences, AdamW (the project's hand-written
 Adam with decoupled weight decay on the matrices; torch.optim's first step would load sympy and
@@ -76,8 +82,19 @@ def batches(n: int, batch_size: int, generator: torch.Generator) -> Iterator[tor
             yield order[start : start + batch_size]
 
 
-def model_config(seed: int = 0) -> gpt_model.GPTConfig:
-    return gpt_model.GPTConfig(vocab_size=len(gpt_vocab.vocab()), block_size=weights.BLOCK_SIZE, seed=seed)
+@dataclass(frozen=True)
+class Shape:
+    """The model's shape (GPTConfig's defaults unless overridden); vocabulary and context come from the corpus."""
+
+    n_layer: int = gpt_model.GPTConfig.n_layer
+    n_head: int = gpt_model.GPTConfig.n_head
+    d_model: int = gpt_model.GPTConfig.d_model
+    d_ff: int = gpt_model.GPTConfig.d_ff
+
+
+def model_config(seed: int = 0, shape: Shape = Shape()) -> gpt_model.GPTConfig:
+    return gpt_model.GPTConfig(vocab_size=len(gpt_vocab.vocab()), block_size=weights.BLOCK_SIZE, seed=seed,
+                               **dataclasses.asdict(shape))
 
 
 def quantise(model: gpt_model.GPT) -> dict[str, torch.Tensor]:
@@ -126,7 +143,11 @@ def _row(step: int, loss: float, m: gpt_model.GPT) -> dict:
 
 
 def train(
-    tc: TrainConfig = TrainConfig(), until: int | None = None, measure: bool = True, progress: bool = False
+    tc: TrainConfig = TrainConfig(),
+    until: int | None = None,
+    measure: bool = True,
+    progress: bool = False,
+    shape: Shape = Shape(),
 ) -> Result:
     """Run training to tc.steps (or stop early at `until`, same schedule), recording checkpoints and the log.
 
@@ -136,14 +157,14 @@ def train(
     previous = torch.get_num_threads()
     torch.set_num_threads(THREADS)
     try:
-        return _train(tc, until, measure, progress)
+        return _train(tc, until, measure, progress, shape)
     finally:
         torch.set_num_threads(previous)
 
 
-def _train(tc: TrainConfig, until: int | None, measure: bool, progress: bool) -> Result:
+def _train(tc: TrainConfig, until: int | None, measure: bool, progress: bool, shape: Shape) -> Result:
     start, cpu_start = time.perf_counter(), time.process_time()
-    config = model_config(tc.seed)
+    config = model_config(tc.seed, shape)
     model = gpt_model.GPT(config)
     generator = torch.Generator().manual_seed(tc.seed + 1)
     data = training_tensor()
@@ -230,14 +251,55 @@ def summary(result: Result) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description="Train the small GPT on the facts corpus.")
-    parser.add_argument("--out", type=Path, default=weights.WEIGHTS_DIR)
-    parser.add_argument("--steps", type=int, default=TrainConfig.steps)
+# Bounds that keep a run on one CPU core in minutes, not hours; the shipped model is 4 × 128 × 512.
+MAX_LAYERS = 16
+MAX_D_MODEL = 1024
+MAX_D_FF = 8192
+MAX_STEPS = 100_000
+
+
+def _bounded(low: int, high: int):
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be in {low}..{high}, not {value}")
+        return value
+
+    return parse
+
+
+def parse_args(argv: list[str] | None = None) -> tuple[TrainConfig, Shape, Path]:
+    """The run's settings from the command line: defaults are the shipped model's."""
+    parser = argparse.ArgumentParser(prog="python -m ffn_core.gpt.train",
+                                     description="Train the small GPT on the facts corpus.")
+    parser.add_argument("--out", type=Path, default=weights.WEIGHTS_DIR,
+                        help="folder for config.json, log.json and the checkpoints (default: the shipped weights/)")
+    parser.add_argument("--steps", type=_bounded(1, MAX_STEPS), default=TrainConfig.steps, help="optimiser steps")
+    parser.add_argument("--seed", type=_bounded(0, 2**31 - 1), default=TrainConfig.seed,
+                        help="seed of the init and the batches")
+    parser.add_argument("--n-layer", type=_bounded(1, MAX_LAYERS), default=Shape.n_layer, help="transformer blocks")
+    parser.add_argument("--n-head", type=_bounded(1, MAX_D_MODEL), default=Shape.n_head,
+                        help="attention heads (must divide --d-model)")
+    parser.add_argument("--d-model", type=_bounded(1, MAX_D_MODEL), default=Shape.d_model, help="residual width d")
+    parser.add_argument("--d-ff", type=_bounded(1, MAX_D_FF), default=None,
+                        help=f"FFN width m (default {Shape.d_ff // Shape.d_model}·d, as shipped)")
     args = parser.parse_args(argv)
-    tc = TrainConfig(steps=args.steps, checkpoints=tuple(s for s in TrainConfig.checkpoints if s < args.steps))
-    result = train(tc, progress=True)
-    write(result, tc, args.out)
+    if args.d_model % args.n_head:
+        parser.error(f"--n-head {args.n_head} must divide --d-model {args.d_model}")
+    d_ff = args.d_ff if args.d_ff is not None else Shape.d_ff // Shape.d_model * args.d_model
+    shape = Shape(n_layer=args.n_layer, n_head=args.n_head, d_model=args.d_model, d_ff=d_ff)
+    tc = TrainConfig(steps=args.steps, seed=args.seed,
+                     checkpoints=tuple(s for s in TrainConfig.checkpoints if s < args.steps))
+    return tc, shape, args.out
+
+
+def main(argv: list[str] | None = None) -> None:
+    tc, shape, out = parse_args(argv)
+    result = train(tc, progress=True, shape=shape)
+    write(result, tc, out)
     print(summary(result))
 
 

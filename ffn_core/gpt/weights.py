@@ -15,7 +15,7 @@ from pathlib import Path
 import torch
 from safetensors.torch import load_file
 
-from ffn_core.gpt import corpus, model as gpt_model, vocab as gpt_vocab
+from ffn_core.gpt import model as gpt_model, vocab as gpt_vocab
 
 WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
 BLOCK_SIZE = 16
@@ -77,8 +77,3 @@ def log(directory: Path = WEIGHTS_DIR) -> dict:
     """The training log: loss, fact accuracy and per-layer active fraction at each logged step."""
     path = directory / "log.json"
     return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {"steps": []}
-
-
-def max_prompt_length() -> int:
-    """The longest input the model was trained on."""
-    return max(len(s.words) for s in corpus.sentences())

@@ -82,7 +82,7 @@ def reference(target: str, widths: tuple[int, ...], x_range: tuple[float, float]
             rmse[m], source[m] = found.rmse, "stored"
     missing = tuple(m for m in widths if m not in rmse)
     if missing:
-        rows = 2 * sweep.default_rows(missing, act)
+        rows = 2 * sweep.ROWS
         steps = sweep.auto_steps(missing, points, act, rows)
         for f in search(key, missing, x_range, points, act, (1000,), steps, rows):
             rmse[f.width], source[f.width] = f.rmse, "search"

@@ -147,3 +147,34 @@ def test_evaluation_agrees_with_a_plain_count():
     assert e.active_fraction == pytest.approx([a / (tokens * m.config.d_ff) for a in active], abs=1e-6)
     # The prompt pass (prompts cut before the answer) agrees with the sentence pass.
     assert evaluate.fact_accuracy(m, corpus.prompts("seen")) == e.fact_accuracy_seen
+
+
+def test_an_override_run_trains_the_shape_it_was_given(tmp_path, capsys):
+    # The CLI's overrides reach the model: a 2-block, width-32 model trained 5 steps into a temp folder.
+    train.main(["--n-layer", "2", "--d-model", "32", "--n-head", "2", "--steps", "5", "--out", str(tmp_path)])
+    assert "params" in capsys.readouterr().out
+    config = weights.config(tmp_path)
+    assert (config.n_layer, config.d_model, config.n_head, config.d_ff) == (2, 32, 2, 128)  # d_ff 4·d by default
+    assert weights.steps(tmp_path) == (0, 5)  # the shipped checkpoints (50, …) lie past the last step
+    m = weights.load(directory=tmp_path)
+    assert len(m.blocks) == 2 and m.wte.weight.shape[1] == 32
+    # The written checkpoint is the trained one, not the seed's model, and it predicts.
+    assert not torch.allclose(m.wte.weight, weights.load(0, tmp_path).wte.weight)
+    assert torch.isfinite(m(torch.zeros(1, 5, dtype=torch.long))).all()
+    manifest = json.loads((tmp_path / "config.json").read_text(encoding="utf-8"))
+    assert manifest["train"]["steps"] == 5 and manifest["params"] == sum(p.numel() for p in m.parameters())
+
+
+def test_no_arguments_is_the_shipped_run():
+    tc, shape, out = train.parse_args([])
+    assert tc == shipped_train_config()
+    assert train.model_config(tc.seed, shape) == weights.config()
+    assert out == weights.WEIGHTS_DIR
+
+
+@pytest.mark.parametrize("argv", [["--n-layer", "0"], ["--d-model", "30", "--n-head", "4"], ["--steps", "x"],
+                                  ["--steps", "-1"], ["--d-ff", "1e3"]])
+def test_bad_overrides_are_refused_with_a_message(argv, capsys):
+    with pytest.raises(SystemExit) as stop:
+        train.parse_args(argv)
+    assert stop.value.code == 2 and "error:" in capsys.readouterr().err

@@ -13,13 +13,15 @@ CORE_MODULES = sorted(
 )
 
 
-def test_core_imports_without_streamlit_or_altair():
+def test_core_and_its_tests_import_without_streamlit_or_altair():
+    # The core's tests' conftests too: `python -m pytest tests/core` runs the core alone.
     code = (
         "import importlib, json, sys, time\n"
         f"mods = {CORE_MODULES!r}\n"
         "start = time.perf_counter()\n"
         "for m in mods: importlib.import_module('ffn_core.' + m)\n"
-        "print(json.dumps({'ui': sorted(n for n in sys.modules if n.split('.')[0] in ('streamlit', 'altair')),"
+        "import tests.conftest, tests.core.conftest\n"
+        "print(json.dumps({'ui': sorted(n for n in sys.modules if n.split('.')[0] in ('streamlit', 'altair', 'ui')),"
         " 'seconds': time.perf_counter() - start}))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
@@ -36,19 +38,3 @@ def test_core_never_seeds_globally():
         if "manual_seed(" in path.read_text(encoding="utf-8").replace("Generator().manual_seed(", "")
     ]
     assert offenders == []
-
-
-def test_every_experiment_runs_without_loading_sympy():
-    # torch loads sympy (with torch.fx) for vmap, meta-device modules, autograd's grad_outputs and
-    # torch.optim's first step: 0.7-2 s on the first such experiment a fresh server runs, and ~40 MB
-    # it keeps for good. The report runs every experiment at the lesson's settings, and the width
-    # sweep's other method and activation run too; none of them needs it.
-    code = (
-        "import json, sys\n"
-        "from ffn_core import report\nfrom ffn_core.sweep import sweep\n"
-        "report.collect(seed=0)\n"
-        "sweep.fit_widths(widths=(2, 4), act='gelu', method='naive', steps=3)\n"
-        "print(json.dumps(sorted(n for n in sys.modules if n.split('.')[0] in ('sympy', 'mpmath'))))\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
-    assert json.loads(out.stdout.strip().splitlines()[-1]) == []

@@ -8,26 +8,29 @@ from ffn_core import adam, ffn, memory_training
 
 
 @pytest.mark.parametrize("task", memory_training.TASKS)
-def test_training_loss_falls_far_below_the_initial_loss(task):
-    res = memory_training.train(n=64, d=32, m=128, steps=150, task=task, seed=1)
-    assert res.final_loss < 0.01 * res.initial_loss
-    assert res.final_recall == 1.0
-    assert res.initial_recall < 0.5
+def test_training_stores_every_pair(task):
+    run = memory_training.train_module(n=64, d=32, m=128, steps=150, task=task, seed=1)
+    assert run.loss[-1] < 0.01 * run.loss[0]
+    with torch.no_grad():
+        assert memory_training.recall(run.model(run.x), run.target, task) == 1.0
+        untrained = ffn.FFN(32, 128, seed=1)
+        assert memory_training.recall(untrained(run.x), run.target, task) < 0.5
 
 
 def test_initial_losses_match_their_chance_level():
     # Unit-variance random values: MSE of a small untrained output ≈ 1; ten random classes: CE ≈ ln 10.
-    values = memory_training.train(steps=0, task="memorise", seed=0)
-    labels = memory_training.train(steps=0, task="random_labels", seed=0)
-    assert 0.9 < values.initial_loss < 1.3
-    assert abs(labels.initial_loss - math.log(memory_training.N_CLASSES)) < 0.2
+    values = memory_training.train_module(steps=0, task="memorise", seed=0)
+    labels = memory_training.train_module(steps=0, task="random_labels", seed=0)
+    assert 0.9 < values.loss[0] < 1.3
+    assert abs(labels.loss[0] - math.log(memory_training.N_CLASSES)) < 0.2
 
 
 def test_same_seed_same_run_and_other_seed_another():
-    a = memory_training.train(n=32, d=16, m=32, steps=20, seed=3)
-    b = memory_training.train(n=32, d=16, m=32, steps=20, seed=3)
-    c = memory_training.train(n=32, d=16, m=32, steps=20, seed=4)
-    assert a == b
+    a = memory_training.train_module(n=32, d=16, m=32, steps=20, seed=3)
+    b = memory_training.train_module(n=32, d=16, m=32, steps=20, seed=3)
+    c = memory_training.train_module(n=32, d=16, m=32, steps=20, seed=4)
+    assert a.loss == b.loss and a.active_probe == b.active_probe
+    assert all(torch.equal(p, q) for p, q in zip(a.model.parameters(), b.model.parameters()))
     assert a.loss != c.loss
 
 
@@ -68,18 +71,17 @@ def test_labels_are_classes_in_range():
 )
 def test_sizes_are_bounded(kwargs):
     with pytest.raises(ValueError):
-        memory_training.train(**kwargs)
+        memory_training.train_module(**kwargs)
 
 
 def test_unknown_task_and_no_activation_refused():
     with pytest.raises(ValueError):
-        memory_training.train(task="nope")
+        memory_training.train_module(task="nope")
     with pytest.raises(ValueError):
-        memory_training.train(act="none")
+        memory_training.train_module(act="none")
 
 
-def test_result_is_plain_values():
-    res = memory_training.train(n=16, d=16, m=16, steps=3)
-    assert all(isinstance(v, float) for v in res.loss)
-    assert list(res.to_frame().columns) == ["step", "loss"]
-    assert res.steps == (0, 1, 2, 3)
+def test_curves_are_recorded_at_every_step_of_a_short_run():
+    run = memory_training.train_module(n=16, d=16, m=16, steps=3)
+    assert run.steps == [0, 1, 2, 3]
+    assert all(isinstance(v, float) for v in run.loss + run.active_train + run.active_probe)

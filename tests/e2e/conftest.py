@@ -1,8 +1,13 @@
 """Fixtures of the browser tests: one `streamlit run dashboard.py` server and one Chromium per
-session, a fresh browser context per page opened. Helpers live in e2e_support.py."""
+session, a fresh browser context per page opened. Helpers live in e2e_support.py.
+
+What every file here shares is set once below: each test carries the `e2e` mark, and a test that
+opens a browser skips, saying why, where /usr/bin/chromium is missing (the `browser` fixture).
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Iterator
 
 import pytest
@@ -18,6 +23,16 @@ from e2e_support import (
     Server,
     free_port,
 )
+
+
+HERE = Path(__file__).resolve().parent
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # The hook sees the whole session's items: mark only this folder's.
+    for item in items:
+        if HERE in Path(item.path).resolve().parents:
+            item.add_marker(pytest.mark.e2e)
 
 
 @pytest.fixture(scope="session")

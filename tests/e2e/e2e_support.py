@@ -12,6 +12,7 @@ import os
 import re
 import sys
 import time
+import urllib.parse
 from pathlib import Path
 
 import pytest
@@ -263,3 +264,52 @@ def flip_switch(page, index: int = 0) -> tuple[bool, bool]:
     box.locator("label").first.click()
     wait_for_app_run(page)
     return before, field.is_checked()
+
+
+# A Python or Streamlit stack trace in the server's log.
+STACK = re.compile(r"Traceback \(most recent call last\)|Stack \(most recent call last\)")
+
+# Every keyed control of the main area and the value it shows, by key (Streamlit marks a keyed
+# element's container with the class st-key-<key>).
+READ_CONTROLS = """(main) => {
+    const values = {};
+    for (const box of document.querySelector(main).querySelectorAll('[class*="st-key-"]')) {
+        const key = [...box.classList].find(c => c.startsWith('st-key-')).slice(7);
+        const one = sel => box.querySelector(sel);
+        let value;
+        if (one('[data-testid="stSlider"]')) {
+            value = [...box.querySelectorAll('input[type="range"]')].map(t => t.getAttribute('aria-valuetext') || t.value).join('–');
+        } else if (one('[data-testid="stSelectbox"]')) {
+            value = one('input[role="combobox"]').value;
+        } else if (one('[data-testid="stRadio"]')) {
+            const on = one('input:checked');
+            value = on ? on.closest('label').innerText.trim() : null;
+        } else if (one('[data-testid="stCheckbox"]')) {
+            value = one('input[type="checkbox"]').checked;
+        } else if (one('[data-testid="stNumberInputField"]')) {
+            value = one('[data-testid="stNumberInputField"]').value;
+        } else if (one('[data-testid="stMultiSelect"]')) {
+            value = [...box.querySelectorAll('[data-tag] [title]')].map(t => t.getAttribute('title')).join(',');
+        } else if (one('[data-testid="stTextInput"]')) {
+            value = one('[data-testid="stTextInput"] input').value;
+        } else {
+            continue;  // buttons, downloads
+        }
+        values[key] = value;
+    }
+    return values;
+}"""
+
+
+def _declared() -> dict[str, set[str]]:
+    """Each page's declared control keys (ui/pages.py) by its path in the address."""
+    from ui import controls, pages
+
+    return {controls.url_path(e.section): {c.key for c in pages.CONTROLS[e.section]} for e in pages.PAGES}
+
+
+def read_controls(page) -> dict[str, object]:
+    """The page's declared controls and the values they show: what its link carries. Other keyed
+    widgets (a question's guess box) are no part of the view."""
+    declared = _declared().get(urllib.parse.urlsplit(page.url).path.strip("/").split("/")[-1], set())
+    return {k: v for k, v in page.evaluate(READ_CONTROLS, MAIN).items() if k in declared}

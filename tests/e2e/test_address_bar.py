@@ -1,34 +1,28 @@
 """The address bar is the view. On every demo page a link names the choices by id, every other
 control is moved off its value, and the address, copied into a fresh browser, must show every
-control the same. Also: links with infinite numbers open on the defaults, and opening links
-writes no stack trace to the server's log."""
+control the same, and opening the link writes no stack trace to the server's log. (Links with
+bad or infinite numbers: test_bad_links.py.)"""
 
 from __future__ import annotations
 
-import re
 import urllib.parse
 
 import pytest
 
 from e2e_support import (
-    CHROMIUM,
     MAIN,
-    SKIP_REASON,
+    STACK,
     assert_no_exception,
     demo_pages,
     fit_viewport,
     open_app,
     open_link,
     page_ids,
+    read_controls,
     wait_for_app_run,
 )
 
-if not CHROMIUM.exists():
-    pytest.skip(SKIP_REASON, allow_module_level=True)
-
-pytestmark = pytest.mark.e2e
 PAGES = demo_pages()
-STACK = re.compile(r"Traceback \(most recent call last\)|Stack \(most recent call last\)")
 
 # Choices named by their id in the link (none is the page's default), as a teacher writes a link.
 LINKED = {
@@ -37,41 +31,6 @@ LINKED = {
     "width_sweep": {"act": "gelu", "method": "naive", "target": "custom", "expr": "x**3 - x"},
     "activation_sparsity": {"act": "silu", "init": "xavier", "task": "random_labels"},
 }
-
-# Every keyed control of the main area and the value it shows, by key (Streamlit marks a keyed
-# element's container with the class st-key-<key>).
-READ_CONTROLS = """(main) => {
-    const values = {};
-    for (const box of document.querySelector(main).querySelectorAll('[class*="st-key-"]')) {
-        const key = [...box.classList].find(c => c.startsWith('st-key-')).slice(7);
-        const one = sel => box.querySelector(sel);
-        let value;
-        if (one('[data-testid="stSlider"]')) {
-            value = [...box.querySelectorAll('input[type="range"]')].map(t => t.getAttribute('aria-valuetext') || t.value).join('–');
-        } else if (one('[data-testid="stSelectbox"]')) {
-            value = one('input[role="combobox"]').value;
-        } else if (one('[data-testid="stRadio"]')) {
-            const on = one('input:checked');
-            value = on ? on.closest('label').innerText.trim() : null;
-        } else if (one('[data-testid="stCheckbox"]')) {
-            value = one('input[type="checkbox"]').checked;
-        } else if (one('[data-testid="stNumberInputField"]')) {
-            value = one('[data-testid="stNumberInputField"]').value;
-        } else if (one('[data-testid="stMultiSelect"]')) {
-            value = [...box.querySelectorAll('[data-tag] [title]')].map(t => t.getAttribute('title')).join(',');
-        } else if (one('[data-testid="stTextInput"]')) {
-            value = one('[data-testid="stTextInput"] input').value;
-        } else {
-            continue;  // buttons, downloads
-        }
-        values[key] = value;
-    }
-    return values;
-}"""
-
-
-def read_controls(page) -> dict[str, object]:
-    return page.evaluate(READ_CONTROLS, MAIN)
 
 
 def _box(page, key: str):
@@ -147,21 +106,3 @@ def test_every_control_survives_the_address_bar(new_page, server, app_page):
     assert urllib.parse.urlsplit(student.url).query == urllib.parse.urlsplit(link).query
     log = server.log()[log_from:]
     assert not STACK.search(log), f"{app_page.name}: opening {link} logged:\n{log[-3000:]}"
-
-
-@pytest.mark.parametrize(("page_name", "link"), [
-    ("position_wise", "seed=inf&n=1e400&act=gelu"),
-    ("key_value", "token=1e309&seed=-Infinity&d=nan"),
-])
-def test_infinite_numbers_in_a_link_open_the_defaults(new_page, server, page_name, link):
-    [app_page] = [p for p in PAGES if p.url_path == page_name]
-    page = new_page()
-    log_from = len(server.log())
-    open_app(page, server, app_page, f"lang=ko&{link}")
-    assert_no_exception(page, server)
-    controls = read_controls(page)
-    numbers = [controls[k] for k in ("seed", "token") if k in controls]
-    assert numbers and all(n == "0" for n in numbers), controls
-    query = urllib.parse.parse_qs(urllib.parse.urlsplit(page.url).query)
-    assert not {"seed", "token", "n", "d"} & set(query), page.url
-    assert not STACK.search(server.log()[log_from:])

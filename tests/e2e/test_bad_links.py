@@ -1,26 +1,24 @@
-"""Crafted links: garbage, markup and huge sizes in the query string still open a working page
-(defaults, no traceback, no script run). A link that made a run hang fails on the run timeout;
+"""Crafted links: garbage, markup, huge sizes and infinite numbers in the query string still open a
+working page (defaults, no traceback, no script run, nothing in the server's log). A link that made a run hang fails on the run timeout;
 how long a bounded run takes is measured by bench/, not asserted on a shared machine here."""
 
 from __future__ import annotations
 
+import urllib.parse
+
 import pytest
 
 from e2e_support import (
-    CHROMIUM,
-    SKIP_REASON,
+    STACK,
     assert_no_exception,
     discover_pages,
     main_title,
     open_app,
     page_ids,
+    read_controls,
     wait_for_charts,
 )
 
-if not CHROMIUM.exists():
-    pytest.skip(SKIP_REASON, allow_module_level=True)
-
-pytestmark = pytest.mark.e2e
 PAGES = discover_pages()
 
 LINKS = {
@@ -32,16 +30,29 @@ LINKS = {
         "&expansion=1e6&tokens=100000&target=__import__('os')&expr=__import__('os').system('x')"
         "&preset=../../etc/passwd&lang=ko&present=%3Cb%3E&code=1;DROP"
     ),
+    # infinities and NaN where a number goes: those controls show their defaults, the address drops them
+    "infinite": "lang=ko&seed=inf&n=1e400&act=gelu&token=1e309&d=nan&steps=-Infinity",
 }
+# The numbers the "infinite" link names, and the default each shows where a page has it.
+INFINITE_DEFAULTS = {"seed": "0", "token": "0"}
 
 
 @pytest.mark.parametrize("link", list(LINKS), ids=list(LINKS))
 @pytest.mark.parametrize("app_page", PAGES, ids=page_ids(PAGES))
 def test_crafted_link_opens_a_working_page(new_page, server, app_page, link):
     page = new_page()
+    log_from = len(server.log())
     open_app(page, server, app_page, LINKS[link])
     assert_no_exception(page, server)
     assert main_title(page)
     assert wait_for_charts(page) >= 1
     assert not page.dialogs, f"{app_page.name}: markup in the link ran script: {page.dialogs}"
     assert page.locator("script", has_text="alert(1)").count() == 0, f"{app_page.name}: a script tag from the link"
+    log = server.log()[log_from:]
+    assert not STACK.search(log), f"{app_page.name}: opening the {link} link logged:\n{log[-3000:]}"
+    if link == "infinite":
+        controls = read_controls(page)
+        shown = {key: controls[key] for key in INFINITE_DEFAULTS if key in controls}
+        assert shown == {key: INFINITE_DEFAULTS[key] for key in shown}, (app_page.name, controls)
+        query = urllib.parse.parse_qs(urllib.parse.urlsplit(page.url).query)
+        assert not set(shown) & set(query), page.url

@@ -18,7 +18,6 @@ from stclient import Session, experiments, metric_values
 
 import burst  # bench/burst.py: the same students, timed there
 
-pytestmark = pytest.mark.e2e
 DEADLINE_S = 180.0
 COLLAPSE = next(p for p in discover_pages() if p.name == "linear_collapse")
 SWEEP = next(p for p in discover_pages() if p.name == "width_sweep")

@@ -62,7 +62,8 @@ def balancer(tmp_path_factory):
             ports.append(port)
     listen, *replicas = ports
     run_dir: Path = tmp_path_factory.mktemp("class")
-    env = {**os.environ, "FFNLAB_RUN_DIR": str(run_dir), "FFNLAB_PORTS": " ".join(map(str, replicas)),
+    # Sessions per replica are what these tests read; the warm-up's own sessions (tests/ui/test_warmup.py) would count.
+    env = {**os.environ, "FFNLAB_WARMUP": "0", "FFNLAB_RUN_DIR": str(run_dir), "FFNLAB_PORTS": " ".join(map(str, replicas)),
            "FFNLAB_LISTEN": f"127.0.0.1:{listen}", "FFNLAB_PYTHON": sys.executable, "FFNLAB_NGINX": NGINX,
            "FFNLAB_CLASS_DB": f"sqlite:///{run_dir / 'class.sqlite'}"}
     try:
@@ -75,21 +76,35 @@ def balancer(tmp_path_factory):
 
 
 def _cookies_by_replica(url: str, replicas: list[int]) -> list[str]:
-    """An affinity cookie that nginx sends to each replica, found by trying (each try: an even chance)."""
+    """An affinity cookie that nginx sends to each replica, found by trying (each try: an even chance).
+
+    A try whose replica cannot be told apart (the machine slow to count a session) is skipped.
+    """
     found: dict[int, str] = {}
     for i in range(40):
         cookie = f"ffnlab_replica=class-{i}"
+        base = [_active(p) for p in replicas]
         session = Session(url, cookie=cookie)
         try:
             assert session.open(HOME, "lang=en").ok
-            counts = _settle(replicas, [1, 0]) if _active(replicas[0]) else _settle(replicas, [0, 1])
+            deadline = time.monotonic() + 20
+            while (grew := [n - b for n, b in zip([_active(p) for p in replicas], base)]).count(1) != 1 \
+                    and time.monotonic() < deadline:
+                time.sleep(0.2)
         finally:
             session.close()
-        _settle(replicas, [0, 0])
-        found.setdefault(counts.index(1), cookie)
+        if grew.count(1) == 1 and grew.count(0) == len(replicas) - 1:
+            found.setdefault(grew.index(1), cookie)
+        _settle(replicas, base)
         if len(found) == 2:
             return [found[0], found[1]]
     pytest.fail("40 cookies all went to one replica: the balancer does not balance")
+
+
+@pytest.fixture(scope="module")
+def cookies(balancer) -> list[str]:
+    url, replicas, _ = balancer
+    return _cookies_by_replica(url, replicas)
 
 
 def _context(browser, url: str, cookie: str, *, phone: bool = False, lang: str = "en-US"):
@@ -123,9 +138,9 @@ def _answer(page, t: i18n.Translator, option: int, number: int) -> None:
     stored.nth(1).wait_for(state="visible", timeout=20_000)
 
 
-def test_a_class_joins_answers_and_sees_the_reveal_across_two_replicas(browser, balancer):
+def test_a_class_joins_answers_and_sees_the_reveal_across_two_replicas(browser, balancer, cookies):
     url, replicas, run_dir = balancer
-    cookie_a, cookie_b = _cookies_by_replica(url, replicas)
+    cookie_a, cookie_b = cookies
     contexts = []
     try:
         # The instructor, on replica A, projecting.
@@ -137,7 +152,10 @@ def test_a_class_joins_answers_and_sees_the_reveal_across_two_replicas(browser, 
         wait_for_app_run(teacher)
         card = teacher.locator(".st-key-room_join_card")
         card.wait_for(state="visible")
-        assert card.locator("svg").count() >= 1, "no QR code on the join card"
+        qr = card.locator('[data-testid="stImage"] img').first
+        qr.wait_for(state="visible")
+        assert qr.get_attribute("src").startswith("data:image/svg+xml"), "no QR code on the join card"
+        assert qr.bounding_box()["width"] >= 150, qr.bounding_box()
         short = card.locator('[data-testid="stCode"]').inner_text().strip()
         code = re.search(r"room=([A-Z0-9]{6})", short).group(1)
         assert "lang=" not in short, short  # a student lands in their own language
@@ -157,7 +175,7 @@ def test_a_class_joins_answers_and_sees_the_reveal_across_two_replicas(browser, 
             students.append((page, t))
         assert _settle(replicas, [2, 2]) == [2, 2], "the class is not spread over both replicas"
         for i, (page, t) in enumerate(students):
-            _answer(page, t, option=i % 2, number=(32, 64, 128)[i])
+            _answer(page, t, option=i % 2, number=(64, 256, 512)[i])
         answered = time.monotonic()
 
         # The instructor's live view counts three answers to each question by itself (it polls every 2 s).
@@ -175,11 +193,60 @@ def test_a_class_joins_answers_and_sees_the_reveal_across_two_replicas(browser, 
                                                                                        timeout=20_000)
         if SHOT:  # the projector: the rank question's distribution with the measurement over it
             teacher.locator(f'{MAIN} {CHART}').nth(1).scroll_into_view_if_needed()
+            teacher.mouse.move(800, 400)
+            teacher.mouse.wheel(0, -160)  # the question's text above its chart
+            teacher.mouse.move(1240, 700)  # off the chart: no hover menu in the picture
             teacher.wait_for_timeout(1500)  # let vega draw
             teacher.screenshot(path=SHOT)
-        print(f"\nthe instructor's view showed the third answer {seen_after:.1f} s after it was sent "
+            teacher.locator(MAIN).evaluate("el => el.scrollTo(0, 0)")
+            teacher.wait_for_timeout(500)
+            teacher.screenshot(path=SHOT.replace(".png", "_top.png"))
+        print(f"\nthe instructor's view counted the third answers {seen_after:.1f} s after the last student's page said stored "
               f"(room {code}, replicas {replicas})")
     finally:
         for ctx in contexts:
             ctx.close()
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+
+
+def test_a_following_student_moves_with_the_instructor(browser, balancer, cookies):
+    """Follow across replicas: the instructor moves a slider, then opens another page; the student's page follows."""
+    from e2e_support import SLIDER_INPUT, main_title
+
+    url, replicas, _ = balancer
+    cookie_a, cookie_b = cookies
+    contexts = []
+    try:
+        contexts.append(ctx := _context(browser, url, cookie_a))
+        teacher = ctx.new_page()
+        _open(teacher, f"{url}/{COLLAPSE.url_path}?lang=en")
+        teacher.get_by_role("button", name=EN("room.start")).click()
+        wait_for_app_run(teacher)
+        short = teacher.locator('.st-key-room_join_card [data-testid="stCode"]').inner_text().strip()
+        contexts.append(ctx := _context(browser, url, cookie_b))
+        student = ctx.new_page()
+        _open(student, f"http://{short}")
+        student.locator('[data-testid="stSidebar"]').get_by_text(EN("room.follow")).click()
+        wait_for_app_run(student)
+
+        thumb = teacher.locator(MAIN).locator(SLIDER_INPUT).first  # d
+        before = thumb.input_value()
+        thumb.focus()
+        thumb.press("ArrowLeft")
+        wait_for_app_run(teacher)
+        after = thumb.input_value()
+        assert after != before
+        student.wait_for_function(
+            "([sel, want]) => document.querySelector(sel)?.value === want",
+            arg=[f"{MAIN} {SLIDER_INPUT}", after], timeout=20_000)
+
+        teacher.locator('[data-testid="stSidebar"]').get_by_text(EN("position.menu")).click()
+        wait_for_app_run(teacher)
+        assert main_title(teacher) == EN("position.title")
+        student.wait_for_function(
+            "([sel, want]) => document.querySelector(sel)?.innerText.trim() === want",
+            arg=[f"{MAIN} h1", EN("position.title")], timeout=20_000)
+        assert "room=" in student.url
+    finally:
+        for ctx in contexts:
+            ctx.close()

@@ -10,10 +10,8 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from e2e_support import (
-    CHROMIUM,
     MAIN,
     RUN_TIMEOUT_MS,
-    SKIP_REASON,
     SELECTBOX_INPUT,
     SLIDER_INPUT,
     SWITCH_OR_BOX,
@@ -31,10 +29,6 @@ from e2e_support import (
     wait_for_charts,
 )
 
-if not CHROMIUM.exists():
-    pytest.skip(SKIP_REASON, allow_module_level=True)
-
-pytestmark = pytest.mark.e2e
 PAGES = demo_pages()
 
 

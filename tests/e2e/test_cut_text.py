@@ -6,12 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from e2e_support import CHROMIUM, SKIP_REASON, VIEWPORT_HEIGHT, assert_no_exception, discover_pages, open_app
+from e2e_support import VIEWPORT_HEIGHT, assert_no_exception, discover_pages, open_app
 
-if not CHROMIUM.exists():
-    pytest.skip(SKIP_REASON, allow_module_level=True)
-
-pytestmark = pytest.mark.e2e
 PAGES = {p.name: p for p in discover_pages()}
 HOME = next(iter(PAGES.values()))
 

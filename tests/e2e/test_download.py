@@ -8,12 +8,8 @@ import io
 
 import pytest
 
-from e2e_support import CHROMIUM, HANGUL, MAIN, SKIP_REASON, assert_no_exception, demo_pages, open_app, page_ids
+from e2e_support import HANGUL, MAIN, assert_no_exception, demo_pages, open_app, page_ids
 
-if not CHROMIUM.exists():
-    pytest.skip(SKIP_REASON, allow_module_level=True)
-
-pytestmark = pytest.mark.e2e
 PAGES = demo_pages()
 
 

@@ -7,10 +7,8 @@ from __future__ import annotations
 import pytest
 
 from e2e_support import (
-    CHROMIUM,
     HANGUL,
     MAIN,
-    SKIP_REASON,
     assert_no_exception,
     cut_metric_values,
     discover_pages,
@@ -21,10 +19,6 @@ from e2e_support import (
     wait_for_charts,
 )
 
-if not CHROMIUM.exists():
-    pytest.skip(SKIP_REASON, allow_module_level=True)
-
-pytestmark = pytest.mark.e2e
 PAGES = discover_pages()
 
 

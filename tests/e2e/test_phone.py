@@ -9,9 +9,7 @@ import time
 import pytest
 
 from e2e_support import (
-    CHROMIUM,
     MAIN,
-    SKIP_REASON,
     assert_no_exception,
     chart_states,
     discover_pages,
@@ -20,10 +18,6 @@ from e2e_support import (
     page_ids,
 )
 
-if not CHROMIUM.exists():
-    pytest.skip(SKIP_REASON, allow_module_level=True)
-
-pytestmark = pytest.mark.e2e
 PAGES = discover_pages()
 WIDTH, HEIGHT = 390, 844
 PHONE_AGENT = ("Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) "

@@ -4,11 +4,13 @@ ask and room are read as declared."""
 from __future__ import annotations
 
 import ast
+import logging
 import math
 import urllib.parse
 from typing import Any
 
 import pytest
+from streamlit.elements.lib import policies
 from streamlit.testing.v1 import AppTest
 
 from tests.conftest import ROOT, TIMEOUT, open_page
@@ -130,6 +132,8 @@ def _harness(section: str) -> None:
     page = shell.Page(section=section, lang="en", t=i18n.Translator("en"), presenter=False, show_details=True)
     shell._open_fresh(section)
     controls.begin(section)
+    if "_apply_first" in st.session_state:  # as the class room's follow step does, from the sidebar
+        controls.apply(section, st.session_state.pop("_apply_first"))
     for control in controls.declared(section):
         controls.draw(page, control.key)
     st.session_state["_view"] = controls.view_params(section)
@@ -305,6 +309,22 @@ def test_apply_moves_the_page_and_leaves_the_rest_at_the_defaults():
     assert at.session_state["_view"] == {"d": "48", "m": "64"}
 
 
+def test_apply_before_the_controls_are_drawn_takes_effect_in_the_same_run(caplog, monkeypatch):
+    monkeypatch.setattr(policies, "_shown_default_value_warning", False)  # Streamlit warns once a process
+    at = _open_harness("position", {"seed": "5"})
+    at.session_state["_apply_first"] = {"act": "gelu", "n": "4", "causal": "true"}
+    with caplog.at_level(logging.WARNING):
+        at.run()
+    assert not at.exception
+    # A bound widget given a default as well as a session value would log a warning with a stack trace.
+    assert not [r for r in caplog.records if r.name.startswith("streamlit") and (r.stack_info or r.exc_info)]
+    expected = {**controls.clean(pages.CONTROLS["position"], {}), "act": "gelu", "n": 4, "causal": True}
+    assert at.session_state["_values"] == expected and _shown(at) == expected
+    assert "_controls_pending" not in at.session_state
+    assert {k: at.query_params.get(k) for k in ("act", "n", "causal", "seed")} == {
+        "act": "gelu", "n": "4", "causal": "true", "seed": None}
+
+
 def test_apply_before_opening_another_page_opens_it_on_those_values():
     at = open_page("pages/5_key_value.py", "en")
     at.session_state["_controls_pending"] = ("collapse", controls.clean(pages.CONTROLS["collapse"], {"act": "gelu", "seed": "3"}))
@@ -339,7 +359,16 @@ def test_a_room_code_is_six_unambiguous_characters(raw, code):
     assert ROOM.parse(raw, {}) == code
 
 
-def test_ask_and_room_come_from_the_link_and_ride_every_menu_link():
+@pytest.fixture
+def no_room_store(monkeypatch):
+    """The shell's carrying of a room code alone: the class room's own sidebar (which joins the room
+    in its store and drops a code it does not know) is tested with the room."""
+    from ui.room import session
+
+    monkeypatch.setattr(session, "sidebar", lambda page: None)
+
+
+def test_ask_and_room_come_from_the_link_and_ride_every_menu_link(no_room_store):
     at = open_page("dashboard.py", "en", ask="1", room=" abc234 ")
     assert not at.exception
     assert at.session_state["ask"] is True and at.session_state["room"] == "ABC234"
@@ -359,7 +388,7 @@ def test_ask_and_room_come_from_the_link_and_ride_every_menu_link():
 
 
 @pytest.mark.parametrize("bad", ["ABCDE1", "<script>", "abc", "ABC2345", "%00"])
-def test_a_forged_room_is_dropped_silently(bad):
+def test_a_forged_room_is_dropped_silently(bad, no_room_store):
     at = open_page("dashboard.py", "en", room=bad, ask="maybe")
     assert not at.exception
     assert at.session_state["room"] == "" and at.session_state["ask"] is False

@@ -1,17 +1,22 @@
 """The linear-collapse verdicts agree with the numbers they cite, over the page's whole control space."""
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from ffn_core import collapse, ffn
-from tests.lesson_checks import assert_readable
+from tests.lesson_checks import Branches, assert_readable
 from ui.lessons import collapse as lessons
 
 MS = (4, 8, 16, 32, 64, 128, 256, 512, 1024)
 NARROW = (0, 1, 2, 4, 8, 16, 32)
+COLLAPSE = Branches("nonlinear", "linear", "bottleneck")
 
 
+@COLLAPSE.required
 @given(d=st.integers(1, 16).map(lambda k: 8 * k), m=st.sampled_from(MS), act=st.sampled_from(ffn.ACTIVATIONS),
        bias=st.booleans(), seed=st.integers(0, 9999))
+@example(d=64, m=256, act="relu", bias=True, seed=0)  # the page's default: nonlinear
+@example(d=64, m=256, act="none", bias=True, seed=0)  # no activation, wide: linear
+@example(d=128, m=4, act="none", bias=False, seed=1)  # no activation, narrow: a bottleneck
 def test_collapse_verdict_agrees_with_its_numbers(d, m, act, bias, seed):
     res = collapse.measure(d, m, act, bias, seed)
     v = lessons.judge(res)
@@ -24,6 +29,7 @@ def test_collapse_verdict_agrees_with_its_numbers(d, m, act, bias, seed):
         assert claim.ok == (res.fit_relative_error > lessons.NONLINEAR)
         assert ("collapse.takeaway_nearly_linear" in keys) == (not claim.ok)
         if "collapse.takeaway_nonlinear" in keys:
+            COLLAPSE.reach("nonlinear")
             assert res.two_layer_params > res.single_matrix_params
     else:
         fact = by_key["collapse.fact_rank"]
@@ -35,8 +41,10 @@ def test_collapse_verdict_agrees_with_its_numbers(d, m, act, bias, seed):
             assert ("collapse.takeaway_square" in keys) == (m == d)
             assert ("collapse.takeaway_bottleneck" in keys) == (m < d)
             if m < d:
+                COLLAPSE.reach("bottleneck")
                 assert v.takeaway_values["lost"] == d - res.rank >= d - m
             if "collapse.takeaway_linear" in keys:
+                COLLAPSE.reach("linear")
                 assert res.two_layer_params > res.single_matrix_params
     assert_readable(v)
 

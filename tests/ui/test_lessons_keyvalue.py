@@ -4,11 +4,11 @@ from __future__ import annotations
 import functools
 import math
 
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from ffn_core import keyvalue, memory_training
-from tests.lesson_checks import assert_readable
+from tests.lesson_checks import Branches, assert_readable
 from ui.lessons import keyvalue as verdicts
 
 space = st.fixed_dictionaries({
@@ -26,8 +26,14 @@ def _memory(d: int, m: int, n: int, steps: int, seed: int) -> keyvalue.Memory:
     return keyvalue.memorise_pairs(d, m, n, steps, seed)
 
 
+STEPS = Branches("untrained", "trained")
+
+
+@STEPS.required
 @settings(max_examples=6)
 @given(space)
+@example({"d": 16, "m": 32, "n": 16, "steps": 0, "seed": 0, "token": 0})
+@example({"d": 16, "m": 32, "n": 16, "steps": 50, "seed": 0, "token": 0})
 def test_keyvalue_verdict_agrees_with_its_numbers(s: dict) -> None:
     assume(s["token"] < s["n"])  # the page stops with a message otherwise
     assume(s["n"] * s["d"] * s["m"] * s["steps"] <= memory_training.MAX_WORK)  # likewise
@@ -42,6 +48,7 @@ def test_keyvalue_verdict_agrees_with_its_numbers(s: dict) -> None:
     before, after = res.untrained.counts_90, res.trained.counts_90
     common = [k for k in range(s["n"]) if before[k] and after[k]]
     never = (before.count(0), after.count(0))
+    STEPS.reach("untrained" if s["steps"] == 0 else "trained")
     if s["steps"] == 0:
         # one module twice: stated, never ticked or crossed
         assert before == after and claims["keyvalue.fact_untrained"].ok is None

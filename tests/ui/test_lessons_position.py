@@ -1,12 +1,13 @@
 """The position-wise verdicts agree with the numbers they cite, over the page's whole control space."""
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from ffn_core import ffn, position
-from tests.lesson_checks import assert_readable
+from tests.lesson_checks import Branches, assert_readable
 from ui.lessons import position as lessons
 
 DS = (8, 16, 32, 64, 128)
+TAKEAWAY = Branches("causal", "equivariant")
 # Each example takes n·d backward passes for the exact Jacobian: the costliest page on this list, so
 # it draws 3/5 of the profile's examples (15 in CI, 180 when thorough).
 FEWER = settings(max_examples=max(10, settings.default.max_examples * 3 // 5))
@@ -21,8 +22,11 @@ def controls(draw):
                 causal=draw(st.booleans()))
 
 
+@TAKEAWAY.required
 @FEWER
 @given(controls())
+@example(dict(n=8, d=16, act="relu", heads=2, perm="roll", seed=0, causal=True))
+@example(dict(n=8, d=16, act="relu", heads=2, perm="roll", seed=0, causal=False))
 def test_position_verdict_agrees_with_its_numbers(s):
     res = position.measure(s["n"], s["d"], 4 * s["d"], s["act"], s["heads"], s["causal"], s["perm"], s["seed"])
     v = lessons.judge(res)
@@ -38,10 +42,12 @@ def test_position_verdict_agrees_with_its_numbers(s):
         # Causal attention is never called equivariant; "not equivariant" needs a measured change.
         assert "position.takeaway_equivariant" not in takeaway
         if "position.takeaway_causal" in takeaway:
+            TAKEAWAY.reach("causal")
             assert res.attention_permutation_max_abs_diff > lessons.EXACT
     else:
         assert "position.takeaway_causal" not in takeaway
         if "position.takeaway_equivariant" in takeaway:
+            TAKEAWAY.reach("equivariant")
             assert v.takeaway_values["attention_perm"] <= lessons.EXACT
     assert_readable(v)
 

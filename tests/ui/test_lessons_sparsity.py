@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import functools
 
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from ffn_core import ffn, memory_training, sparsity
-from tests.lesson_checks import assert_readable
+from tests.lesson_checks import Branches, assert_readable
 from ui.lessons import sparsity as verdicts
 
 N_KEYS, N_TOKENS = 128, 1024  # the page's fixed sizes
@@ -34,8 +34,14 @@ def _train(d: int, m: int, steps: int, task: str, act: str, init: str, bias: boo
     return sparsity.train(n=N_KEYS, d=d, m=m, steps=steps, task=task, act=act, init=init, bias=bias, seed=seed)
 
 
+STEPS = Branches("untrained", "trained")
+
+
+@STEPS.required
 @settings(max_examples=3)
 @given(space)
+@example({"act": "relu", "init": "default", "bias": True, "seed": 0, "d": 16, "m": 32, "task": "memorise", "steps": 0})
+@example({"act": "gelu", "init": "default", "bias": True, "seed": 0, "d": 16, "m": 32, "task": "memorise", "steps": 50})
 def test_sparsity_verdict_agrees_with_its_numbers(s: dict) -> None:
     assume(N_KEYS * s["d"] * s["m"] * s["steps"] <= memory_training.MAX_WORK)  # the page stops with a message otherwise
     start = _at_init(s["d"], s["m"], s["act"], s["init"], s["bias"], s["seed"])
@@ -49,6 +55,7 @@ def test_sparsity_verdict_agrees_with_its_numbers(s: dict) -> None:
     values = v.takeaway_values
     assert values["always_on"] == sum(r == 1.0 for r in start.per_neuron)
     assert values["dead"] == sum(r == 0.0 for r in start.per_neuron)
+    STEPS.reach("untrained" if s["steps"] == 0 else "trained")
     if s["steps"] == 0:
         assert keys == ["sparsity.takeaway_untrained"]
         return

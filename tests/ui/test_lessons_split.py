@@ -1,14 +1,15 @@
 """The parameter-split verdicts agree with the numbers they cite, over the page's whole control space."""
 from fractions import Fraction
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
-from ffn_core import params, presets
-from tests.lesson_checks import assert_readable
+from ffn_core import model_counts, params, presets
+from tests.lesson_checks import Branches, assert_readable
 from ui.lessons import split as lessons
 
 HEADS = (1, 2, 4, 8, 16, 32, 64)
+BLOCK = Branches("expansion", "rounding")
 
 
 @st.composite
@@ -21,7 +22,10 @@ def blocks(draw):
                 bias=draw(st.booleans()), glu=draw(st.booleans()))
 
 
+@BLOCK.required
 @given(blocks())
+@example(dict(d=512, expansion="2", heads=8, kv=8, bias=False, glu=False))  # off the lesson's width
+@example(dict(d=64, expansion="8/3", heads=8, kv=8, bias=False, glu=True))  # 8/3·64 is not whole: rounded
 def test_block_verdict_agrees_with_its_numbers(b):
     s = params.split(b["d"], b["expansion"], b["heads"], b["kv"], b["bias"], b["glu"])
     full = params.split(b["d"], b["expansion"], b["heads"], b["heads"], b["bias"], b["glu"])
@@ -41,8 +45,10 @@ def test_block_verdict_agrees_with_its_numbers(b):
         # Every departure from 2/3 is explained by a cause the takeaway names.
         assert causes or "split.takeaway_gqa" in keys
     if "split.cause_expansion" in keys:
+        BLOCK.reach("expansion")
         assert Fraction(b["expansion"]) != (Fraction(8, 3) if b["glu"] else 4)
     if "split.cause_rounding" in keys:
+        BLOCK.reach("rounding")
         assert (Fraction(b["expansion"]) * b["d"]).denominator != 1 and s.d_ff != Fraction(b["expansion"]) * b["d"]
     assert ("split.takeaway_gqa" in keys) == (b["kv"] < b["heads"])
     assert ("split.cause_bias" in keys) <= b["bias"]
@@ -50,8 +56,8 @@ def test_block_verdict_agrees_with_its_numbers(b):
 
 
 def test_models_verdict_states_its_counts_as_facts():
-    catalogue = params.catalogue()
-    causes = tuple(params.causes(i) for i in lessons.PAST_EIGHTY)
+    catalogue = model_counts.catalogue()
+    causes = tuple(model_counts.causes(i) for i in lessons.PAST_EIGHTY)
     for preset in presets.IDS:
         v = lessons.judge_models(catalogue, causes, catalogue.models[presets.IDS.index(preset)])
         assert all(c.ok is None for c in v.claims)  # fixed configs: stated facts, not checks

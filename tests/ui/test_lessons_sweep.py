@@ -13,11 +13,13 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from ffn_core.sweep import best, expr, sweep, targets
-from tests.lesson_checks import assert_readable
+from tests.lesson_checks import Branches, assert_readable
 from ui.lessons import sweep as verdicts
 
 WIDTH_OPTIONS = (1, 2, 4, 8, 16, 32, 64, 128, 256)  # the page's multiselect
 NEAR = verdicts.NEAR_BEST
+TAKEAWAY = Branches("falls", "falls_exact", "all_exact", "pieces", "not_falls", "exact_missed", "near_best",
+                    "naive", "naive_exact", "seed")
 
 leaf = st.sampled_from(["x", "pi", "1", "2", "0.5", "3", "0"])
 expressions = st.recursive(
@@ -76,10 +78,16 @@ settings_space = st.fixed_dictionaries({
 })
 
 
+@TAKEAWAY.required
 @settings(max_examples=10)
 @given(settings_space)
 # Found by a longer run: step(x) exact at m = 2 but not at 32 was told "every width fits exactly".
 @example({"target": "step", "widths": (2, 4, 32), "act": "relu", "method": "pieces", "seed": 2})
+# Each conditional check below reached by at least one setting, whatever the draw:
+@example({"target": "sin3x", "widths": (2, 4), "act": "relu", "method": "both", "seed": 0})
+@example({"target": "abs", "widths": (1, 2), "act": "relu", "method": "both", "seed": 0})
+@example({"target": "abs", "widths": (2, 4), "act": "relu", "method": "pieces", "seed": 0})
+@example({"target": "abs", "widths": (2,), "act": "relu", "method": "naive", "seed": 0})
 def test_sweep_verdict_agrees_with_its_numbers(s: dict) -> None:
     key = _usable(s["target"]) if s["target"] not in targets.BUILTIN else s["target"]
     key = key or targets.DEFAULT
@@ -132,15 +140,20 @@ def test_sweep_verdict_agrees_with_its_numbers(s: dict) -> None:
 
     # the takeaway's main sentence
     if "sweep.takeaway_falls" in keys:
+        TAKEAWAY.reach("falls")
         assert all(b.rmse < a.rmse for a, b in zip(fits, fits[1:])) and not fits[-1].exact
         assert values["factor"] == fits[0].rmse / fits[-1].rmse > 1
     if "sweep.takeaway_falls_exact" in keys:
+        TAKEAWAY.reach("falls_exact")
         assert fits[-1].exact and not fits[0].exact and values["m_exact"] == min(exact_widths)
     if "sweep.takeaway_all_exact" in keys:
+        TAKEAWAY.reach("all_exact")
         assert all(f.exact for f in fits)
     if "sweep.takeaway_pieces" in keys:
+        TAKEAWAY.reach("pieces")
         assert values["pieces"] == len(fits[-1].kinks) + 1 <= fits[-1].width + 1
     if "sweep.takeaway_not_falls" in keys:
+        TAKEAWAY.reach("not_falls")
         for step in values["rises"].split(", "):
             a, b = (next(f for f in fits if f.width == int(w)) for w in step.split("→"))
             assert not (b.rmse < a.rmse and not a.exact) and not (a.exact and b.exact)
@@ -148,9 +161,11 @@ def test_sweep_verdict_agrees_with_its_numbers(s: dict) -> None:
     # how near the best found: a ratio only between inexact errors, "exact missed" only where the best is exact
     gaps = [(f, b) for f, b in zip(fits, found) if not f.exact]
     if "sweep.takeaway_exact_missed" in keys:
+        TAKEAWAY.reach("exact_missed")
         f = next(f for f in fits if f.width == values["m_gap"])
         assert not f.exact and found[fits.index(f)] <= main.exact_tol
     if "sweep.takeaway_close" in keys or "sweep.takeaway_far" in keys:
+        TAKEAWAY.reach("near_best")
         ratios = [f.rmse / b for f, b in gaps]
         assert all(b > main.exact_tol for _, b in gaps)
         assert math.isclose(values["ratio"], max(ratios)) and math.isfinite(values["ratio"])
@@ -162,13 +177,16 @@ def test_sweep_verdict_agrees_with_its_numbers(s: dict) -> None:
     if len(methods) == 2:
         ours, theirs = results["pieces"].fits, results["naive"].fits
         if "sweep.takeaway_naive" in keys:
+            TAKEAWAY.reach("naive")
             assert values["gap"] == max(n.rmse / p.rmse for p, n in zip(ours, theirs) if not p.exact) > NEAR
         if "sweep.takeaway_naive_exact" in keys:
+            TAKEAWAY.reach("naive_exact")
             missed = [p.width for p, n in zip(ours, theirs) if p.exact and not n.exact]
             assert values["naive_missed"] == ", ".join(map(str, missed))
 
     # the seed's table is cited only beside its own setting
     if "sweep.takeaway_seed" in keys:
+        TAKEAWAY.reach("seed")
         assert key == "sin3x" and s["act"] == "relu" and fits[-1].width in (2, 4, 8, 16, 32)
         assert values["ours"] == fits[-1].rmse and values["kinks"] == fits[-1].kinks_inside
 

@@ -1,7 +1,7 @@
 """Page 1's questions: each answer is what the page shows for the block and the model on screen."""
 from hypothesis import given
 
-from ffn_core import params, presets
+from ffn_core import model_counts, params, presets
 from tests.question_checks import assert_sound, korean_is_korean, shown_number
 from tests.ui.test_lessons_split import blocks
 from ui.questions import split as questions
@@ -43,7 +43,7 @@ def test_other_block_settings_ask_again(a, b):
 def test_every_model_question_is_answered_by_its_metric():
     ids = set()
     for model_id in presets.IDS:
-        m = params.model(model_id)
+        m = model_counts.model(model_id)
         asked = questions.model(m)
         by_key = assert_sound([asked], "split")
         assert abs(by_key["questions.split_model"].answer - shown_number(f"{m.ffn_share_of_model:.2%}")) <= 0.005

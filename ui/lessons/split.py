@@ -4,26 +4,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fractions import Fraction
 
-from ffn_core import params
+from ffn_core import model_counts, params
 from ui.lessons import Claim, Verdict
 from ui.text import Term
 
 EIGHTY = 0.8
 # The two published models whose FFN passes 80% of a block, and whose causes the page takes apart.
 PAST_EIGHTY = ("llama2-70b", "mistral-7b")
-# Where each preset's shapes and published size come from, as locale keys (the sentences are translated).
-SOURCE_KEYS = {
-    "gpt2-small": ("split.source_gpt2", "split.total_gpt2"),
-    "gpt2-medium": ("split.source_gpt2", "split.total_gpt2"),
-    "gpt2-large": ("split.source_gpt2", "split.total_gpt2"),
-    "gpt2-xl": ("split.source_gpt2", "split.total_gpt2"),
-    "bert-base": ("split.source_bert", "split.total_bert"),
-    "bert-large": ("split.source_bert", "split.total_bert"),
-    "llama2-7b": ("split.source_llama2", "split.total_llama1"),
-    "llama2-13b": ("split.source_llama2", "split.total_llama1"),
-    "llama2-70b": ("split.source_llama2_70b", "split.total_llama2_70b"),
-    "mistral-7b": ("split.source_mistral", "split.total_mistral"),
-}
 
 
 def lesson_expansion(glu: bool) -> Fraction:
@@ -69,7 +56,7 @@ def judge_block(s: params.Split, expansion: str, full_attention_params: int) -> 
     return Verdict((formula, two_thirds), " ".join(keys), values)
 
 
-def judge_models(catalogue: params.Catalogue, causes: Sequence[params.Causes], chosen: params.ModelCount) -> Verdict:
+def judge_models(catalogue: model_counts.Catalogue, causes: Sequence[model_counts.Causes], chosen: model_counts.ModelCount) -> Verdict:
     """Which models pass 80% and why (each cause measured alone), and the spread of the shares."""
     # The presets are fixed, so these are stated facts with their counts, not checks; each sentence
     # is chosen from the numbers, so a changed preset could never keep a sentence it no longer fits.

@@ -1,7 +1,7 @@
 """Page 1's questions: the FFN's share of the block on screen, which part is bigger, a real model's share."""
 from __future__ import annotations
 
-from ffn_core import params
+from ffn_core import model_counts, params
 from ui.lessons import split as lessons
 from ui.questions import Asked, Question, at
 
@@ -33,7 +33,7 @@ def block(s: params.Split, expansion: str, full_attention_params: int) -> tuple[
     )
 
 
-def model(m: params.ModelCount) -> Asked:
+def model(m: model_counts.ModelCount) -> Asked:
     """A published model's FFN share of all its parameters, embeddings included."""
     return at(SECTION, {"model": m.id}, MODEL, 100 * m.ffn_share_of_model, "questions.split_model_why",
               {"model": m.name, "block": m.block.ffn_share, "share": m.ffn_share_of_model}, {"model": m.name})

@@ -20,7 +20,7 @@ import sqlalchemy.exc
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
-from ui import query
+from ui import controls, query
 from ui.questions import Asked
 from ui.room import store, views
 
@@ -32,11 +32,10 @@ VIEW = "_room_view"  # the instructor's view last written to the room
 SEEN = "_room_seen"  # the room's view version a following student last moved to
 FOLLOW = "_room_follow"
 LINK = "_room_link"  # a one-time link, shown on one run only
-PENDING = "_room_pending"  # the instructor's (section, settings) a following student moves to
 REVEALED = "_room_revealed"  # question ids this student has seen revealed
 ASKED = "_ask"  # ui/ask.py's guesses: id -> Answer (guess, stored, message)
-# Every key begins with "_room": the shell keeps such keys when a page switch clears a page's controls.
-KEPT = frozenset({SEAT, KEY, NOTE, TRIED, VIEW, SEEN, FOLLOW, LINK, PENDING, REVEALED, "_room_follow_widget"})
+# A page switch clears only the pages' declared controls (ui/shell.py): these outlive it.
+KEPT = frozenset({SEAT, KEY, NOTE, TRIED, VIEW, SEEN, FOLLOW, LINK, REVEALED, "_room_follow_widget"})
 
 TAKE = "take"  # the query parameter of a one-time instructor link
 
@@ -99,7 +98,7 @@ def is_instructor(page) -> bool:
 
 
 _ACK = {
-    store.Status.STORED: Ack(True, "room.ack_stored"),
+    store.Status.STORED: Ack(True, None),  # the questions widget says "stored" itself
     store.Status.TOO_FAST: Ack(False, "room.ack_too_fast"),
     store.Status.INVALID: Ack(False, "room.ack_invalid"),
 }
@@ -119,7 +118,10 @@ def submit(page, asked: Asked, guess: float | str) -> Ack:
         status = _call("submit", seat.code, seat.token, asked.id, value)
     except Unavailable:
         return Ack(False, "room.ack_unavailable")
-    return _ACK.get(status, Ack(False, "room.ack_gone"))  # UNKNOWN, NOT_JOINED: the room has ended
+    if status in _ACK:
+        return _ACK[status]
+    leave(page)  # UNKNOWN, NOT_JOINED: the room has ended; the page stops asking on its behalf
+    return Ack(False, "room.ack_gone")
 
 
 def revealed(page, asked: Asked) -> list[float | str] | None:
@@ -221,7 +223,7 @@ def close(page) -> None:
 
 def leave(page) -> None:
     """Out of the room: the seat forgotten, the code out of the address bar."""
-    for name in (SEAT, KEY, VIEW, SEEN, FOLLOW, LINK, PENDING, REVEALED, "_room_follow_widget"):
+    for name in (SEAT, KEY, VIEW, SEEN, FOLLOW, LINK, REVEALED, "_room_follow_widget"):
         st.session_state.pop(name, None)
     _address_room(None)
 
@@ -235,12 +237,9 @@ def take_link(page) -> None:
 
 
 def _address_room(code: str | None) -> None:
-    """The room in the address bar and in the shell's app-wide choice ("room"), which the menu's links carry."""
+    """The room in the address bar and in the shell's app-wide choice ("room", "" for none), which the menu's links carry."""
     query.set_value("room", code)
-    if code is None:
-        st.session_state.pop("room", None)
-    else:
-        st.session_state["room"] = code
+    st.session_state["room"] = code or ""
 
 
 def _seat(seat: Seat, key: str | None) -> None:
@@ -258,8 +257,7 @@ def _seat(seat: Seat, key: str | None) -> None:
 
 
 def _room_param(page) -> str | None:
-    code = getattr(page, "room", None)
-    return store.normalize_code(code if code is not None else query.text("room"))
+    return store.normalize_code(page.room)
 
 
 def arrive(page) -> None:
@@ -284,9 +282,7 @@ def arrive(page) -> None:
         if code != seat.code:
             _address_room(seat.code)  # the seat, not a stray link, says which room this is
         return
-    if code is None or state.get(TRIED) == code:
-        if query.text("room") is not None:
-            _address_room(None)  # not a code, or one that failed already
+    if code is None or state.get(TRIED) == code:  # no code, or one this session could not join
         return
     state[TRIED] = code
     token = store.new_token()
@@ -297,8 +293,8 @@ def arrive(page) -> None:
     if status == store.Status.JOINED:
         _seat(Seat(code, "student", token), None)
         return
+    # The code stays where the link put it (the menu's links carry it); this session asks once.
     state[NOTE] = {store.Status.FULL: "room.full", None: "room.unavailable"}.get(status, "room.unknown")
-    _address_room(None)
 
 
 def _write_view(page, seat: Seat, params: dict[str, str]) -> None:
@@ -310,24 +306,14 @@ def _write_view(page, seat: Seat, params: dict[str, str]) -> None:
         st.session_state[VIEW] = view
 
 
-def _view_params(section: str) -> dict[str, str]:
-    try:
-        from ui import controls
-    except ImportError:  # until the declared controls land, the address carries what the page shows
-        return {k: v for k, v in ((k, query.text(k)) for k in st.query_params)
-                if v is not None and k not in ("lang", "room", TAKE, "present", "code")}
-    return dict(controls.view_params(section))
-
-
 def watch_step(page) -> None:
     """One look at the room's view version (one primary-key read); on a new one, look again.
 
     A following student moves to the instructor's page and settings: the same page reruns, another
     page opens. A student waiting for a Reveal reruns the page, whose questions then ask `revealed`
-    (the instructor's Reveal moves the version). The settings travel in the session, not in
-    `switch_page`'s query: Streamlit refuses to set a query parameter that a widget of the page being
-    left is bound to (`d`, `seed` ... are on most pages). `arrive_view` applies them on the next run,
-    before the page draws its controls.
+    (the instructor's Reveal moves the version). The settings travel in the session
+    (`controls.apply`, applied at the top of the next run), not in `switch_page`'s query: Streamlit
+    refuses to set a query parameter that a widget of the page being left is bound to (`d`, `seed` ...).
     """
     seat = current(page)
     if seat is None or seat.role != "student":
@@ -341,54 +327,69 @@ def watch_step(page) -> None:
         return
     st.session_state[SEEN] = view.version
     if not st.session_state.get(FOLLOW):
-        if seen is not None:  # the first look only notes where the room is
+        if seen is not None or _revealed_meanwhile(page, seat):
             st.rerun(scope="app")
         return
     path = views.page_path(view.section)
     if path is None:  # a section this app does not have
         return
-    st.session_state[PENDING] = (view.section, {str(k): str(v) for k, v in dict(view.params).items()})
+    params = {str(k): str(v) for k, v in dict(view.params).items()}
     if view.section == page.section:
+        _apply_here(page.section, params)
         st.rerun(scope="app")
+    controls.apply(view.section, params)
     from ui import shell
 
     st.switch_page(path, query_params={**shell.link_params(page), "room": seat.code})
 
 
-def _waiting_for_reveal(page, answers: Any, seen: Any) -> bool:
-    """Has this student a guess on this page that the room stored and has not revealed yet?"""
+def _apply_here(section: str, params: dict[str, str]) -> None:
+    """The instructor's settings on the page already open: each control's value set in the session.
+
+    Not `controls.apply` and a rerun: its next run writes every control's value into the address,
+    and Streamlit refuses to set a parameter that a widget drawn on this page is bound to. A bound
+    widget writes its own new value to the address; the others are written here, as drawn by hand.
+    """
+    declared = controls.declared(section)
+    typed = controls.clean(declared, params)
+    known: dict[str, object] = {}
+    for control in declared:
+        value = typed[control.key]
+        st.session_state[control.key] = list(value) if isinstance(control, controls.Several) else value
+        if not control.bound:
+            default = control.default_for(known)
+            query.set_value(control.key, None if value == default else control.format(value))
+        known[control.key] = value
+
+
+def _waiting(page, answers: Any, seen: Any) -> list[str]:
+    """The ids of this student's guesses on this page that the room stored and has not shown revealed yet."""
     answers, seen = answers or {}, seen or set()
     prefix = f"{page.section}:"
-    return any(isinstance(qid, str) and qid.startswith(prefix) and qid not in seen
-               and getattr(answer, "stored", None) for qid, answer in answers.items())
+    return [qid for qid, answer in answers.items() if isinstance(qid, str) and qid.startswith(prefix)
+            and qid not in seen and getattr(answer, "stored", None)]
 
 
-def arrive_view(page) -> None:
-    """Set this page's controls to the instructor's settings a follow step brought (before any control is drawn)."""
-    pending = st.session_state.pop(PENDING, None)
-    if not pending or pending[0] != page.section:
-        return
+def _waiting_for_reveal(page, answers: Any, seen: Any) -> bool:
+    return bool(_waiting(page, answers, seen))
+
+
+def _revealed_meanwhile(page, seat: Seat) -> bool:
+    """On the first look only: was a waiting guess revealed before this student started looking?"""
     try:
-        from ui import controls
-    except ImportError:  # until the declared controls land: numbers and switches as the address would spell them
-        for name, text in pending[1].items():
-            st.session_state[name] = _guess_type(text)
-        return
-    controls.apply(page.section, pending[1])
+        return any(getattr(_call("snapshot", seat.code, qid), "revealed", False)
+                   for qid in _waiting(page, st.session_state.get(ASKED), st.session_state.get(REVEALED)))
+    except Unavailable:
+        return False
 
 
-def _guess_type(text: str) -> object:
-    if text.lower() in ("true", "false"):
-        return text.lower() == "true"
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
-    return text
+# A class of a hundred that waits for a Reveal reruns this fragment a hundred times per interval,
+# each rerun a few ms of Streamlit's own work (the room's read is 0.3 ms): at 3 s that was 16-30 % of
+# a core (bench/class.py), at 5 s it stays near the 10 % the class features may cost.
+WATCH_SECONDS = 5
 
 
-@st.fragment(run_every=3)
+@st.fragment(run_every=WATCH_SECONDS)
 def _watching(page) -> None:
     watch_step(page)
 
@@ -401,7 +402,6 @@ def _follow_changed() -> None:
 def sidebar(page) -> None:
     """The sidebar's class section, the projector's join card, and following; one call per run from the shell."""
     arrive(page)
-    arrive_view(page)
     seat = current(page)
     with st.sidebar:
         views.class_section(page, seat, actions={
@@ -409,10 +409,11 @@ def sidebar(page) -> None:
         }, following=bool(st.session_state.get(FOLLOW)), note=st.session_state.pop(NOTE, None),
             link=st.session_state.pop(LINK, None))
         # Only a student who follows, or waits for a Reveal, looks at the room every few seconds.
-        if seat is not None and seat.role == "student" and (st.session_state.get(FOLLOW) or _waiting_for_reveal(page, st.session_state.get(ASKED),
-                                                                    st.session_state.get(REVEALED))):
+        state = st.session_state
+        if seat is not None and seat.role == "student" and (
+                state.get(FOLLOW) or _waiting_for_reveal(page, state.get(ASKED), state.get(REVEALED))):
             _watching(page)
     if seat is not None and is_instructor(page):
-        params = _view_params(page.section)
+        params = controls.view_params(page.section)
         _write_view(page, seat, params)
         views.join_card(page, views.address(st.context.url, {**params, "room": seat.code}), seat.code)

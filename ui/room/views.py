@@ -10,7 +10,7 @@ from urllib.parse import urlencode, urlsplit
 import segno
 import streamlit as st
 
-from ui import widgets
+from ui import ask, widgets
 from ui.charts import room as charts
 from ui.questions import Asked
 
@@ -35,7 +35,7 @@ def page_path(section: str) -> str | None:
 
 
 def qr_svg(url: str) -> str:
-    """The address as a QR code, drawn as inline SVG (scales on a projector without blurring)."""
+    """The address as a QR code in SVG (scales on a projector without blurring)."""
     return segno.make(url, error="m").svg_inline(scale=5, border=2, dark="#000000", light="#ffffff")
 
 
@@ -43,17 +43,13 @@ def join_card(page, url: str, code: str) -> None:
     """Top of the instructor's page: the QR code and the short address of the page and settings on screen."""
     t = page.t
     with st.container(border=True, key="room_join_card"):
-        qr, text = st.columns([1, 4], vertical_alignment="center")
-        with qr:
-            st.html(f'<div style="max-width:180px">{qr_svg(url)}</div>')
+        qr, text = st.columns([1, 3], vertical_alignment="center")
+        # An image of its own (st.image takes SVG text): the page's styles cannot reach into it.
+        qr.image(qr_svg(url), width=180)
         with text:
             st.markdown(t("room.join_title", code=code))
             st.code(short(url), language=None, wrap_lines=True)
             st.caption(t("room.join_help"))
-
-
-def _question_text(page, asked: Asked) -> str:
-    return page.t(asked.question.key, **dict(getattr(asked, "values", {}) or {}))
 
 
 def panel(page, live: Sequence[tuple[Asked, Any]], *, on_reveal: Callable[..., Any],
@@ -64,24 +60,16 @@ def panel(page, live: Sequence[tuple[Asked, Any]], *, on_reveal: Callable[..., A
     for asked, snap in live:
         question = asked.question
         with st.container(border=True):
-            st.markdown(f"**{_question_text(page, asked)}**")
+            st.markdown(f"**{t(question.key, **asked.values)}**")
             st.caption(t("room.panel_counts", joined=snap.joined, answered=snap.answered))
             answer = asked.answer if snap.revealed else None
             widgets.chart(page, charts.distribution(question, list(snap.values), t, answer=answer))
             if snap.revealed:
-                st.markdown(t("room.panel_measured", value=_shown(page, asked, asked.answer)))
+                st.markdown(t("room.panel_measured", value=ask.shown_value(page, asked, asked.answer)))
             left, right = st.columns(2)
             left.button(t("room.reveal"), key=f"room_reveal_{asked.id}", disabled=snap.revealed,
                         on_click=on_reveal, args=(page, asked), type="primary")
             right.button(t("room.reset"), key=f"room_reset_{asked.id}", on_click=on_reset, args=(page, asked))
-
-
-def _shown(page, asked: Asked, value: float | str) -> str:
-    question = asked.question
-    if question.kind == "choice":
-        return page.t(f"{question.key}_opt_{value}")
-    unit = f" {page.t(question.unit)}" if question.unit else ""
-    return f"{float(value):.4g}{unit}"
 
 
 def class_section(page, seat, *, actions: Mapping[str, Callable[..., Any]], following: bool,

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from ffn_core import params
+from ffn_core import model_counts, presets
 from ui import i18n
 from tests.conftest import chart_specs, open_page
 
@@ -116,10 +116,11 @@ def test_bad_link_values_fall_back(key, value):
     assert len(at.metric) == 7  # the page ran to the end on defaults
 
 
-def test_width_off_the_slider_steps_gets_a_message_not_a_traceback():
+def test_width_off_the_slider_steps_opens_the_default_width():
     at = open_page(PAGE, "ko", d="100", heads="8")
     assert not at.exception
-    assert len(at.warning) == 1 and not at.metric
+    assert at.slider(key="d").value == 512 and "d" not in at.query_params
+    assert not at.warning and _metrics(at)[:3] == ["1,048,576", "2,097,152", "66.67%"]
 
 
 def test_all_garbage_at_once_in_korean():
@@ -142,7 +143,7 @@ def test_gqa_at_eight_thirds_is_not_past_eighty_and_the_causes_are_split(lang):
     # By hand: attention 2d² + 2d·(d/g), FFN 3·d·d_ff in units of d².
     for preset, group, gqa, both in (("llama2-70b", 8, 8 / (8 + 2.25), 10.5 / 12.75),
                                      ("mistral-7b", 4, 8 / (8 + 2.5), 10.5 / 13)):
-        c = params.causes(preset)
+        c = model_counts.causes(preset)
         assert c.group == group and c.expansion == 3.5 and c.share == pytest.approx(both)
         assert c.gqa_share == pytest.approx(gqa, abs=1e-4) and c.wide_share == pytest.approx(10.5 / 14.5)
         line = t("split.claim_causes", model=c.name, group=group, gqa=c.gqa_share, expansion=3.5,
@@ -160,10 +161,32 @@ def test_expansion_three_and_a_half_is_offered(lang):
     assert t("split.cause_expansion", expansion=3.5, lesson=t("split.lesson_width_glu")) in at.info[0].value
 
 
-def test_korean_model_sources_are_korean():
-    at = open_page(PAGE, "ko")
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_the_model_caption_cites_its_sources_as_links(lang):
+    at = open_page(PAGE, lang)
+    at.selectbox(key="model").select("mistral-7b").run()
+    assert not at.exception
+    p = presets.get("mistral-7b")
     caption = " ".join(c.value for c in at.caption)
-    assert "OpenAI가 공개한 GPT-2 체크포인트" in caption and "which names" not in caption
+    assert f"[{p.config.name}]({p.config.url})" in caption
+    assert f"[{p.published.name}]({p.published.url})" in caption
+    sentence = i18n.Translator(lang)("split.model_caption", source="", total_source="", gap="")
+    assert sentence[:5] in caption  # the sentence around them is in the page's language
+
+
+def test_a_new_preset_is_one_row(monkeypatch):
+    # Adding a model to the page is adding a Preset row: no locale key, no table elsewhere.
+    row = presets.Preset("tiny-test", "Tiny test model", 256, 1024, 4, 4, 4, 1000, 128, 0, True, True, False,
+                         "layernorm", False, 3_000_000, "3M", presets.Source("a test config", "https://example.org/c"),
+                         presets.Source("a test paper", "https://example.org/p"))
+    monkeypatch.setattr(presets, "PRESETS", presets.PRESETS + (row,))
+    monkeypatch.setattr(presets, "IDS", presets.IDS + (row.id,))
+    for lang in ("en", "ko"):
+        at = open_page(PAGE, lang)
+        at.selectbox(key="model").select("tiny-test").run()
+        assert not at.exception, [e.value for e in at.exception]
+        assert at.selectbox(key="model").value == "tiny-test"
+        assert "[a test config](https://example.org/c)" in " ".join(c.value for c in at.caption)
 
 
 @pytest.mark.parametrize("lang", ["en", "ko"])
