@@ -168,9 +168,14 @@ def _form_words(country: object, relation: object, lang: object) -> tuple[str, .
 
 
 def _others(v: Values) -> list[str]:
+    return list(_other_countries(v["form"], v["country"]))
+
+
+@functools.lru_cache(maxsize=1024)  # read on every rerun of page 7; a scan of the corpus prompts each time costs ms
+def _other_countries(form: object, country: object) -> tuple[str, ...]:
     # The countries with a prompt in the chosen sentence form, the chosen country left out.
-    template = next((p.template for p in corpus.prompts("all") if " ".join(p.words) == v["form"]), None)
-    return sorted({p.fact.country for p in corpus.prompts("all") if p.template == template} - {v["country"]})
+    template = next((p.template for p in corpus.prompts("all") if " ".join(p.words) == form), None)
+    return tuple(sorted({p.fact.country for p in corpus.prompts("all") if p.template == template} - {country}))
 
 
 GPT = (
