@@ -2,13 +2,13 @@
 from __future__ import annotations
 
 import torch
-from hypothesis import given, settings
+from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
 from ffn_core.sweep import net1d, snap, sweep, targets
 
 
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=6, deadline=None, phases=(Phase.explicit, Phase.generate))
 @given(seed=st.integers(0, 9999), width=st.sampled_from((2, 3, 5, 8)))
 def test_abs_is_exact_at_every_seed_from_width_two(seed, width):
     # |x| is two ReLU pieces; the sampled grid has no point at 0, so only a kink exactly at 0 fits it.
@@ -18,7 +18,7 @@ def test_abs_is_exact_at_every_seed_from_width_two(seed, width):
     x = torch.tensor(res.x, dtype=torch.float64)
     independent = sweep.evaluate("abs", fit.w, fit.b, fit.v, fit.c)  # the network as returned, recomputed
     assert independent.rmse <= res.exact_tol
-    assert float((torch.tensor(fit.curve) - x.abs()).abs().max()) < 1e-9
+    assert float((torch.tensor(fit.curve, dtype=torch.float64) - x.abs()).abs().max()) < 1e-9
 
 
 def test_width_one_cannot_be_exact_and_is_not_called_so():
