@@ -2,7 +2,7 @@ import pandas as pd
 import streamlit as st
 
 from ffn_core import sparsity as ffn_sparsity
-from ffn_core.gpt import ablation, corpus, edit, sparsity_curve, states, weights
+from ffn_core.gpt import ablation, corpus, edit, evaluate, sparsity_curve, states, weights
 from ui import ask, controls, gpt_probes, lede, pages, shell, text, widgets
 from ui.charts import gpt as charts
 from ui.lessons import gpt as lessons
@@ -82,7 +82,6 @@ else:
                                     "before": t("gptsurgery.col_before"), "after": t("gptsurgery.col_after")})
         widgets.table(page, rows, "gpt_edit.csv", first=(t("gptsurgery.col_prompt"), t("gptsurgery.col_after"),
                                                          t("gptsurgery.col_before")))
-        st.caption(t("gptsurgery.delta_caption", delta=f"{res.delta_norm:.3f}", weight=f"{res.weight_norm:.3f}", layer=layer))
         widgets.verdict(page, lessons.edit(res, prompt_words, unchanged))
 
 # 3. Sparsity from training
@@ -111,5 +110,6 @@ if ask.shown(page, sparsity_asked):
     st.caption(t("gptsurgery.sparsity_caption"))
     widgets.verdict(page, lessons.sparsity(int(step), start, now, gap))
 
-widgets.show_code(page, states.corpus_states, states.block, ablation.scores_from, edit.update, edit.edit,
-                  states.prompt_predictions, sparsity_curve.curve)
+# Exactly what this page calls (through ui/gpt_probes): the other core functions run inside these.
+widgets.show_code(page, states.corpus_states, ablation.kept_scores, ablation.scores_from, states.key_covariance,
+                  edit.edit, evaluate.active_fraction, sparsity_curve.logged_curve, sparsity_curve.Curve.max_log_gap)

@@ -62,7 +62,8 @@ def balancer(tmp_path_factory):
             ports.append(port)
     listen, *replicas = ports
     run_dir: Path = tmp_path_factory.mktemp("class")
-    env = {**os.environ, "FFNLAB_RUN_DIR": str(run_dir), "FFNLAB_PORTS": " ".join(map(str, replicas)),
+    # Sessions per replica are what these tests read; the warm-up's own sessions (tests/ui/test_warmup.py) would count.
+    env = {**os.environ, "FFNLAB_WARMUP": "0", "FFNLAB_RUN_DIR": str(run_dir), "FFNLAB_PORTS": " ".join(map(str, replicas)),
            "FFNLAB_LISTEN": f"127.0.0.1:{listen}", "FFNLAB_PYTHON": sys.executable, "FFNLAB_NGINX": NGINX,
            "FFNLAB_CLASS_DB": f"sqlite:///{run_dir / 'class.sqlite'}"}
     try:

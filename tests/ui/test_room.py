@@ -309,7 +309,7 @@ def test_the_instructors_panel_shows_the_class_live_and_reveal_draws_the_measure
     assert db.view(code, time.time()).version == 1  # students waiting for the reveal look again
     number_spec, _ = chart_specs(at)
     assert _has_measured_rule(number_spec, 0.5)
-    assert t("room.panel_measured", value="0.5") in [m.value for m in at.markdown]
+    assert t("room.panel_measured", value="0.500") in [m.value for m in at.markdown]  # as the page writes numbers
 
     at.button(key=f"room_reset_{ASK_NUMBER.id}").click().run()
     assert db.counts(code, ASK_NUMBER.id, time.time()) == (4, 0)
@@ -418,3 +418,22 @@ def test_a_waiting_student_reruns_when_the_rooms_view_moves_and_not_before(db):
     db.set_view(code, key, "collapse", {}, time.time())  # what session.reveal does after a Reveal
     at.run()
     assert at.session_state["runs"] == 4 and at.session_state[session.SEEN] == 2  # one look, one rerun
+
+
+def test_a_reveal_that_came_before_the_first_look_is_not_missed(db):
+    from collections import OrderedDict
+
+    from ui import ask
+
+    code, key = db.create_room(time.time())
+    token = store.new_token()
+    db.join(code, token, time.time())
+    db.submit(code, token, ASK_NUMBER.id, 0.3, time.time())
+    db.reveal(code, key, ASK_NUMBER.id, time.time())
+    db.set_view(code, key, "collapse", {}, time.time())
+    waiting = OrderedDict({ASK_NUMBER.id: ask.Answer(0.3, True)})
+    at = run_scene("watch_scene", {**seated(code, "student", token), session.ASKED: waiting})
+    assert at.session_state["runs"] == 2  # looked, found it revealed, reran
+    # Without a waiting guess, the first look only notes the version.
+    at = run_scene("watch_scene", seated(code, "student", token))
+    assert at.session_state["runs"] == 1
