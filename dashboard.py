@@ -42,7 +42,7 @@ st.graphviz_chart(
   x -> attn -> add1 -> ffn -> add2 -> out;
   x -> add1 [style=dashed]; add1 -> add2 [style=dashed];
 }}""",
-    width="stretch",
+    width="content" if page.phone else "stretch",  # stretched top-down, six boxes would fill three screens
 )
 st.caption(t("home.block_caption"))
 
