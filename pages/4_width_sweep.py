@@ -3,7 +3,7 @@ import pandas as pd
 import streamlit as st
 
 from ffn_core.sweep import best, expr, lesson, net1d, sweep, targets, varpro
-from ui import ask, compute, controls, shell, text, widgets
+from ui import ask, compute, controls, glossary, shell, text, widgets
 from ui.charts import activations as act_charts
 from ui.charts import sweep as charts
 from ui.lessons import sweep as verdicts
@@ -14,6 +14,7 @@ t = page.t
 
 st.title(t("sweep.title"))
 st.markdown(t("sweep.lesson"))
+glossary.note(t, "kink", "least_squares", "rmse")
 asking = st.container()  # the questions, filled once the fits they are about are made
 st.latex(t("sweep.formula"))
 
@@ -128,7 +129,7 @@ if controls.draw(page, "expansion"):
 @st.fragment
 def live_training() -> None:
     st.subheader(t("sweep.live_heading"))
-    st.caption(t("sweep.live_caption"))
+    st.caption(t("sweep.live_caption" if act == "relu" else "sweep.live_caption_gelu"))
     if not st.button(t("sweep.train"), key="train", type="primary"):
         return
     for m in methods:
