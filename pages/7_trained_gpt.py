@@ -79,6 +79,8 @@ if predict.shown(page, prompt_asked + heldout_asked):
 # 2. Layer by layer
 st.header(t("gpt.layers_heading"))
 st.markdown(t("gpt.layers_lesson"))
+with st.expander(t("gpt.precise_label")):
+    st.markdown(t("gpt.layers_precise"))
 glossary.note(t, "residual_stream", "direct_logit_attribution")
 st.latex(r"\ell_{a} = u_a\cdot\Big(e + \sum_{l}\mathrm{attn}_l + \sum_{l}\mathrm{FFN}_l\Big) + c_a,\qquad "
          r"u_a = s\,P(\gamma \odot w_a),\; s = 1/\sqrt{\mathrm{var}(x)+\epsilon}\ \text{" + t("gpt.frozen") + "}")

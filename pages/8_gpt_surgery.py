@@ -40,6 +40,8 @@ if ask.shown(page, ablation_asked):
 # 2. Edit one memory
 st.header(t("gptsurgery.edit_heading"))
 st.markdown(t("gptsurgery.edit_lesson"))
+with st.expander(t("gptsurgery.precise_label")):
+    st.markdown(t("gptsurgery.edit_precise"))
 glossary.note(t, "outer_product", "rank", "covariance", "c_inv_k")
 st.latex(r"W_2 \leftarrow W_2 + \frac{\delta\,(C^{-1}k_*)^{\top}}{k_*^{\top}C^{-1}k_*}"
          r"\quad\text{" + t("gptsurgery.or") + r"}\quad W_2 \leftarrow W_2 + \frac{\delta\,k_*^{\top}}{k_*^{\top}k_*}")
