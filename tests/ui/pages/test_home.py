@@ -2,7 +2,7 @@
 import pytest
 
 from tests.conftest import chart_specs, open_page
-from ui import i18n, shell
+from ui import i18n, pages, shell
 
 
 @pytest.mark.parametrize("lang", i18n.LANGS)
