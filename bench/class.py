@@ -44,6 +44,7 @@ import argparse
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -559,16 +560,19 @@ def main(argv: list[str] | None = None) -> int:
                     continue
                 server = pg.PostgresServer(durable=True).start()
             for replicas in args.replicas:
-                if backend == "sqlite":
-                    folder = tempfile.mkdtemp(prefix="ffnlab-class-bench-")
-                    url, pids = f"sqlite:///{folder}/class.sqlite", []
-                else:
-                    url = args.postgres_url or server.create_database(f"class_bench_{replicas}")
-                    pids = [server.proc.pid] if server else []
-                label = "SQLite file (WAL)" if backend == "sqlite" else "PostgreSQL 15"
-                r = run(url, label, args.students, replicas, args.window, args.seed + replicas, pids)
-                report(r)
-                results.append(r)
+                folder = tempfile.mkdtemp(prefix="ffnlab-class-bench-")
+                try:
+                    if backend == "sqlite":
+                        url, pids = f"sqlite:///{folder}/class.sqlite", []
+                    else:
+                        url = args.postgres_url or server.create_database(f"class_bench_{replicas}")
+                        pids = [server.proc.pid] if server else []
+                    label = "SQLite file (WAL)" if backend == "sqlite" else "PostgreSQL 15"
+                    r = run(url, label, args.students, replicas, args.window, args.seed + replicas, pids)
+                    report(r)
+                    results.append(r)
+                finally:
+                    shutil.rmtree(folder, ignore_errors=True)
         finally:
             if server:
                 server.stop()
@@ -595,11 +599,15 @@ def pages_main(args: argparse.Namespace) -> int:
                     continue
                 server = pg.PostgresServer(durable=True).start()
             for replicas in args.replicas:
+                folder = tempfile.mkdtemp(prefix="ffnlab-class-bench-")
                 if backend == "sqlite":
-                    url = f"sqlite:///{tempfile.mkdtemp(prefix='ffnlab-class-bench-')}/class.sqlite"
+                    url = f"sqlite:///{folder}/class.sqlite"
                 else:
                     url = args.postgres_url or server.create_database(f"class_pages_{replicas}")
                 os.environ["FFNLAB_CLASS_DB"] = url  # every replica started below reads it
+                # The replicas' own warm-up (ui/warmup.py) would compute every page beside the class:
+                # off, as stclient.Server has it, so both targets measure the class alone.
+                os.environ["FFNLAB_WARMUP"] = "0"
                 label = "SQLite file (WAL)" if backend == "sqlite" else "PostgreSQL 15"
                 app = balanced = None
                 try:
@@ -625,7 +633,9 @@ def pages_main(args: argparse.Namespace) -> int:
                         app.stop()
                     if balanced:
                         balanced.stop()
+                        shutil.rmtree(balanced.run_dir, ignore_errors=True)
                     os.environ.pop("FFNLAB_CLASS_DB", None)
+                    shutil.rmtree(folder, ignore_errors=True)
         finally:
             if server:
                 server.stop()

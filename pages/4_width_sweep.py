@@ -20,9 +20,7 @@ st.latex(t("sweep.formula"))
 
 left, middle, right = st.columns([2, 3, 2])
 target = controls.draw(page, "target", left)
-typed = controls.values("sweep")["expr"]
-if target == "custom":
-    typed = controls.draw(page, "expr", left)
+typed = controls.draw(page, "expr", left) if target == "custom" else None  # a formula for a custom target only
 widths = controls.draw(page, "widths", middle)
 act = controls.draw(page, "act", right)
 left, right = st.columns([3, 2])

@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
@@ -31,6 +33,22 @@ except ImportError:  # the app's own requirements do not include hypothesis
 
 # A cold torch import plus a first computation takes longer than AppTest's 3 s default.
 TIMEOUT = 60.0
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _one_torch_thread():
+    """One intra-op thread, as the app runs each session (ui/shell.py).
+
+    On a busy 2-core machine a second thread mostly waits for a core: the report's sections took 10×
+    the wall time and CPU time with two. No figure a test checks depends on the count;
+    tests/core/test_reproducible_matmul.py checks the ones that could, at one thread and two.
+    """
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
 
 
 def open_page(path: str = "dashboard.py", lang: str = "en", **query: Any):

@@ -61,7 +61,6 @@ APP: tuple[Control, ...] = (
 
 # --- 1. parameter split ---
 HEADS = (1, 2, 4, 8, 16, 32, 64)
-_PRESET_NAMES = {p.id: p.name for p in presets.PRESETS}
 
 SPLIT = (
     Number("d", 64, params.MAX_D_MODEL, 512, step=64, label="split.d", help="split.d_help"),
@@ -72,7 +71,8 @@ SPLIT = (
     # Only divisors of h, so no bad pair can be chosen; all heads their own keys by default.
     Choice("kv_heads", lambda v: [k for k in HEADS if v["heads"] % k == 0], lambda v: v["heads"],
            label="split.kv_heads", help="split.kv_help"),
-    Choice("model", presets.IDS, option_label=lambda tr, i: _PRESET_NAMES[i], label="split.model_pick"),
+    # Read from ffn_core.presets when drawn, not copied at import: a model is one row there.
+    Choice("model", lambda v: presets.IDS, option_label=lambda tr, i: presets.get(i).name, label="split.model_pick"),
 )
 
 # --- 2. position-wise ---
@@ -187,9 +187,14 @@ def _form_words(country: object, relation: object, lang: object) -> tuple[str, .
 
 
 def _others(v: Values) -> list[str]:
+    return list(_other_countries(v["form"], v["country"]))
+
+
+@functools.lru_cache(maxsize=1024)  # read on every rerun of page 7; a scan of the corpus prompts each time costs ms
+def _other_countries(form: object, country: object) -> tuple[str, ...]:
     # The countries with a prompt in the chosen sentence form, the chosen country left out.
-    template = next((p.template for p in corpus.prompts("all") if " ".join(p.words) == v["form"]), None)
-    return sorted({p.fact.country for p in corpus.prompts("all") if p.template == template} - {v["country"]})
+    template = next((p.template for p in corpus.prompts("all") if " ".join(p.words) == form), None)
+    return tuple(sorted({p.fact.country for p in corpus.prompts("all") if p.template == template} - {country}))
 
 
 GPT = (

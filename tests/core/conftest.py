@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -44,8 +45,9 @@ def report_run(tmp_path_factory: pytest.TempPathFactory) -> ReportRun:
     # trained GPT's evaluation included): computed once per test session, in a fresh process so that
     # what it imports is its own, and shared by every test that reads it.
     out: Path = tmp_path_factory.mktemp("report")
+    one_thread = {**os.environ, "OMP_NUM_THREADS": "1"}  # as the tests run (tests/conftest.py)
     done = subprocess.run([sys.executable, "-c", _RUN, str(out)], cwd=ROOT, capture_output=True, text=True,
-                          check=True, timeout=600)
+                          check=True, timeout=600, env=one_thread)
     return ReportRun(
         stdout=done.stdout,
         json=json.loads((out / "report.json").read_text(encoding="utf-8")),

@@ -13,13 +13,15 @@ CORE_MODULES = sorted(
 )
 
 
-def test_core_imports_without_streamlit_or_altair():
+def test_core_and_its_tests_import_without_streamlit_or_altair():
+    # The core's tests' conftests too: `python -m pytest tests/core` runs the core alone.
     code = (
         "import importlib, json, sys, time\n"
         f"mods = {CORE_MODULES!r}\n"
         "start = time.perf_counter()\n"
         "for m in mods: importlib.import_module('ffn_core.' + m)\n"
-        "print(json.dumps({'ui': sorted(n for n in sys.modules if n.split('.')[0] in ('streamlit', 'altair')),"
+        "import tests.conftest, tests.core.conftest\n"
+        "print(json.dumps({'ui': sorted(n for n in sys.modules if n.split('.')[0] in ('streamlit', 'altair', 'ui')),"
         " 'seconds': time.perf_counter() - start}))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
@@ -36,13 +38,3 @@ def test_core_never_seeds_globally():
         if "manual_seed(" in path.read_text(encoding="utf-8").replace("Generator().manual_seed(", "")
     ]
     assert offenders == []
-
-
-def test_the_core_tests_run_without_the_ui():
-    # `python -m pytest tests/core` is the newcomer's minute: its conftests must not pull in Streamlit.
-    code = (
-        "import json, sys\nimport tests.conftest, tests.core.conftest\n"
-        "print(json.dumps(sorted(n for n in sys.modules if n.split('.')[0] in ('streamlit', 'altair', 'ui'))))\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
-    assert json.loads(out.stdout.strip().splitlines()[-1]) == []

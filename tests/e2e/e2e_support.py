@@ -12,6 +12,7 @@ import os
 import re
 import sys
 import time
+import urllib.parse
 from pathlib import Path
 
 import pytest
@@ -300,5 +301,15 @@ READ_CONTROLS = """(main) => {
 }"""
 
 
+def _declared() -> dict[str, set[str]]:
+    """Each page's declared control keys (ui/pages.py) by its path in the address."""
+    from ui import controls, pages
+
+    return {controls.url_path(e.section): {c.key for c in pages.CONTROLS[e.section]} for e in pages.PAGES}
+
+
 def read_controls(page) -> dict[str, object]:
-    return page.evaluate(READ_CONTROLS, MAIN)
+    """The page's declared controls and the values they show: what its link carries. Other keyed
+    widgets (a question's guess box) are no part of the view."""
+    declared = _declared().get(urllib.parse.urlsplit(page.url).path.strip("/").split("/")[-1], set())
+    return {k: v for k, v in page.evaluate(READ_CONTROLS, MAIN).items() if k in declared}

@@ -64,7 +64,8 @@ def _settle(ports: list[int], want: list[int], timeout_s: float = 20.0) -> list[
 def balancer(tmp_path_factory):
     listen, *replicas = _ports(3)
     run_dir: Path = tmp_path_factory.mktemp("deploy")
-    env = {**os.environ, "FFNLAB_RUN_DIR": str(run_dir), "FFNLAB_PORTS": " ".join(map(str, replicas)),
+    # Sessions per replica are what these tests read; the warm-up's own sessions (tests/ui/test_warmup.py) would count.
+    env = {**os.environ, "FFNLAB_WARMUP": "0", "FFNLAB_RUN_DIR": str(run_dir), "FFNLAB_PORTS": " ".join(map(str, replicas)),
            "FFNLAB_LISTEN": f"127.0.0.1:{listen}", "FFNLAB_PYTHON": sys.executable, "FFNLAB_NGINX": NGINX}
     pids: dict[str, int] = {}
     try:
