@@ -2,7 +2,7 @@
 import pandas as pd
 import streamlit as st
 
-from ffn_core.sweep import best, expr, lesson, net1d, sweep, targets, varpro
+from ffn_core.sweep import best, expr, lesson, net1d, snap, sweep, targets, varpro
 from ui import ask, compute, controls, glossary, shell, text, widgets
 from ui.charts import activations as act_charts
 from ui.charts import sweep as charts
@@ -169,4 +169,4 @@ if page.show_details and ask.shown(page, asked, note=False):
         widgets.table(page, pd.DataFrame(rows), "width_sweep.csv")
         sources = ", ".join(t(f"sweep.source_{s}") for s in dict.fromkeys(ref.source))
         st.caption(t("sweep.table_caption", source=sources))
-widgets.show_code(page, sweep.fit_widths, varpro.fit, varpro.step_relu, sweep.pieces_that_matter)
+widgets.show_code(page, sweep.fit_widths, varpro.fit, varpro.step_relu, snap.snap_fit, sweep.pieces_that_matter)

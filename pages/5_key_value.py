@@ -108,4 +108,5 @@ if ask.shown(page, asked):
 
     widgets.verdict(page, verdicts.judge(res))
 
-widgets.show_code(page, keyvalue.explicit_sum, keyvalue.decompose, keyvalue.neurons_for)
+widgets.show_code(page, keyvalue.memorise_pairs, keyvalue.read_token, keyvalue.explicit_sum, keyvalue.decompose,
+                  keyvalue.neurons_for)

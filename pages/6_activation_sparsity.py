@@ -113,4 +113,4 @@ if ask.shown(page, init_asked + train_asked):  # its numbers start from the init
 
 st.page_link("pages/8_gpt_surgery.py", label=t("sparsity.link_trained"), icon=":material/arrow_forward:",
              query_params=shell.link_params(page))
-widgets.show_code(page, sparsity.at_init, memory_training.train_module)
+widgets.show_code(page, sparsity.at_init, sparsity.train, memory_training.train_module)
