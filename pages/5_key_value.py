@@ -2,7 +2,7 @@ import pandas as pd
 import streamlit as st
 
 from ffn_core import keyvalue, memory_training
-from ui import ask, compute, controls, shell, text, widgets
+from ui import ask, compute, controls, glossary, shell, text, widgets
 from ui.charts import keyvalue as charts
 from ui.lessons import keyvalue as verdicts
 from ui.questions import keyvalue as questions
@@ -15,6 +15,7 @@ st.markdown(t("keyvalue.lesson"))
 asking = st.container()  # the questions, filled once the result they are about is measured
 st.latex(r"\mathrm{FFN}(x) = \sum_{i=1}^{m} \underbrace{\mathrm{relu}(k_i \cdot x + b_i)}_{a_i}\; v_i \;+\; b_2")
 st.markdown(t("keyvalue.concentration_lesson"))
+glossary.note(t, "full_batch_adam")
 
 c1, c2, c3 = st.columns(3)
 d = controls.draw(page, "d", c1)
@@ -107,4 +108,5 @@ if ask.shown(page, asked):
 
     widgets.verdict(page, verdicts.judge(res))
 
-widgets.show_code(page, keyvalue.explicit_sum, keyvalue.decompose, keyvalue.neurons_for)
+widgets.show_code(page, keyvalue.memorise_pairs, keyvalue.read_token, keyvalue.explicit_sum, keyvalue.decompose,
+                  keyvalue.neurons_for)
