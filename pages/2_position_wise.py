@@ -3,7 +3,7 @@ import pandas as pd
 import streamlit as st
 
 from ffn_core import attention, ffn, position
-from ui import ask, compute, controls, lede, shell, text, widgets
+from ui import ask, compute, controls, glossary, lede, shell, text, widgets
 from ui.charts import position as charts
 from ui.lessons import position as lessons
 from ui.questions import position as questions
@@ -24,6 +24,7 @@ lede.lesson(page, t("position.lesson"), [
     r"y_i = \mathrm{FFN}(x_i) \;\Rightarrow\; \frac{\partial y_i}{\partial x_j} = 0 \;(i \neq j)"
     r"\qquad\text{vs.}\qquad y_i = \sum_j a_{ij}\, W_O W_V\, x_j"
 ])
+glossary.note(t, "jacobian", "equivariant")
 asking = st.container()  # the questions, filled once the result they are about is measured
 
 left, middle, right = st.columns(3)

@@ -2,7 +2,7 @@
 import streamlit as st
 
 from ffn_core import collapse
-from ui import ask, compute, controls, lede, shell, text, widgets
+from ui import ask, compute, controls, glossary, lede, shell, text, widgets
 from ui.charts import collapse as charts
 from ui.lessons import collapse as lessons
 from ui.questions import collapse as questions
@@ -13,6 +13,7 @@ t = page.t
 st.title(t("collapse.title"))
 lede.lesson(page, t("collapse.lesson"), [r"W_2(W_1 x + b_1) + b_2 = \underbrace{(W_2 W_1)}_{d \times d}\,x + (W_2 b_1 + b_2),"
                                           r"\qquad \operatorname{rank}(W_2 W_1) \le \min(d, m)"])
+glossary.note(t, "affine", "least_squares", "rank", "singular_value")
 asking = st.container()  # the questions, filled once the result they are about is measured
 
 left, middle, right = st.columns(3)

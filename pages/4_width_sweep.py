@@ -2,8 +2,8 @@
 import pandas as pd
 import streamlit as st
 
-from ffn_core.sweep import best, expr, lesson, net1d, sweep, targets, varpro
-from ui import ask, compute, controls, lede, shell, text, widgets
+from ffn_core.sweep import best, expr, lesson, net1d, snap, sweep, targets, varpro
+from ui import ask, compute, controls, glossary, lede, shell, text, widgets
 from ui.charts import activations as act_charts
 from ui.charts import sweep as charts
 from ui.lessons import sweep as verdicts
@@ -14,6 +14,7 @@ t = page.t
 
 st.title(t("sweep.title"))
 lede.lesson(page, t("sweep.lesson"), [t("sweep.formula")])
+glossary.note(t, "kink", "least_squares", "rmse")
 asking = st.container()  # the questions, filled once the fits they are about are made
 
 left, middle, right = st.columns([2, 3, 2])
@@ -125,7 +126,7 @@ if controls.draw(page, "expansion"):
 @st.fragment
 def live_training() -> None:
     st.subheader(t("sweep.live_heading"))
-    st.caption(t("sweep.live_caption"))
+    st.caption(t("sweep.live_caption" if act == "relu" else "sweep.live_caption_gelu"))
     if not st.button(t("sweep.train"), key="train", type="primary"):
         return
     for m in methods:
@@ -167,4 +168,4 @@ if page.show_details and ask.shown(page, asked, note=False):
         widgets.table(page, pd.DataFrame(rows), "width_sweep.csv")
         sources = ", ".join(t(f"sweep.source_{s}") for s in dict.fromkeys(ref.source))
         st.caption(t("sweep.table_caption", source=sources))
-widgets.show_code(page, sweep.fit_widths, varpro.fit, varpro.step_relu, sweep.pieces_that_matter)
+widgets.show_code(page, sweep.fit_widths, varpro.fit, varpro.step_relu, snap.snap_fit, sweep.pieces_that_matter)

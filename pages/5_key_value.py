@@ -2,7 +2,7 @@ import pandas as pd
 import streamlit as st
 
 from ffn_core import keyvalue, memory_training
-from ui import ask, compute, controls, lede, shell, text, widgets
+from ui import ask, compute, controls, glossary, lede, shell, text, widgets
 from ui.charts import keyvalue as charts
 from ui.lessons import keyvalue as verdicts
 from ui.questions import keyvalue as questions
@@ -14,6 +14,7 @@ st.title(t("keyvalue.title"))
 lede.lesson(page, t("keyvalue.lesson"),
             [r"\mathrm{FFN}(x) = \sum_{i=1}^{m} \underbrace{\mathrm{relu}(k_i \cdot x + b_i)}_{a_i}\; v_i \;+\; b_2"],
             more=[t("keyvalue.concentration_lesson")])
+glossary.note(t, "full_batch_adam")
 asking = st.container()  # the questions, filled once the result they are about is measured
 
 c1, c2, c3 = st.columns(3)
@@ -100,11 +101,13 @@ if ask.shown(page, asked):
     widgets.table(page, summary, "key_value_summary.csv", transpose=True)
     if page.show_details:
         with st.expander(t("keyvalue.neurons_table")):
-            neurons = frame.assign(state=frame["state"].map(lambda k: t(f"keyvalue.state_{k}")))
+            # Two states, hundreds of rows: translate each state once, not each row.
+            neurons = frame.assign(state=frame["state"].map({k: t(f"keyvalue.state_{k}") for k in frame["state"].unique()}))
             neurons = neurons.rename(columns={name: t(f"keyvalue.col_{name}") for name in (
                 "state", "neuron", "coefficient", "norm", "projection", "rank", "cumulative_share")})
             widgets.table(page, neurons, "key_value_neurons.csv")
 
     widgets.verdict(page, verdicts.judge(res))
 
-widgets.show_code(page, keyvalue.explicit_sum, keyvalue.decompose, keyvalue.neurons_for)
+widgets.show_code(page, keyvalue.memorise_pairs, keyvalue.read_token, keyvalue.explicit_sum, keyvalue.decompose,
+                  keyvalue.neurons_for)

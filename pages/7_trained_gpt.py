@@ -2,7 +2,7 @@ import streamlit as st
 
 from ffn_core.gpt import ask, attribution, corpus, neurons, split, trace, weights
 from ui import ask as predict  # ffn_core.gpt.ask is the model-asking module here
-from ui import controls, gpt_memory_sections, gpt_probes, lede, shell, text, widgets
+from ui import controls, glossary, gpt_memory_sections, gpt_probes, lede, shell, text, widgets
 from ui.charts import gpt as charts
 from ui.lessons import gpt as lessons
 from ui.questions import gpt as questions
@@ -17,6 +17,7 @@ asking = st.container()  # the questions, filled once the model has answered the
 example = next((" ".join(p.words) for p in corpus.prompts("all") if p.lang == "ko"), "")
 with st.expander(t("gpt.tokens_heading")):
     st.markdown(t("gpt.tokens_lesson", example=example))
+    glossary.note(t, "logit", "logit_lens")
 
 model = gpt_probes.shipped()
 c1, c2, c3 = st.columns([2, 2, 1])
@@ -79,6 +80,9 @@ if predict.shown(page, prompt_asked + heldout_asked):
 # 2. Layer by layer
 st.header(t("gpt.layers_heading"))
 st.markdown(t("gpt.layers_lesson"))
+with st.expander(t("gpt.precise_label")):
+    st.markdown(t("gpt.layers_precise"))
+glossary.note(t, "residual_stream", "direct_logit_attribution")
 st.latex(r"\ell_{a} = u_a\cdot\Big(e + \sum_{l}\mathrm{attn}_l + \sum_{l}\mathrm{FFN}_l\Big) + c_a,\qquad "
          r"u_a = s\,P(\gamma \odot w_a),\; s = 1/\sqrt{\mathrm{var}(x)+\epsilon}\ \text{" + t("gpt.frozen") + "}")
 if predict.shown(page, prompt_asked):

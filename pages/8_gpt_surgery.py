@@ -3,7 +3,7 @@ import streamlit as st
 
 from ffn_core import sparsity as ffn_sparsity
 from ffn_core.gpt import ablation, corpus, edit, evaluate, sparsity_curve, states, weights
-from ui import ask, controls, gpt_probes, lede, pages, shell, text, widgets
+from ui import ask, controls, glossary, gpt_probes, lede, pages, shell, text, widgets
 from ui.charts import gpt as charts
 from ui.lessons import gpt as lessons
 from ui.questions import gptsurgery as questions
@@ -40,6 +40,9 @@ if ask.shown(page, ablation_asked):
 # 2. Edit one memory
 st.header(t("gptsurgery.edit_heading"))
 st.markdown(t("gptsurgery.edit_lesson"))
+with st.expander(t("gptsurgery.precise_label")):
+    st.markdown(t("gptsurgery.edit_precise"))
+glossary.note(t, "outer_product", "rank", "covariance", "c_inv_k")
 st.latex(r"W_2 \leftarrow W_2 + \frac{\delta\,(C^{-1}k_*)^{\top}}{k_*^{\top}C^{-1}k_*}"
          r"\quad\text{" + t("gptsurgery.or") + r"}\quad W_2 \leftarrow W_2 + \frac{\delta\,k_*^{\top}}{k_*^{\top}k_*}")
 capitals = [f for f in corpus.FACTS if f.relation == "capital"]
