@@ -62,6 +62,10 @@ _WRAP_CSS = """
   word-break: keep-all; overflow-wrap: anywhere;  /* Korean breaks between words, as it is printed */
 }
 [data-testid="stMain"] [data-testid="stPageLink"] a { height: auto; align-items: flex-start; }
+/* A multiselect's chips scroll sideways out of view in a narrow column (page 4's "32" on a
+   projector): they wrap onto a second line instead. */
+[data-testid="stMultiSelectTagsContainer"] { flex-wrap: wrap !important; height: auto !important; overflow: visible !important; }
+[data-testid="stMultiSelect"] :has(> [data-testid="stMultiSelectTagsContainer"]) { height: auto !important; max-height: none !important; }
 [data-testid="stMain"] [data-testid="stMarkdownContainer"] :is(p, li, span, strong) {
   word-break: keep-all; overflow-wrap: anywhere;
 }
