@@ -4,7 +4,7 @@ import streamlit as st
 
 from ffn_core import params
 from ffn_core.gpt import weights
-from ui import compute, shell, widgets
+from ui import compute, pages, shell, widgets
 from ui.charts import home as charts
 from ui.lessons import home as lessons
 
@@ -54,9 +54,9 @@ share_metric.metric(t("home.metric_share"), f"{split.ffn_share:.4f}", help=t("ho
 widgets.chart(page, charts.block_bar, parts, t)
 widgets.verdict(page, lessons.judge(split))
 
-st.header(t("home.map_heading", n=len(shell.PAGES) - 1))
+st.header(t("home.map_heading", n=len(pages.DEMOS)))
 st.markdown(t("home.map_lesson"))
-demos = shell.PAGES[1:]
+demos = pages.DEMOS
 for index, (section, path, icon) in enumerate(demos):
     if index % 3 == 0:  # a row at a time, so the cards read left to right in lesson order
         columns = st.columns(3, gap="medium")

@@ -3,7 +3,7 @@ import pandas as pd
 import streamlit as st
 
 from ffn_core import attention, ffn, position
-from ui import ask, compute, controls, shell, text, widgets
+from ui import ask, compute, controls, glossary, shell, text, widgets
 from ui.charts import position as charts
 from ui.lessons import position as lessons
 from ui.questions import position as questions
@@ -21,6 +21,7 @@ t = page.t
 
 st.title(t("position.title"))
 st.markdown(t("position.lesson"))
+glossary.note(t, "jacobian", "equivariant")
 asking = st.container()  # the questions, filled once the result they are about is measured
 st.latex(
     r"y_i = \mathrm{FFN}(x_i) \;\Rightarrow\; \frac{\partial y_i}{\partial x_j} = 0 \;(i \neq j)"

@@ -2,7 +2,7 @@ import pandas as pd
 import streamlit as st
 
 from ffn_core import keyvalue, memory_training
-from ui import ask, compute, controls, shell, text, widgets
+from ui import ask, compute, controls, glossary, shell, text, widgets
 from ui.charts import keyvalue as charts
 from ui.lessons import keyvalue as verdicts
 from ui.questions import keyvalue as questions
@@ -15,6 +15,7 @@ st.markdown(t("keyvalue.lesson"))
 asking = st.container()  # the questions, filled once the result they are about is measured
 st.latex(r"\mathrm{FFN}(x) = \sum_{i=1}^{m} \underbrace{\mathrm{relu}(k_i \cdot x + b_i)}_{a_i}\; v_i \;+\; b_2")
 st.markdown(t("keyvalue.concentration_lesson"))
+glossary.note(t, "full_batch_adam")
 
 c1, c2, c3 = st.columns(3)
 d = controls.draw(page, "d", c1)
@@ -55,12 +56,12 @@ ask.questions(page, asked, asking)
 
 if ask.shown(page, asked):
     c1, c2, c3, c4 = st.columns(4)
-    c1.metric(t("keyvalue.metric_residual"), f"{res.max_abs_residual:.1e}", help=t("keyvalue.metric_residual_help"))
+    c1.metric(t("keyvalue.metric_residual"), text.error(res.max_abs_residual), help=t("keyvalue.metric_residual_help"))
     c2.metric(t("keyvalue.metric_50"), text.change((before.n_for_50, after.n_for_50)),
               help=t("keyvalue.metric_count_help"))
     c3.metric(t("keyvalue.metric_90"), text.change((before.n_for_90, after.n_for_90)),
               help=t("keyvalue.metric_count_help"))
-    c4.metric(t("keyvalue.metric_recall"), f"{before.recall:.0%} → {after.recall:.0%}", help=t("keyvalue.metric_recall_help"))
+    c4.metric(t("keyvalue.metric_recall"), text.change((before.recall, after.recall), "{:.0%}".format), help=t("keyvalue.metric_recall_help"))
     st.caption(t("keyvalue.active_caption", m=m, before=before.active, after=after.active,
                  norm_before=f"{before.output_norm:.2f}", norm_after=f"{after.output_norm:.2f}"))
 
@@ -94,17 +95,19 @@ if ask.shown(page, asked):
             t("keyvalue.col_mean50"): [round(c50.mean_before, 1), round(c50.mean_after, 1)],
             t("keyvalue.col_mean90"): [round(c90.mean_before, 1), round(c90.mean_after, 1)],
             t("keyvalue.col_never90"): [c90.never_before, c90.never_after],
-            t("keyvalue.col_residual"): [f"{before.max_abs_residual:.1e}", f"{after.max_abs_residual:.1e}"],
+            t("keyvalue.col_residual"): [text.error(before.max_abs_residual), text.error(after.max_abs_residual)],
         }
     )
     widgets.table(page, summary, "key_value_summary.csv")
     if page.show_details:
         with st.expander(t("keyvalue.neurons_table")):
-            neurons = frame.assign(state=frame["state"].map(lambda k: t(f"keyvalue.state_{k}")))
+            # Two states, hundreds of rows: translate each state once, not each row.
+            neurons = frame.assign(state=frame["state"].map({k: t(f"keyvalue.state_{k}") for k in frame["state"].unique()}))
             neurons = neurons.rename(columns={name: t(f"keyvalue.col_{name}") for name in (
                 "state", "neuron", "coefficient", "norm", "projection", "rank", "cumulative_share")})
             widgets.table(page, neurons, "key_value_neurons.csv")
 
     widgets.verdict(page, verdicts.judge(res))
 
-widgets.show_code(page, keyvalue.explicit_sum, keyvalue.decompose, keyvalue.neurons_for)
+widgets.show_code(page, keyvalue.memorise_pairs, keyvalue.read_token, keyvalue.explicit_sum, keyvalue.decompose,
+                  keyvalue.neurons_for)

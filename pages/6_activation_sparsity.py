@@ -1,7 +1,7 @@
 import streamlit as st
 
 from ffn_core import memory_training, sparsity
-from ui import ask, compute, controls, shell, widgets
+from ui import ask, compute, controls, glossary, shell, text, widgets
 from ui.charts import activations as act_charts
 from ui.charts import sparsity as charts
 from ui.lessons import sparsity as verdicts
@@ -15,6 +15,7 @@ N_KEYS = 128  # pairs (or labelled keys) in the training run
 
 st.title(t("sparsity.title"))
 st.markdown(t("sparsity.lesson"))
+glossary.note(t, "fan_in", "xavier_kaiming", "full_batch_adam", "cross_entropy")
 asking = st.container()  # the questions, filled once the results they are about are measured
 st.latex(r"\text{" + t("sparsity.formula_lhs") + r"}(x) = \frac{1}{m} \sum_{i=1}^{m} \mathbf{1}\left[k_i \cdot x + b_i > 0\right]")
 
@@ -90,9 +91,9 @@ if ask.shown(page, init_asked + train_asked):  # its numbers start from the init
     before, after = run.active_train[0], run.active_train[-1]
     # Two to a row: "0.509 → 0.495" needs half the width, or the number the lesson is about is cut off.
     c1, c2 = st.columns(2)
-    c1.metric(t("sparsity.metric_train"), f"{before:.3f} → {after:.3f}", t("sparsity.delta_points", value=f"{100 * run.change:+.1f}"),
+    c1.metric(t("sparsity.metric_train"), text.change((before, after), "{:.3f}".format), t("sparsity.delta_points", value=f"{100 * run.change:+.1f}"),
               delta_color="off", help=t("sparsity.metric_train_help"))
-    c2.metric(t("sparsity.metric_fresh"), f"{run.active_fresh[0]:.3f} → {run.active_fresh[-1]:.3f}",
+    c2.metric(t("sparsity.metric_fresh"), text.change((run.active_fresh[0], run.active_fresh[-1]), "{:.3f}".format),
               help=t("sparsity.metric_fresh_help"))
     c3, c4 = st.columns(2)
     c3.metric(t("sparsity.metric_recall"), f"{run.final_recall:.0%}", help=t(f"sparsity.metric_recall_help_{task}"))
@@ -112,4 +113,4 @@ if ask.shown(page, init_asked + train_asked):  # its numbers start from the init
 
 st.page_link("pages/8_gpt_surgery.py", label=t("sparsity.link_trained"), icon=":material/arrow_forward:",
              query_params=shell.link_params(page))
-widgets.show_code(page, sparsity.at_init, memory_training.train_module)
+widgets.show_code(page, sparsity.at_init, sparsity.train, memory_training.train_module)

@@ -2,7 +2,7 @@ import streamlit as st
 
 from ffn_core.gpt import ask, attribution, corpus, neurons, split, trace, weights
 from ui import ask as predict  # ffn_core.gpt.ask is the model-asking module here
-from ui import controls, gpt_probes, shell, text, widgets
+from ui import controls, glossary, gpt_memory_sections, gpt_probes, shell, text, widgets
 from ui.charts import gpt as charts
 from ui.lessons import gpt as lessons
 from ui.questions import gpt as questions
@@ -17,6 +17,7 @@ st.latex(r"p(w_{T+1} \mid w_1 \dots w_T) = \mathrm{softmax}\big(W_U\,\mathrm{LN}
 example = next((" ".join(p.words) for p in corpus.prompts("all") if p.lang == "ko"), "")
 with st.expander(t("gpt.tokens_heading")):
     st.markdown(t("gpt.tokens_lesson", example=example))
+    glossary.note(t, "logit", "logit_lens")
 
 model = gpt_probes.shipped()
 c1, c2, c3 = st.columns([2, 2, 1])
@@ -78,6 +79,9 @@ if predict.shown(page, prompt_asked + heldout_asked):
 # 2. Layer by layer
 st.header(t("gpt.layers_heading"))
 st.markdown(t("gpt.layers_lesson"))
+with st.expander(t("gpt.precise_label")):
+    st.markdown(t("gpt.layers_precise"))
+glossary.note(t, "residual_stream", "direct_logit_attribution")
 st.latex(r"\ell_{a} = u_a\cdot\Big(e + \sum_{l}\mathrm{attn}_l + \sum_{l}\mathrm{FFN}_l\Big) + c_a,\qquad "
          r"u_a = s\,P(\gamma \odot w_a),\; s = 1/\sqrt{\mathrm{var}(x)+\epsilon}\ \text{" + t("gpt.frozen") + "}")
 if predict.shown(page, prompt_asked):
@@ -85,7 +89,7 @@ if predict.shown(page, prompt_asked):
     c1.metric(t("gpt.metric_logit", answer=target), f"{attr.logit:.3f}")
     c2.metric(t("gpt.metric_attn_total"), f"{sum(attr.attn):+.3f}")
     c3.metric(t("gpt.metric_ffn_total"), f"{sum(attr.ffn):+.3f}")
-    c4.metric(t("gpt.metric_residual"), f"{attr.max_abs_residual:.1e}", help=t("gpt.metric_residual_help"))
+    c4.metric(t("gpt.metric_residual"), text.error(attr.max_abs_residual), help=t("gpt.metric_residual_help"))
     left, right = st.columns(2)
     with left:
         st.markdown(f"**{t('gpt.attribution_heading', answer=target)}**")
@@ -131,6 +135,18 @@ if parts.tied:
     st.caption(t("gpt.tied_caption"))
 widgets.verdict(page, lessons.parameter_split(parts))
 
+# 5–8. The prompt at every checkpoint, the corpus across training, one word in context (ui/gpt_memory_sections.py)
+memory = gpt_memory_sections
+memory.intro(page, "step")
+step = controls.draw(page, "checkpoint")
+memory.checkpoint(page, step, tuple(words), answer)
+memory.curve(page)
+memory.contexts(page, country)
+memory.intro(page, "roles")
+other = controls.draw(page, "other")
+memory.roles(page, country, other, chosen.template)
+
 st.page_link("pages/8_gpt_surgery.py", label=t("gpt.link_surgery"), icon=":material/arrow_forward:",
              query_params=shell.link_params(page))
-widgets.show_code(page, ask.next_token, trace.run, trace.readout, attribution.attribute, neurons.top_neurons, split.split)
+widgets.show_code(page, ask.next_token, trace.run, trace.readout, attribution.attribute, neurons.top_neurons, split.split,
+                  *gpt_memory_sections.CODE)

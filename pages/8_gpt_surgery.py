@@ -2,8 +2,8 @@ import pandas as pd
 import streamlit as st
 
 from ffn_core import sparsity as ffn_sparsity
-from ffn_core.gpt import ablation, corpus, edit, sparsity_curve, states, weights
-from ui import ask, controls, gpt_probes, pages, shell, text, widgets
+from ffn_core.gpt import ablation, corpus, edit, evaluate, sparsity_curve, states, weights
+from ui import ask, controls, glossary, gpt_probes, pages, shell, text, widgets
 from ui.charts import gpt as charts
 from ui.lessons import gpt as lessons
 from ui.questions import gptsurgery as questions
@@ -40,6 +40,9 @@ if ask.shown(page, ablation_asked):
 # 2. Edit one memory
 st.header(t("gptsurgery.edit_heading"))
 st.markdown(t("gptsurgery.edit_lesson"))
+with st.expander(t("gptsurgery.precise_label")):
+    st.markdown(t("gptsurgery.edit_precise"))
+glossary.note(t, "outer_product", "rank", "covariance", "c_inv_k")
 st.latex(r"W_2 \leftarrow W_2 + \frac{\delta\,(C^{-1}k_*)^{\top}}{k_*^{\top}C^{-1}k_*}"
          r"\quad\text{" + t("gptsurgery.or") + r"}\quad W_2 \leftarrow W_2 + \frac{\delta\,k_*^{\top}}{k_*^{\top}k_*}")
 capitals = [f for f in corpus.FACTS if f.relation == "capital"]
@@ -81,7 +84,6 @@ else:
                                     "prompt": t("gptsurgery.col_prompt"), "target": t("gptsurgery.col_target"),
                                     "before": t("gptsurgery.col_before"), "after": t("gptsurgery.col_after")})
         widgets.table(page, rows, "gpt_edit.csv")
-        st.caption(t("gptsurgery.delta_caption", delta=f"{res.delta_norm:.3f}", weight=f"{res.weight_norm:.3f}", layer=layer))
         widgets.verdict(page, lessons.edit(res, prompt_words, unchanged))
 
 # 3. Sparsity from training
@@ -104,11 +106,12 @@ if ask.shown(page, sparsity_asked):
     for row in range(0, len(now), 2):
         cols = st.columns(2)
         for column, i in zip(cols, range(row, min(row + 2, len(now)))):
-            column.metric(t("gpt.block_n", layer=i + 1), f"{start[i]:.3f} → {now[i]:.3f}",
+            column.metric(t("gpt.block_n", layer=i + 1), text.change((start[i], now[i]), "{:.3f}".format),
                           help=t("gptsurgery.metric_block_help", step=step))
     widgets.chart(page, charts.sparsity, curve.to_frame(), ffn_sparsity.PUBLISHED, t)
     st.caption(t("gptsurgery.sparsity_caption"))
     widgets.verdict(page, lessons.sparsity(int(step), start, now, gap))
 
-widgets.show_code(page, states.corpus_states, states.block, ablation.scores_from, edit.update, edit.edit,
-                  states.prompt_predictions, sparsity_curve.curve)
+# Exactly what this page calls (through ui/gpt_probes): the other core functions run inside these.
+widgets.show_code(page, states.corpus_states, ablation.kept_scores, ablation.scores_from, states.key_covariance,
+                  edit.edit, evaluate.active_fraction, sparsity_curve.logged_curve, sparsity_curve.Curve.max_log_gap)

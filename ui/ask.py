@@ -23,12 +23,12 @@ from typing import Any
 
 import streamlit as st
 
-from ui import query, text, widgets
+from ui import text, widgets
 from ui.charts import questions as charts
 from ui.questions import Asked
 from ui.shell import Page
 
-STATE = "_ask"  # the session's guesses: id -> Answer, newest last (ui.shell keeps it across pages)
+STATE = "_ask"  # the session's guesses: id -> Answer, newest last (a page switch clears only declared controls)
 ERRORS = "_ask_errors"  # id -> locale key of the message for a guess just refused
 LIMIT = 300  # guesses kept per session; the oldest go first
 
@@ -67,12 +67,7 @@ def _room(page: Page) -> Any:
 
 def asking(page: Page) -> bool:
     """Ask before showing: in a class room always; outside one when "ask me first" is on."""
-    if _room(page) is not None:
-        return True
-    flag = getattr(page, "ask", None)
-    if flag is None:
-        flag = query.flag("ask")
-    return bool(flag)
+    return _room(page) is not None or bool(page.ask)
 
 
 # --- the session's guesses ------------------------------------------------------------------------
@@ -104,11 +99,23 @@ def shown(page: Page, asked: Asked | Iterable[Asked], note: bool = True) -> bool
         return True
     items = (asked,) if isinstance(asked, Asked) else tuple(asked)
     answers = _answers()
-    if all(a.id in answers for a in items):
+    if all(a.id in answers or _revealed(page, a) is not None for a in items):
         return True
     if note:
         st.caption(page.t("questions.folded"), help=page.t("questions.folded_help"))
     return False
+
+
+def _revealed(page: Page, asked: Asked) -> list[float | str] | None:
+    """The class's guesses once the instructor has revealed this question (then nothing is folded); else None."""
+    module = _room_module()
+    if module is None or _room(page) is None:
+        return None
+    try:
+        return module.revealed(page, asked)
+    except Exception:
+        _log.exception("class room: revealed() failed")
+        return None
 
 
 def _input_key(asked: Asked) -> str:
@@ -123,6 +130,8 @@ def _commit(page: Page, asked: Asked) -> None:
         raw = raw.strip().replace(",", "") if question.kind == "number" else raw
     guess = question.parse(raw)
     errors = st.session_state.setdefault(ERRORS, {})
+    if len(errors) > LIMIT:  # refusals nobody came back to
+        errors.clear()
     if guess is None:
         if question.kind == "choice":
             errors[asked.id] = "questions.pick_one"
@@ -177,18 +186,18 @@ def _form(page: Page, asked: Asked) -> None:
         if question.kind == "choice":
             st.radio(t("questions.your_guess"), question.options, index=None, key=_input_key(asked), horizontal=True,
                      format_func=lambda o: t(f"{question.key}_opt_{o}"), label_visibility="collapsed")
+            commit, look, _ = st.columns(3)
         else:
+            # The number and its two buttons on one line: a question stays a few lines tall on a projector.
+            box, commit, look = st.columns([2, 2, 2], vertical_alignment="bottom")
             unit = t(question.unit) if question.unit else ""
-            st.text_input(t("questions.your_number"), key=_input_key(asked), max_chars=24,
-                          placeholder=t("questions.range", lo=_whole(question.lo), hi=_whole(question.hi), unit=unit),
-                          help=t("questions.tolerance", tolerance=_whole(question.tolerance), unit=unit))
-        left, right = st.columns(2)
-        with left:
-            st.form_submit_button(t("questions.commit"), type="primary", key=f"_ask_commit:{asked.id}",
+            box.text_input(t("questions.your_number"), key=_input_key(asked), max_chars=24,
+                           placeholder=t("questions.range", lo=_whole(question.lo), hi=_whole(question.hi), unit=unit),
+                           help=t("questions.tolerance", tolerance=_whole(question.tolerance), unit=unit))
+        commit.form_submit_button(t("questions.commit"), type="primary", key=f"_ask_commit:{asked.id}",
                                   on_click=_commit, args=(page, asked), width="stretch")
-        with right:
-            st.form_submit_button(t("questions.look"), key=f"_ask_look:{asked.id}", on_click=_look, args=(asked,),
-                                  width="stretch")
+        look.form_submit_button(t("questions.look"), key=f"_ask_look:{asked.id}", on_click=_look, args=(asked,),
+                                width="stretch")
     error = st.session_state.get(ERRORS, {}).get(asked.id)
     if error:
         unit = t(question.unit) if question.unit else ""
@@ -210,24 +219,17 @@ def _outcome(page: Page, asked: Asked, answer: Answer) -> None:
     st.markdown(why[:1].upper() + why[1:])  # a verdict's claim may start in lower case
     if answer.stored:
         st.caption(t("questions.stored"))
-    if answer.message:
+    elif answer.message:  # why the room did not keep it
         st.caption(t(answer.message))
     _class_guesses(page, asked, answer)
-    if answer.stored is None:  # a guess sent to a class room stays as sent
+    if not answer.stored:  # a guess the class room kept stays as sent; any other may be tried again
         st.button(t("questions.again"), key=f"_ask_again:{asked.id}", on_click=_again, args=(asked,),
                   type="tertiary")
 
 
 def _class_guesses(page: Page, asked: Asked, answer: Answer) -> None:
     """After the instructor reveals: the class's guesses, the student's own and the measurement on one chart."""
-    module = _room_module()
-    if module is None or _room(page) is None:
-        return
-    try:
-        guesses = module.revealed(page, asked)
-    except Exception:
-        _log.exception("class room: revealed() failed")
-        return
+    guesses = _revealed(page, asked)
     if not guesses:
         return
     frame = charts.guesses_frame(asked, list(guesses), answer.guess)

@@ -1,4 +1,5 @@
-"""One call at the top of every page: page config, the sidebar (language, menu, presenter options)."""
+"""One call at the top of every page: page config, the sidebar (language, menu, ask me first, presenter options),
+the app-wide choices read as ui/pages.py declares them (lang, present, code, ask, room)."""
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -28,6 +28,19 @@ BUILTIN: dict[str, tuple[str, Callable[[torch.Tensor], torch.Tensor]]] = {
     "sawtooth": ("sawtooth(x)", _sawtooth),
 }
 DEFAULT = "sin3x"
+# Where each built-in target bends or jumps inside any range: a ReLU kink placed exactly there is the
+# only way to fit a corner exactly (sweep.fit_widths snaps trained kinks onto them, ffn_core/sweep/snap.py).
+KINKS: dict[str, tuple[float, ...]] = {
+    "abs": (0.0,),
+    "step": (0.0,),
+    "sawtooth": tuple(float(k) for k in range(-101, 102, 2)),  # the odd integers, past MAX_ABS_X
+}
+
+
+def kinks(target: str, x_range: tuple[float, float]) -> tuple[float, ...]:
+    """The target's known corners inside the range (none for smooth targets and custom expressions)."""
+    lo, hi = x_range
+    return tuple(k for k in KINKS.get(target, ()) if lo < k < hi)
 
 
 def label(target: str) -> str:

@@ -126,10 +126,13 @@ def _rendered_text(at: AppTest) -> str:
 @pytest.mark.parametrize("lang", ["en", "ko"])
 def test_starting_a_class_keeps_the_key_off_the_screen_and_out_of_the_address(db, lang):
     t = i18n.Translator(lang)
-    at = open_page("pages/3_linear_collapse.py", lang)
+    at = open_page("pages/3_linear_collapse.py", lang, d="32", act="relu")
     at.sidebar.button(key="room_start").click().run()
     assert not at.exception
     seat, key = at.session_state[session.SEAT], at.session_state[session.KEY]
+    # The card's address: this page's settings and the room, not the language (a student keeps theirs).
+    card = [c.value for c in at.main.code if "room=" in c.value]
+    assert card == [f"?d=32&act=relu&room={seat.code}"] or card == [f"?act=relu&d=32&room={seat.code}"], card
     assert seat.role == "instructor" and store.normalize_code(seat.code) == seat.code
     assert db.is_instructor(seat.code, key, time.time())  # the key the session holds is the room's
     assert param(at, "room") == seat.code
@@ -236,7 +239,7 @@ def test_a_guess_is_stored_only_when_it_is_one_and_acknowledged_only_when_stored
     def send(which: str, guess) -> tuple[bool, str | None]:
         return run_scene("submit_scene", {**student, "which": which, "guess": guess}).session_state["ack"]
 
-    assert send("number", 0.42) == (True, "room.ack_stored")
+    assert send("number", 0.42) == (True, None)
     assert db.student_guess(code, token, ASK_NUMBER.id, time.time()) == pytest.approx(0.42)
     # A second guess within the bound is refused and says so; the first stays.
     assert send("number", 0.9) == (False, "room.ack_too_fast")
@@ -248,8 +251,8 @@ def test_a_guess_is_stored_only_when_it_is_one_and_acknowledged_only_when_stored
     # Past the bound, the latest guess wins: one per student per question.
     fast = store.Store(db.engine, min_interval=0.0)
     monkeypatch.setattr(session, "_store", lambda url: fast)
-    assert send("choice", "grammar") == (True, "room.ack_stored")
-    assert send("number", 0.9) == (True, "room.ack_stored")
+    assert send("choice", "grammar") == (True, None)
+    assert send("number", 0.9) == (True, None)
     assert db.guesses(code, ASK_NUMBER.id, time.time()) == [pytest.approx(0.9)]
     assert db.guesses(code, ASK_CHOICE.id, time.time()) == ["grammar"]
     # Outside a room, as the instructor, or in a closed room: never shown as stored.
@@ -257,7 +260,9 @@ def test_a_guess_is_stored_only_when_it_is_one_and_acknowledged_only_when_stored
     assert run_scene("submit_scene", {**seated(code, "instructor", "t2", key), "which": "number",
                                       "guess": 0.3}).session_state["ack"] == (False, "room.ack_instructor")
     assert db.close(code, key, time.time()) == store.Status.OK
-    assert send("number", 0.3) == (False, "room.ack_gone")
+    gone = run_scene("submit_scene", {**student, "which": "number", "guess": 0.3})
+    assert gone.session_state["ack"] == (False, "room.ack_gone")
+    assert session.SEAT not in gone.session_state  # out of the ended room: the page no longer asks for it
 
 
 # --- the instructor's panel and Reveal --------------------------------------------------------
@@ -304,7 +309,7 @@ def test_the_instructors_panel_shows_the_class_live_and_reveal_draws_the_measure
     assert db.view(code, time.time()).version == 1  # students waiting for the reveal look again
     number_spec, _ = chart_specs(at)
     assert _has_measured_rule(number_spec, 0.5)
-    assert t("room.panel_measured", value="0.5") in [m.value for m in at.markdown]
+    assert t("room.panel_measured", value="0.500") in [m.value for m in at.markdown]  # as the page writes numbers
 
     at.button(key=f"room_reset_{ASK_NUMBER.id}").click().run()
     assert db.counts(code, ASK_NUMBER.id, time.time()) == (4, 0)
@@ -413,3 +418,22 @@ def test_a_waiting_student_reruns_when_the_rooms_view_moves_and_not_before(db):
     db.set_view(code, key, "collapse", {}, time.time())  # what session.reveal does after a Reveal
     at.run()
     assert at.session_state["runs"] == 4 and at.session_state[session.SEEN] == 2  # one look, one rerun
+
+
+def test_a_reveal_that_came_before_the_first_look_is_not_missed(db):
+    from collections import OrderedDict
+
+    from ui import ask
+
+    code, key = db.create_room(time.time())
+    token = store.new_token()
+    db.join(code, token, time.time())
+    db.submit(code, token, ASK_NUMBER.id, 0.3, time.time())
+    db.reveal(code, key, ASK_NUMBER.id, time.time())
+    db.set_view(code, key, "collapse", {}, time.time())
+    waiting = OrderedDict({ASK_NUMBER.id: ask.Answer(0.3, True)})
+    at = run_scene("watch_scene", {**seated(code, "student", token), session.ASKED: waiting})
+    assert at.session_state["runs"] == 2  # looked, found it revealed, reran
+    # Without a waiting guess, the first look only notes the version.
+    at = run_scene("watch_scene", seated(code, "student", token))
+    assert at.session_state["runs"] == 1

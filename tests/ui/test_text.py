@@ -1,4 +1,4 @@
-"""The sentences' numbers and Korean particles (ui/text.py), the one particle rule (ffn_core/hangul.py),
+"""The sentences' numbers and Korean particles (ui/text.py), which agree with the corpus's (one rule, ffn_core/hangul.py),
 and the short labels of the pages' metrics."""
 import math
 import unicodedata
@@ -59,16 +59,6 @@ def _final_by_jamo(syllable: str) -> int:
     # An independent reading of the final consonant: Unicode's canonical decomposition into jamo.
     jamo = unicodedata.normalize("NFD", syllable)
     return 0 if len(jamo) == 2 else ord(jamo[2]) - 0x11A7
-
-
-@given(st.integers(0xAC00, 0xD7A3).map(chr))
-def test_the_final_consonant_agrees_with_the_syllables_jamo(syllable):
-    assert hangul.final(syllable) == _final_by_jamo(syllable)
-
-
-@pytest.mark.parametrize("char", ["a", "1", "%", "ㄱ", " "])
-def test_a_character_that_is_no_hangul_syllable_has_no_final(char):
-    assert hangul.final(char) is None
 
 
 @given(st.text(st.integers(0xAC00, 0xD7A3).map(chr), min_size=1, max_size=4),

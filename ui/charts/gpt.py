@@ -5,6 +5,7 @@ import altair as alt
 import pandas as pd
 
 from ui.i18n import Translator
+from ui.charts.sparsity import reference_labels
 
 PART_COLOURS = {"embedding": "#9ca3af", "attn": "#2563eb", "ffn": "#ea580c", "constant": "#d1d5db"}
 SPLIT_COLOURS = {"embeddings": "#9ca3af", "attention": "#2563eb", "ffn": "#ea580c", "norms": "#10b981", "head": "#6b7280"}
@@ -158,9 +159,5 @@ def sparsity(frame: pd.DataFrame, published: dict[str, float], t: Translator) ->
                                         for name, v in published.items()]})
     value = alt.Y(field="value", type="quantitative")
     rules = alt.Chart(reference).mark_rule(strokeDash=[6, 4], color="#6b7280").encode(y=value)
-    labels = [
-        alt.Chart(reference.iloc[[i]]).mark_text(align="left", dx=4, dy=dy, color="#374151").encode(
-            y=value, x=alt.XValue(0), text=alt.Text(field="label", type="nominal"))
-        for i, dy in zip(reference["value"].argsort(), (8, -7))
-    ]
+    labels = reference_labels(reference, value)
     return alt.layer(logged, measured, rules, *labels, height=360)

@@ -131,6 +131,12 @@ def edit(res: Edit, prompt: str, shipped_unchanged: bool) -> Verdict:
     claims = [
         # The update is an outer product: rank one by construction (the tests measure it).
         Claim("gptsurgery.claim_rank", {"layer": layer}, None),
+        # Rank one is not small: the change can outweigh the matrix it is added to. Stated with the measured
+        # norms; what keeps the other facts is the direction it acts along, not its size.
+        Claim("gptsurgery.fact_norm_larger" if res.delta_norm > res.weight_norm else "gptsurgery.fact_norm_smaller",
+              {"delta": res.delta_norm, "weight": res.weight_norm, "layer": layer,
+               "ratio": res.delta_norm / res.weight_norm if res.weight_norm > 0 else float("inf"),
+               "direction": Term("gptsurgery.key_" + res.method)}, None),
         Claim("gptsurgery.claim_took", {"prompt": prompt, "new": new, "value": edited}, took),
         Claim("gptsurgery.claim_local", {"changed": changed_prompts, "total": other_prompts, "share": share}, local),
     ]

@@ -98,7 +98,7 @@ def is_instructor(page) -> bool:
 
 
 _ACK = {
-    store.Status.STORED: Ack(True, "room.ack_stored"),
+    store.Status.STORED: Ack(True, None),  # the questions widget says "stored" itself
     store.Status.TOO_FAST: Ack(False, "room.ack_too_fast"),
     store.Status.INVALID: Ack(False, "room.ack_invalid"),
 }
@@ -118,7 +118,10 @@ def submit(page, asked: Asked, guess: float | str) -> Ack:
         status = _call("submit", seat.code, seat.token, asked.id, value)
     except Unavailable:
         return Ack(False, "room.ack_unavailable")
-    return _ACK.get(status, Ack(False, "room.ack_gone"))  # UNKNOWN, NOT_JOINED: the room has ended
+    if status in _ACK:
+        return _ACK[status]
+    leave(page)  # UNKNOWN, NOT_JOINED: the room has ended; the page stops asking on its behalf
+    return Ack(False, "room.ack_gone")
 
 
 def revealed(page, asked: Asked) -> list[float | str] | None:
@@ -324,7 +327,7 @@ def watch_step(page) -> None:
         return
     st.session_state[SEEN] = view.version
     if not st.session_state.get(FOLLOW):
-        if seen is not None:  # the first look only notes where the room is
+        if seen is not None or _revealed_meanwhile(page, seat):
             st.rerun(scope="app")
         return
     path = views.page_path(view.section)
@@ -359,15 +362,34 @@ def _apply_here(section: str, params: dict[str, str]) -> None:
         known[control.key] = value
 
 
-def _waiting_for_reveal(page, answers: Any, seen: Any) -> bool:
-    """Has this student a guess on this page that the room stored and has not revealed yet?"""
+def _waiting(page, answers: Any, seen: Any) -> list[str]:
+    """The ids of this student's guesses on this page that the room stored and has not shown revealed yet."""
     answers, seen = answers or {}, seen or set()
     prefix = f"{page.section}:"
-    return any(isinstance(qid, str) and qid.startswith(prefix) and qid not in seen
-               and getattr(answer, "stored", None) for qid, answer in answers.items())
+    return [qid for qid, answer in answers.items() if isinstance(qid, str) and qid.startswith(prefix)
+            and qid not in seen and getattr(answer, "stored", None)]
 
 
-@st.fragment(run_every=3)
+def _waiting_for_reveal(page, answers: Any, seen: Any) -> bool:
+    return bool(_waiting(page, answers, seen))
+
+
+def _revealed_meanwhile(page, seat: Seat) -> bool:
+    """On the first look only: was a waiting guess revealed before this student started looking?"""
+    try:
+        return any(getattr(_call("snapshot", seat.code, qid), "revealed", False)
+                   for qid in _waiting(page, st.session_state.get(ASKED), st.session_state.get(REVEALED)))
+    except Unavailable:
+        return False
+
+
+# A class of a hundred that waits for a Reveal reruns this fragment a hundred times per interval,
+# each rerun a few ms of Streamlit's own work (the room's read is 0.3 ms): at 3 s that was 16-30 % of
+# a core (bench/class.py), at 5 s it stays near the 10 % the class features may cost.
+WATCH_SECONDS = 5
+
+
+@st.fragment(run_every=WATCH_SECONDS)
 def _watching(page) -> None:
     watch_step(page)
 
@@ -387,8 +409,9 @@ def sidebar(page) -> None:
         }, following=bool(st.session_state.get(FOLLOW)), note=st.session_state.pop(NOTE, None),
             link=st.session_state.pop(LINK, None))
         # Only a student who follows, or waits for a Reveal, looks at the room every few seconds.
-        if seat is not None and seat.role == "student" and (st.session_state.get(FOLLOW) or _waiting_for_reveal(page, st.session_state.get(ASKED),
-                                                                    st.session_state.get(REVEALED))):
+        state = st.session_state
+        if seat is not None and seat.role == "student" and (
+                state.get(FOLLOW) or _waiting_for_reveal(page, state.get(ASKED), state.get(REVEALED))):
             _watching(page)
     if seat is not None and is_instructor(page):
         params = controls.view_params(page.section)

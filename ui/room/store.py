@@ -99,7 +99,11 @@ _PG_LOCK = 0x46464E4C  # "FFNL": the advisory lock two replicas take while one c
 
 
 class StoreUnavailable(Exception):
-    """The database cannot be reached, is locked, or failed mid-way: nothing was written."""
+    """The database cannot be reached, is locked, or failed mid-way: the call's transaction was rolled back.
+
+    (Only a connection lost during COMMIT itself leaves it unknown whether the database kept the
+    write; the call still raises, so a guess is never reported stored without a finished commit.)
+    """
 
 
 class SchemaTooNew(StoreUnavailable):

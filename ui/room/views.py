@@ -10,7 +10,7 @@ from urllib.parse import urlencode, urlsplit
 import segno
 import streamlit as st
 
-from ui import widgets
+from ui import ask, widgets
 from ui.charts import room as charts
 from ui.questions import Asked
 
@@ -52,10 +52,6 @@ def join_card(page, url: str, code: str) -> None:
             st.caption(t("room.join_help"))
 
 
-def _question_text(page, asked: Asked) -> str:
-    return page.t(asked.question.key, **dict(getattr(asked, "values", {}) or {}))
-
-
 def panel(page, live: Sequence[tuple[Asked, Any]], *, on_reveal: Callable[..., Any],
           on_reset: Callable[..., Any]) -> None:
     """The instructor's live view: joined, answered and the distribution of each (question, store snapshot)."""
@@ -64,24 +60,16 @@ def panel(page, live: Sequence[tuple[Asked, Any]], *, on_reveal: Callable[..., A
     for asked, snap in live:
         question = asked.question
         with st.container(border=True):
-            st.markdown(f"**{_question_text(page, asked)}**")
+            st.markdown(f"**{t(question.key, **asked.values)}**")
             st.caption(t("room.panel_counts", joined=snap.joined, answered=snap.answered))
             answer = asked.answer if snap.revealed else None
             widgets.chart(page, charts.distribution(question, list(snap.values), t, answer=answer))
             if snap.revealed:
-                st.markdown(t("room.panel_measured", value=_shown(page, asked, asked.answer)))
+                st.markdown(t("room.panel_measured", value=ask.shown_value(page, asked, asked.answer)))
             left, right = st.columns(2)
             left.button(t("room.reveal"), key=f"room_reveal_{asked.id}", disabled=snap.revealed,
                         on_click=on_reveal, args=(page, asked), type="primary")
             right.button(t("room.reset"), key=f"room_reset_{asked.id}", on_click=on_reset, args=(page, asked))
-
-
-def _shown(page, asked: Asked, value: float | str) -> str:
-    question = asked.question
-    if question.kind == "choice":
-        return page.t(f"{question.key}_opt_{value}")
-    unit = f" {page.t(question.unit)}" if question.unit else ""
-    return f"{float(value):.4g}{unit}"
 
 
 def class_section(page, seat, *, actions: Mapping[str, Callable[..., Any]], following: bool,

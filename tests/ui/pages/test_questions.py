@@ -72,9 +72,8 @@ def test_each_question_is_asked_then_checked_against_the_measurement(section, pa
     assert not at.exception, [e.value for e in at.exception]
     key, values = FOLDED[section]
     folded = t(key, **values)
-    # Asking: the page's numbers that answer the questions are not drawn, nor its verdict's ✓.
+    # Asking: the page's numbers that answer the questions are not drawn.
     assert folded not in metric_values(at)
-    assert not any(s.value.endswith("✓") for s in at.success)
     assert t("questions.folded") in _texts(at.caption)
     ids = _ids(at)
     assert len(ids) >= 2

@@ -1,0 +1,58 @@
+"""Snapping trained kinks onto a target's own corners makes the fits that can be exact exact, at every seed."""
+from __future__ import annotations
+
+import torch
+from hypothesis import Phase, given, settings
+from hypothesis import strategies as st
+
+from ffn_core.sweep import net1d, snap, sweep, targets
+
+
+@settings(max_examples=6, deadline=None, phases=(Phase.explicit, Phase.generate))
+@given(seed=st.integers(0, 9999), width=st.sampled_from((2, 3, 5, 8)))
+def test_abs_is_exact_at_every_seed_from_width_two(seed, width):
+    # |x| is two ReLU pieces; the sampled grid has no point at 0, so only a kink exactly at 0 fits it.
+    res = sweep.fit_widths("abs", widths=(width,), seed=seed)
+    fit = res.fits[0]
+    assert fit.exact, (seed, width, fit.rmse)
+    x = torch.tensor(res.x, dtype=torch.float64)
+    independent = sweep.evaluate("abs", fit.w, fit.b, fit.v, fit.c)  # the network as returned, recomputed
+    assert independent.rmse <= res.exact_tol
+    assert float((torch.tensor(fit.curve, dtype=torch.float64) - x.abs()).abs().max()) < 1e-9
+
+
+def test_width_one_cannot_be_exact_and_is_not_called_so():
+    fit = sweep.fit_widths("abs", widths=(1,), seed=0).fits[0]
+    assert not fit.exact and fit.rmse > 0.1  # one kink makes a bent line, never a V with both arms
+
+
+def test_snap_moves_near_kinks_onto_the_corner_and_opposes_pairs():
+    w = torch.tensor([[1.0, 1.0, -2.0]], dtype=torch.float64)
+    b = torch.tensor([[-0.004, 0.003, 2.0 * 1.5]], dtype=torch.float64)  # kinks 0.004, -0.003, 1.5
+    mask = torch.ones_like(w)
+    ws, bs = snap.snap_kinks(w, b, mask, (0.0,), tol=0.01)
+    k = net1d.kinks(ws, bs)[0].tolist()
+    assert k[0] == 0.0 and k[1] == 0.0 and abs(k[2] - 1.5) < 1e-12  # the far kink stays
+    assert ws[0, 0] * ws[0, 1] < 0  # both sides of the corner
+    assert ws[0].abs().tolist() == w[0].abs().tolist()
+
+
+def test_snapping_never_makes_a_fit_worse():
+    x = targets.grid(sweep.X_RANGE, sweep.POINTS)
+    y = torch.sin(3 * x) + x.abs()
+    g = torch.Generator().manual_seed(3)
+    w = torch.randn(4, 6, generator=g, dtype=torch.float64)
+    b = torch.randn(4, 6, generator=g, dtype=torch.float64) * 0.01
+    mask = torch.ones_like(w)
+    v0, c0 = net1d.solve_output(w, b, mask, x, y, "relu")
+    before = ((net1d.forward(w, b, v0, c0, mask, x, "relu") - y) ** 2).mean(-1)
+    ws, bs, vs, cs = snap.snap_fit(w, b, mask, x, y, (0.0,))
+    after = ((net1d.forward(ws, bs, vs, cs, mask, x, "relu") - y) ** 2).mean(-1)
+    assert bool((after <= before + 1e-15).all())
+
+
+def test_known_corners_are_the_targets_own():
+    assert targets.kinks("abs", (-2.0, 2.0)) == (0.0,)
+    assert targets.kinks("sawtooth", (-2.0, 2.0)) == (-1.0, 1.0)
+    assert targets.kinks("sin3x", (-2.0, 2.0)) == ()
+    assert targets.kinks("abs", (0.5, 2.0)) == ()

@@ -1,0 +1,112 @@
+"""The questions inside a class room, against a stand-in for ui.room.session (the same four calls): asking is on
+without ask=1, a guess goes to the room, "stored" only when the room kept it, the reveal unfolds the page and
+draws the class's guesses beside the student's own."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import SimpleNamespace
+
+import pytest
+
+from tests.conftest import chart_specs, metric_values, open_page
+from ui import ask, i18n
+
+PAGE = "pages/3_linear_collapse.py"
+
+
+@dataclass(frozen=True)
+class Ack:
+    stored: bool
+    message_key: str | None
+
+
+class Room:
+    """A room that keeps what it is sent and reveals on demand."""
+
+    def __init__(self, stored: bool = True) -> None:
+        self.stored = stored
+        self.sent: list[tuple[str, object]] = []
+        self.shown: set[str] = set()
+        self.panels: list[list[str]] = []
+
+    def module(self) -> SimpleNamespace:
+        return SimpleNamespace(
+            current=lambda page: "seat",
+            submit=self.submit,
+            revealed=lambda page, asked: [64, 60, 64, 32] if asked.id in self.shown else None,
+            instructor_panel=lambda page, asked: self.panels.append([a.id for a in asked]),
+        )
+
+    def submit(self, page, asked, guess):
+        self.sent.append((asked.id, guess))
+        return Ack(self.stored, None)
+
+
+@pytest.fixture
+def room(monkeypatch):
+    def make(stored: bool = True) -> Room:
+        r = Room(stored)
+        monkeypatch.setattr(ask, "_room_module", r.module)
+        return r
+    return make
+
+
+def _rank_id(at) -> str:
+    return next(b.key.split(":", 1)[1] for b in at.button if b.key and b.key.startswith("_ask_commit:")
+                and "collapse_rank" in b.key)
+
+
+@pytest.mark.parametrize("lang", i18n.LANGS)
+def test_in_a_room_a_guess_is_sent_stored_and_revealed(room, lang):
+    r = room(stored=True)
+    t = i18n.Translator(lang)
+    at = open_page(PAGE, lang)  # no ask=1: the room asks
+    assert not at.exception, [e.value for e in at.exception]
+    assert t("collapse.metric_rank") not in metric_values(at)
+    assert [len(p) for p in r.panels] == [2, 1]  # the instructor's view gets the questions it shows
+    qid = _rank_id(at)
+    at.text_input(key=f"_ask_in:{qid}").input("60")
+    at.button(key=f"_ask_commit:{qid}").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert r.sent == [(qid, 60.0)]
+    assert t("questions.stored") in [c.value for c in at.caption]
+    assert not any(b.key == f"_ask_again:{qid}" for b in at.button)  # a kept guess stays as sent
+    # The instructor reveals: the class's guesses are drawn with the student's own, and the page unfolds.
+    r.shown.add(qid)
+    at.run()
+    specs = chart_specs(at)
+    rows = [row for spec in specs for rows in spec["datasets"].values() for row in rows if "kind" in row]
+    assert sorted(row["value"] for row in rows if row["kind"] == "class") == [32, 60, 64, 64]
+    assert [row["value"] for row in rows if row["kind"] == "own"] == [60]
+    assert [row["value"] for row in rows if row["kind"] == "measured"] == [64]
+
+
+def test_a_guess_the_room_did_not_keep_is_never_called_stored(room):
+    r = room(stored=False)
+    t = i18n.Translator("en")
+    at = open_page(PAGE, "en")
+    qid = _rank_id(at)
+    at.text_input(key=f"_ask_in:{qid}").input("64")
+    at.button(key=f"_ask_commit:{qid}").click().run()
+    assert r.sent == [(qid, 64.0)]
+    assert t("questions.stored") not in [c.value for c in at.caption]
+    assert any(s.value.endswith("✓") for s in at.success)  # the student still sees the measurement
+    assert any(b.key == f"_ask_again:{qid}" for b in at.button)  # and may send it again
+
+
+def test_a_failing_room_leaves_the_page_working(room, monkeypatch):
+    r = room()
+
+    def broken(page, asked, guess):
+        raise RuntimeError("store down")
+
+    module = r.module()
+    module.submit = broken
+    module.revealed = lambda page, asked: (_ for _ in ()).throw(RuntimeError("store down"))
+    monkeypatch.setattr(ask, "_room_module", lambda: module)
+    at = open_page(PAGE, "en")
+    qid = _rank_id(at)
+    at.text_input(key=f"_ask_in:{qid}").input("64")
+    at.button(key=f"_ask_commit:{qid}").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert i18n.Translator("en")("questions.stored") not in [c.value for c in at.caption]

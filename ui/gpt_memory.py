@@ -1,0 +1,63 @@
+"""Page 7's training-step and word-in-context sections: the shipped checkpoints, loaded once per server
+process, and the cached probes on them.
+
+Every checkpoint is held at most once for the whole server (compute.resource), frozen, float32:
+3.7 MB each, nine at most, about 33 MB with the final model the other GPT probes already hold.
+The final step reuses that model and its corpus pass rather than loading them twice.
+"""
+from __future__ import annotations
+
+from ffn_core.gpt import context, model as gpt_model, neurons, progress, weights
+from ui import compute, gpt_probes
+
+
+def final_step() -> int:
+    return weights.steps()[-1]
+
+
+@compute.resource
+def checkpoint(step: int) -> gpt_model.GPT:
+    """The model as shipped at `step` (a shipped step), frozen so no probe can change it."""
+    if step == final_step():
+        return gpt_probes.shipped()
+    model = weights.load(step)
+    for p in model.parameters():
+        p.requires_grad_(False)
+    return model
+
+
+@compute.resource
+def checkpoint_keys(step: int) -> neurons.Keys:
+    """One pass over the corpus prompts on the checkpoint: its predictions and each neuron's top prompts (~0.3 MB)."""
+    if step == final_step():
+        return gpt_probes.corpus_keys()
+    return neurons.corpus_keys(checkpoint(step))
+
+
+@compute.cached(max_entries=256)
+def snapshot(step: int, words: tuple[str, ...], answer: str | None) -> progress.Snapshot:
+    return progress.snapshot(checkpoint(step), step, words, answer, keys=checkpoint_keys(step))
+
+
+@compute.cached(max_entries=1)
+def curve() -> progress.Curve:
+    return progress.curve(weights.log(), weights.steps())
+
+
+@compute.cached(max_entries=1)
+def logged() -> dict[int, dict]:
+    """The training log's rows by step (accuracies as the training measured them)."""
+    return {int(r["step"]): r for r in weights.log().get("steps", []) if isinstance(r, dict) and "step" in r}
+
+
+@compute.cached(max_entries=256)
+def word_similarity(country: str) -> context.Similarity:
+    """The country's vector in its answer-first sentence of each relation, both languages, final model."""
+    return context.compare(gpt_probes.shipped(), context.word_contexts(country))
+
+
+@compute.cached(max_entries=256)
+def role_similarity(template: str, country: str, other: str) -> context.Similarity:
+    """Two countries in the same sentence form: their own words and the prompt's last word, final model."""
+    return context.compare(gpt_probes.shipped(), context.role_contexts(template, (country, other)))
+
