@@ -101,7 +101,8 @@ if ask.shown(page, asked):
     widgets.table(page, summary, "key_value_summary.csv")
     if page.show_details:
         with st.expander(t("keyvalue.neurons_table")):
-            neurons = frame.assign(state=frame["state"].map(lambda k: t(f"keyvalue.state_{k}")))
+            # Two states, hundreds of rows: translate each state once, not each row.
+            neurons = frame.assign(state=frame["state"].map({k: t(f"keyvalue.state_{k}") for k in frame["state"].unique()}))
             neurons = neurons.rename(columns={name: t(f"keyvalue.col_{name}") for name in (
                 "state", "neuron", "coefficient", "norm", "projection", "rank", "cumulative_share")})
             widgets.table(page, neurons, "key_value_neurons.csv")

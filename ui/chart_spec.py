@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import hashlib
 import pickle
-from collections.abc import Callable
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
 from typing import Any
 
 import altair as alt
 import pandas as pd
-import streamlit as st
 from streamlit import dataframe_util
 
+from ui.fair_queue import plain_key
 from ui.i18n import Translator
 
 
@@ -71,15 +73,51 @@ def to_spec(chart: alt.TopLevelMixin) -> dict[str, Any]:
     return spec
 
 
-# Not an experiment (those are compute.cached): a spec is cheap to rebuild, so a client's "clear
-# cache" costs one redraw, and st.cache_data's hash_funcs key it on the frames' contents.
-@st.cache_data(max_entries=512, show_spinner=False,
-               hash_funcs={Translator: lambda t: t.lang, pd.DataFrame: frame_digest})
-def cached_spec(name: str, _builder: Callable[..., alt.TopLevelMixin], *args: Any, **kwargs: Any) -> dict[str, Any]:
-    # Building an Altair chart costs tens of milliseconds; the spec depends only on the builder's
-    # inputs, so a rerun with the same settings (any student's) reuses it.
-    # The builder itself is keyed by its qualified name (a leading underscore keeps it out of the hash).
-    return to_spec(_builder(*args, **kwargs))
+SPEC_ENTRIES = 512
+_SPECS: OrderedDict[Hashable, dict[str, Any]] = OrderedDict()
+_SPECS_LOCK = threading.Lock()
+
+
+def _arg_key(value: Any) -> Hashable:
+    """What a builder's argument contributes to the spec's key: a frame by its digest, a translator by its
+    language, a number or a string as the experiments key them, anything else by a digest of its pickle
+    (equal pickles, equal values: the worst a differing pickle can cost is a rebuilt spec)."""
+    if isinstance(value, pd.DataFrame):
+        return ("frame", frame_digest(value))
+    if isinstance(value, Translator):
+        return ("lang", value.lang)
+    if value is None or isinstance(value, str | int | float):
+        return plain_key(value)  # 1, 1.0 and True draw different charts, as in st.cache_data
+    return ("pickle", hashlib.blake2b(pickle.dumps(value, protocol=5), digest_size=16).digest())
+
+
+def cached_spec(name: str, builder: Callable[..., alt.TopLevelMixin], *args: Any, **kwargs: Any) -> dict[str, Any]:
+    """builder(*args, **kwargs) as a spec, built once per inputs for every session (any student's rerun with
+    the same settings reuses it). Shared, so read-only: callers copy before changing it (one_column and
+    presenter do, and so does st.vega_lite_chart).
+
+    Not st.cache_data: its hashing of the arguments and the pickled copy it hands back on every hit cost
+    more than a cached rerun's whole budget on a chart-heavy page; and a spec is cheap to rebuild, so this
+    cache needs no more than a bounded LRU out of a client's reach.
+    """
+    key = (name, tuple(_arg_key(a) for a in args), tuple(sorted((k, _arg_key(v)) for k, v in kwargs.items())))
+    with _SPECS_LOCK:
+        spec = _SPECS.get(key)
+        if spec is not None:
+            _SPECS.move_to_end(key)
+            return spec
+    spec = to_spec(builder(*args, **kwargs))
+    with _SPECS_LOCK:
+        _SPECS[key] = spec
+        while len(_SPECS) > SPEC_ENTRIES:
+            _SPECS.popitem(last=False)
+    return spec
+
+
+def clear() -> None:
+    """Forget every built spec (tests start from none)."""
+    with _SPECS_LOCK:
+        _SPECS.clear()
 
 
 def one_column(spec: dict[str, Any]) -> dict[str, Any]:
