@@ -2,7 +2,7 @@ import streamlit as st
 
 from ffn_core.gpt import ask, attribution, corpus, neurons, split, trace, weights
 from ui import ask as predict  # ffn_core.gpt.ask is the model-asking module here
-from ui import controls, glossary, gpt_memory_sections, gpt_probes, shell, text, widgets
+from ui import controls, glossary, gpt_memory_sections, gpt_probes, lede, shell, text, widgets
 from ui.charts import gpt as charts
 from ui.lessons import gpt as lessons
 from ui.questions import gpt as questions
@@ -11,9 +11,9 @@ page = shell.setup("gpt")
 t = page.t
 
 st.title(t("gpt.title"))
-st.markdown(t("gpt.lesson", blocks=weights.config().n_layer))
+lede.lesson(page, t("gpt.lesson", blocks=weights.config().n_layer),
+            [r"p(w_{T+1} \mid w_1 \dots w_T) = \mathrm{softmax}\big(W_U\,\mathrm{LN}_f(x_T^{(L)})\big)"])
 asking = st.container()  # the questions, filled once the model has answered the prompt
-st.latex(r"p(w_{T+1} \mid w_1 \dots w_T) = \mathrm{softmax}\big(W_U\,\mathrm{LN}_f(x_T^{(L)})\big)")
 example = next((" ".join(p.words) for p in corpus.prompts("all") if p.lang == "ko"), "")
 with st.expander(t("gpt.tokens_heading")):
     st.markdown(t("gpt.tokens_lesson", example=example))
@@ -27,8 +27,9 @@ plang = controls.draw(page, "plang", c3, horizontal=True)
 fact = next(f for f in corpus.FACTS if f.country == country and f.relation == relation)
 own = [p for p in corpus.prompts("all") if p.fact == fact and p.lang == plang]
 by_words = {" ".join(p.words): p for p in own}  # a form is named by its own words (ui/pages.py)
-form = controls.draw(page, "form", horizontal=True)
-typed = controls.draw(page, "prompt")
+more, = lede.less_used(page, 1)
+form = controls.draw(page, "form", more, horizontal=True)
+typed = controls.draw(page, "prompt", more)
 
 chosen = by_words[form]
 words, answer = chosen.words, chosen.answer
@@ -118,7 +119,7 @@ shown = neuron_frame[["label", "coefficient", "value_on_answer", "contribution",
     "label": t("gpt.axis_neuron"), "coefficient": "aᵢ", "value_on_answer": "u·vᵢ",
     "contribution": t("gpt.axis_logit_term"), "promotes": t("gpt.col_promotes"), "top_prompts": t("gpt.col_prompts"),
 })
-widgets.table(page, shown.round(4), "gpt_neurons.csv")
+widgets.table(page, shown.round(4), "gpt_neurons.csv", first=(t("gpt.col_promotes"), t("gpt.col_prompts")))
 lead = top.neurons[0] if top.neurons else None
 widgets.verdict(page, lessons.neurons(
     target, [n.contribution for n in top.neurons], ffn_total, top.d_ff * len(top.active),
