@@ -104,6 +104,8 @@ if predict.shown(page, prompt_asked):
 # 3. Trained key-value neurons
 st.header(t("gpt.neurons_heading"))
 st.markdown(t("gpt.neurons_lesson"))
+with st.expander(t("gpt.precise_label")):
+    st.markdown(t("gpt.neurons_precise"))
 st.latex(r"u_a\cdot\mathrm{FFN}_l(x) = \sum_{i=1}^{m} a_i\,(u_a\cdot v_i) + u_a\cdot b_2")
 ffn_total = sum(top.ffn_total)
 top_sum = sum(n.contribution for n in top.neurons)

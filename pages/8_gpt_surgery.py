@@ -19,6 +19,7 @@ asking = st.container()  # the ablation's questions, filled once the ablated mod
 # 1. Take the FFN out
 st.header(t("gptsurgery.ablation_heading"))
 st.markdown(t("gptsurgery.ablation_lesson", examples="“of”, “is”, “의”, “수도”"))
+glossary.note(t, "residual_stream")
 st.latex(r"x \leftarrow x + \mathrm{attn}_l(\mathrm{LN}(x)),\qquad x \leftarrow x + \underbrace{\mathrm{FFN}_l(\mathrm{LN}(x))}_{\to\,0}")
 target = controls.draw(page, "target")
 with st.spinner(t("common.computing")):

@@ -25,7 +25,7 @@ PAGE_TERMS: dict[str, tuple[str, ...]] = {
     "keyvalue": ("full_batch_adam",),
     "sparsity": ("fan_in", "xavier_kaiming", "full_batch_adam", "cross_entropy"),
     "gpt": ("logit", "logit_lens", "residual_stream", "direct_logit_attribution"),
-    "gptsurgery": ("outer_product", "rank", "covariance", "c_inv_k"),
+    "gptsurgery": ("residual_stream", "outer_product", "rank", "covariance", "c_inv_k"),
 }
 
 
