@@ -7,12 +7,16 @@ from __future__ import annotations
 
 import functools
 import inspect
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
 import altair as alt
 import pandas as pd
+import pyarrow as pa
 import streamlit as st
+from streamlit import dataframe_util
 
 from ui import chart_spec, lessons
 from ui.shell import Page
@@ -40,7 +44,7 @@ def table(page: Page, frame: pd.DataFrame, filename: str) -> None:
     # Counts read with thousands separators (1,048,576), as they do everywhere else on the page.
     counts = {name: st.column_config.NumberColumn(format="localized")
               for name, dtype in frame.dtypes.items() if pd.api.types.is_integer_dtype(dtype)}
-    st.dataframe(frame, hide_index=True, width="stretch", column_config=counts)
+    st.dataframe(_arrow(frame), hide_index=True, width="stretch", column_config=counts)
     st.download_button(
         page.t("common.download_csv"),
         # Written when the button is pressed, not on every rerun of the page.
@@ -50,6 +54,31 @@ def table(page: Page, frame: pd.DataFrame, filename: str) -> None:
         key=f"download_{filename}",
         on_click="ignore",
     )
+
+
+TABLE_ENTRIES = 256
+_TABLES: OrderedDict[bytes, pa.Table] = OrderedDict()
+_TABLES_LOCK = threading.Lock()
+
+
+def _arrow(frame: pd.DataFrame) -> pa.Table:
+    """The frame as the Arrow table st.dataframe would make of it, made once per contents.
+
+    Converting a frame costs a few ms on every rerun that shows the same numbers; its digest costs a
+    fraction of that. An Arrow table cannot be changed, so every session may share it.
+    """
+    key = chart_spec.frame_digest(frame)
+    with _TABLES_LOCK:
+        table = _TABLES.get(key)
+        if table is not None:
+            _TABLES.move_to_end(key)
+            return table
+    table = dataframe_util.convert_pandas_df_to_arrow_table(frame)
+    with _TABLES_LOCK:
+        _TABLES[key] = table
+        while len(_TABLES) > TABLE_ENTRIES:
+            _TABLES.popitem(last=False)
+    return table
 
 
 def claim(page: Page, text: str, ok: bool) -> None:
