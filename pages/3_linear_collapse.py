@@ -2,7 +2,7 @@
 import streamlit as st
 
 from ffn_core import collapse
-from ui import ask, compute, controls, shell, text, widgets
+from ui import ask, compute, controls, glossary, lede, shell, text, widgets
 from ui.charts import collapse as charts
 from ui.lessons import collapse as lessons
 from ui.questions import collapse as questions
@@ -11,16 +11,16 @@ page = shell.setup("collapse")
 t = page.t
 
 st.title(t("collapse.title"))
-st.markdown(t("collapse.lesson"))
+lede.lesson(page, t("collapse.lesson"), [r"W_2(W_1 x + b_1) + b_2 = \underbrace{(W_2 W_1)}_{d \times d}\,x + (W_2 b_1 + b_2),"
+                                          r"\qquad \operatorname{rank}(W_2 W_1) \le \min(d, m)"])
+glossary.note(t, "affine", "least_squares", "rank", "singular_value")
 asking = st.container()  # the questions, filled once the result they are about is measured
-st.latex(r"W_2(W_1 x + b_1) + b_2 = \underbrace{(W_2 W_1)}_{d \times d}\,x + (W_2 b_1 + b_2),"
-         r"\qquad \operatorname{rank}(W_2 W_1) \le \min(d, m)")
 
 left, middle, right = st.columns(3)
 d = controls.draw(page, "d", left)
 m = controls.draw(page, "m", middle)
 act = controls.draw(page, "act", right)
-left, right = st.columns([1, 2])
+left, right = lede.less_used(page, [1, 2])
 bias = controls.draw(page, "bias", left)
 seed = controls.draw(page, "seed", right)
 

@@ -2,8 +2,8 @@
 import pandas as pd
 import streamlit as st
 
-from ffn_core.sweep import best, expr, lesson, net1d, sweep, targets, varpro
-from ui import ask, compute, controls, shell, text, widgets
+from ffn_core.sweep import best, expr, lesson, net1d, snap, sweep, targets, varpro
+from ui import ask, compute, controls, glossary, lede, shell, text, widgets
 from ui.charts import activations as act_charts
 from ui.charts import sweep as charts
 from ui.lessons import sweep as verdicts
@@ -13,16 +13,16 @@ page = shell.setup("sweep")
 t = page.t
 
 st.title(t("sweep.title"))
-st.markdown(t("sweep.lesson"))
+lede.lesson(page, t("sweep.lesson"), [t("sweep.formula")])
+glossary.note(t, "kink", "least_squares", "rmse")
 asking = st.container()  # the questions, filled once the fits they are about are made
-st.latex(t("sweep.formula"))
 
 left, middle, right = st.columns([2, 3, 2])
 target = controls.draw(page, "target", left)
 typed = controls.draw(page, "expr", left) if target == "custom" else None  # a formula for a custom target only
 widths = controls.draw(page, "widths", middle)
 act = controls.draw(page, "act", right)
-left, right = st.columns([3, 2])
+left, right = lede.less_used(page, [3, 2])
 method = controls.draw(page, "method", left, horizontal=True)
 seed = controls.draw(page, "seed", right)
 with st.expander(t("activations.heading")):
@@ -126,7 +126,7 @@ if controls.draw(page, "expansion"):
 @st.fragment
 def live_training() -> None:
     st.subheader(t("sweep.live_heading"))
-    st.caption(t("sweep.live_caption"))
+    st.caption(t("sweep.live_caption" if act == "relu" else "sweep.live_caption_gelu"))
     if not st.button(t("sweep.train"), key="train", type="primary"):
         return
     for m in methods:
@@ -168,4 +168,4 @@ if page.show_details and ask.shown(page, asked, note=False):
         widgets.table(page, pd.DataFrame(rows), "width_sweep.csv")
         sources = ", ".join(t(f"sweep.source_{s}") for s in dict.fromkeys(ref.source))
         st.caption(t("sweep.table_caption", source=sources))
-widgets.show_code(page, sweep.fit_widths, varpro.fit, varpro.step_relu, sweep.pieces_that_matter)
+widgets.show_code(page, sweep.fit_widths, varpro.fit, varpro.step_relu, snap.snap_fit, sweep.pieces_that_matter)

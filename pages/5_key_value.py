@@ -2,7 +2,7 @@ import pandas as pd
 import streamlit as st
 
 from ffn_core import keyvalue, memory_training
-from ui import ask, compute, controls, i18n, shell, text, widgets
+from ui import ask, compute, controls, glossary, i18n, lede, shell, text, widgets
 from ui.charts import keyvalue as charts
 from ui.lessons import keyvalue as verdicts
 from ui.questions import keyvalue as questions
@@ -11,16 +11,17 @@ page = shell.setup("keyvalue")
 t = page.t
 
 st.title(t("keyvalue.title"))
-st.markdown(t("keyvalue.lesson"))
+lede.lesson(page, t("keyvalue.lesson"),
+            [r"\mathrm{FFN}(x) = \sum_{i=1}^{m} \underbrace{\mathrm{relu}(k_i \cdot x + b_i)}_{a_i}\; v_i \;+\; b_2"],
+            more=[t("keyvalue.concentration_lesson")])
+glossary.note(t, "full_batch_adam")
 asking = st.container()  # the questions, filled once the result they are about is measured
-st.latex(r"\mathrm{FFN}(x) = \sum_{i=1}^{m} \underbrace{\mathrm{relu}(k_i \cdot x + b_i)}_{a_i}\; v_i \;+\; b_2")
-st.markdown(t("keyvalue.concentration_lesson"))
 
 c1, c2, c3 = st.columns(3)
 d = controls.draw(page, "d", c1)
 m = controls.draw(page, "m", c2)
 n = controls.draw(page, "n", c3)
-c4, c5, c6, c7 = st.columns(4)
+c4, c5, c6, c7 = lede.less_used(page, 4)
 token = controls.draw(page, "token", c4)
 steps = controls.draw(page, "steps", c5)
 top_k = controls.draw(page, "top", c6)
@@ -101,7 +102,7 @@ if ask.shown(page, asked):
             t("keyvalue.col_residual"): [text.error(before.max_abs_residual), text.error(after.max_abs_residual)],
         }
     )
-    widgets.table(page, summary, "key_value_summary.csv")
+    widgets.table(page, summary, "key_value_summary.csv", transpose=True)
     if page.show_details:
         with st.expander(t("keyvalue.neurons_table")):
             # Two states, hundreds of rows: translate each state once, not each row.
@@ -112,4 +113,5 @@ if ask.shown(page, asked):
 
     widgets.verdict(page, verdicts.judge(res))
 
-widgets.show_code(page, keyvalue.explicit_sum, keyvalue.decompose, keyvalue.neurons_for)
+widgets.show_code(page, keyvalue.memorise_pairs, keyvalue.read_token, keyvalue.explicit_sum, keyvalue.decompose,
+                  keyvalue.neurons_for)

@@ -1,7 +1,7 @@
 import streamlit as st
 
 from ffn_core import memory_training, sparsity
-from ui import ask, compute, controls, shell, text, widgets
+from ui import ask, compute, controls, glossary, lede, shell, text, widgets
 from ui.charts import activations as act_charts
 from ui.charts import sparsity as charts
 from ui.lessons import sparsity as verdicts
@@ -14,9 +14,10 @@ N_TOKENS = 1024  # the seed's measurement: Gaussian tokens at random init
 N_KEYS = 128  # pairs (or labelled keys) in the training run
 
 st.title(t("sparsity.title"))
-st.markdown(t("sparsity.lesson"))
+lede.lesson(page, t("sparsity.lesson"),
+            [r"\text{" + t("sparsity.formula_lhs") + r"}(x) = \frac{1}{m} \sum_{i=1}^{m} \mathbf{1}\left[k_i \cdot x + b_i > 0\right]"])
+glossary.note(t, "fan_in", "xavier_kaiming", "full_batch_adam", "cross_entropy")
 asking = st.container()  # the questions, filled once the results they are about are measured
-st.latex(r"\text{" + t("sparsity.formula_lhs") + r"}(x) = \frac{1}{m} \sum_{i=1}^{m} \mathbf{1}\left[k_i \cdot x + b_i > 0\right]")
 
 c1, c2, c3, c4 = st.columns([1, 2, 1, 1])  # the initialisation names are long; they are also the URL values
 act = controls.draw(page, "act", c1)
@@ -26,7 +27,7 @@ seed = controls.draw(page, "seed", c4)
 with st.expander(t("activations.heading")):
     widgets.chart(page, act_charts.activations, act, t)
     st.caption(t(f"activations.caption_{act}"))
-c1, c2, c3, c4 = st.columns(4)
+c1, c2, c3, c4 = lede.less_used(page, 4)
 d = controls.draw(page, "d", c1)
 m = controls.draw(page, "m", c2)
 task = controls.draw(page, "task", c3)
@@ -112,4 +113,4 @@ if ask.shown(page, init_asked + train_asked):  # its numbers start from the init
 
 st.page_link("pages/8_gpt_surgery.py", label=t("sparsity.link_trained"), icon=":material/arrow_forward:",
              query_params=shell.link_params(page))
-widgets.show_code(page, sparsity.at_init, memory_training.train_module)
+widgets.show_code(page, sparsity.at_init, sparsity.train, memory_training.train_module)

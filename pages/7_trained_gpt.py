@@ -2,7 +2,7 @@ import streamlit as st
 
 from ffn_core.gpt import ask, attribution, corpus, neurons, split, trace, weights
 from ui import ask as predict  # ffn_core.gpt.ask is the model-asking module here
-from ui import compute, controls, gpt_memory_sections, gpt_probes, shell, text, widgets
+from ui import compute, controls, glossary, gpt_memory_sections, gpt_probes, lede, shell, text, widgets
 from ui.charts import gpt as charts
 from ui.lessons import gpt as lessons
 from ui.questions import gpt as questions
@@ -11,12 +11,13 @@ page = shell.setup("gpt")
 t = page.t
 
 st.title(t("gpt.title"))
-st.markdown(t("gpt.lesson", blocks=weights.config().n_layer))
+lede.lesson(page, t("gpt.lesson", blocks=weights.config().n_layer),
+            [r"p(w_{T+1} \mid w_1 \dots w_T) = \mathrm{softmax}\big(W_U\,\mathrm{LN}_f(x_T^{(L)})\big)"])
 asking = st.container()  # the questions, filled once the model has answered the prompt
-st.latex(r"p(w_{T+1} \mid w_1 \dots w_T) = \mathrm{softmax}\big(W_U\,\mathrm{LN}_f(x_T^{(L)})\big)")
 example = next((" ".join(p.words) for p in corpus.prompts("all") if p.lang == "ko"), "")
 with st.expander(t("gpt.tokens_heading")):
     st.markdown(t("gpt.tokens_lesson", example=example))
+    glossary.note(t, "logit", "logit_lens")
 
 model = gpt_probes.shipped()
 c1, c2, c3 = st.columns([2, 2, 1])
@@ -26,8 +27,9 @@ plang = controls.draw(page, "plang", c3, horizontal=True)
 fact = next(f for f in corpus.FACTS if f.country == country and f.relation == relation)
 own = [p for p in corpus.prompts("all") if p.fact == fact and p.lang == plang]
 by_words = {" ".join(p.words): p for p in own}  # a form is named by its own words (ui/pages.py)
-form = controls.draw(page, "form", horizontal=True)
-typed = controls.draw(page, "prompt")
+more, = lede.less_used(page, 1)
+form = controls.draw(page, "form", more, horizontal=True)
+typed = controls.draw(page, "prompt", more)
 
 chosen = by_words[form]
 words, answer = chosen.words, chosen.answer
@@ -78,6 +80,9 @@ if predict.shown(page, prompt_asked + heldout_asked):
 # 2. Layer by layer
 st.header(t("gpt.layers_heading"))
 st.markdown(t("gpt.layers_lesson"))
+with st.expander(t("gpt.precise_label")):
+    st.markdown(t("gpt.layers_precise"))
+glossary.note(t, "residual_stream", "direct_logit_attribution")
 st.latex(r"\ell_{a} = u_a\cdot\Big(e + \sum_{l}\mathrm{attn}_l + \sum_{l}\mathrm{FFN}_l\Big) + c_a,\qquad "
          r"u_a = s\,P(\gamma \odot w_a),\; s = 1/\sqrt{\mathrm{var}(x)+\epsilon}\ \text{" + t("gpt.frozen") + "}")
 if predict.shown(page, prompt_asked):
@@ -99,6 +104,8 @@ if predict.shown(page, prompt_asked):
 # 3. Trained key-value neurons
 st.header(t("gpt.neurons_heading"))
 st.markdown(t("gpt.neurons_lesson"))
+with st.expander(t("gpt.precise_label")):
+    st.markdown(t("gpt.neurons_precise"))
 st.latex(r"u_a\cdot\mathrm{FFN}_l(x) = \sum_{i=1}^{m} a_i\,(u_a\cdot v_i) + u_a\cdot b_2")
 ffn_total = sum(top.ffn_total)
 top_sum = sum(n.contribution for n in top.neurons)
@@ -112,7 +119,7 @@ shown = neuron_frame[["label", "coefficient", "value_on_answer", "contribution",
     "label": t("gpt.axis_neuron"), "coefficient": "aᵢ", "value_on_answer": "u·vᵢ",
     "contribution": t("gpt.axis_logit_term"), "promotes": t("gpt.col_promotes"), "top_prompts": t("gpt.col_prompts"),
 })
-widgets.table(page, shown.round(4), "gpt_neurons.csv")
+widgets.table(page, shown.round(4), "gpt_neurons.csv", first=(t("gpt.col_promotes"), t("gpt.col_prompts")))
 lead = top.neurons[0] if top.neurons else None
 widgets.verdict(page, lessons.neurons(
     target, [n.contribution for n in top.neurons], ffn_total, top.d_ff * len(top.active),

@@ -3,7 +3,7 @@ import streamlit as st
 
 from ffn_core import sparsity as ffn_sparsity
 from ffn_core.gpt import ablation, corpus, edit, evaluate, sparsity_curve, states, weights
-from ui import ask, controls, gpt_probes, pages, shell, text, widgets
+from ui import ask, controls, glossary, gpt_probes, lede, pages, shell, text, widgets
 from ui.charts import gpt as charts
 from ui.lessons import gpt as lessons
 from ui.questions import gptsurgery as questions
@@ -12,13 +12,14 @@ page = shell.setup("gptsurgery")
 t = page.t
 
 st.title(t("gptsurgery.title"))
-st.markdown(t("gptsurgery.lesson"))
+lede.lesson(page, t("gptsurgery.lesson"))
 asking = st.container()  # the ablation's questions, filled once the ablated model is scored
 
 
 # 1. Take the FFN out
 st.header(t("gptsurgery.ablation_heading"))
 st.markdown(t("gptsurgery.ablation_lesson", examples="“of”, “is”, “의”, “수도”"))
+glossary.note(t, "residual_stream")
 st.latex(r"x \leftarrow x + \mathrm{attn}_l(\mathrm{LN}(x)),\qquad x \leftarrow x + \underbrace{\mathrm{FFN}_l(\mathrm{LN}(x))}_{\to\,0}")
 target = controls.draw(page, "target")
 with st.spinner(t("common.computing")):
@@ -40,6 +41,9 @@ if ask.shown(page, ablation_asked):
 # 2. Edit one memory
 st.header(t("gptsurgery.edit_heading"))
 st.markdown(t("gptsurgery.edit_lesson"))
+with st.expander(t("gptsurgery.precise_label")):
+    st.markdown(t("gptsurgery.edit_precise"))
+glossary.note(t, "outer_product", "rank", "covariance", "c_inv_k")
 st.latex(r"W_2 \leftarrow W_2 + \frac{\delta\,(C^{-1}k_*)^{\top}}{k_*^{\top}C^{-1}k_*}"
          r"\quad\text{" + t("gptsurgery.or") + r"}\quad W_2 \leftarrow W_2 + \frac{\delta\,k_*^{\top}}{k_*^{\top}k_*}")
 capitals = [f for f in corpus.FACTS if f.relation == "capital"]
@@ -80,7 +84,8 @@ else:
         rows = rows.rename(columns={"group": t("gptsurgery.col_group"), "lang": t("gptsurgery.col_lang"),
                                     "prompt": t("gptsurgery.col_prompt"), "target": t("gptsurgery.col_target"),
                                     "before": t("gptsurgery.col_before"), "after": t("gptsurgery.col_after")})
-        widgets.table(page, rows, "gpt_edit.csv")
+        widgets.table(page, rows, "gpt_edit.csv", first=(t("gptsurgery.col_prompt"), t("gptsurgery.col_after"),
+                                                         t("gptsurgery.col_before")))
         widgets.verdict(page, lessons.edit(res, prompt_words, unchanged))
 
 # 3. Sparsity from training

@@ -64,7 +64,7 @@ class Translator:
     def __init__(self, lang: str) -> None:
         self.lang = lang if lang in LANGS else DEFAULT_LANG
 
-    def __call__(self, key: str, **values: Any) -> str:
+    def __call__(self, key: str, /, **values: Any) -> str:
         sentence = strings(self.lang).get(key)
         if sentence is None:
             sentence = strings(DEFAULT_LANG).get(key, key)

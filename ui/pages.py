@@ -18,7 +18,9 @@ from typing import NamedTuple
 from ffn_core import collapse, ffn, memory_training, params, position, presets
 from ffn_core.gpt import ablation, corpus, edit, weights
 from ffn_core.sweep import expr, net1d, sweep, targets
-from ui import i18n
+import streamlit as st
+
+from ui import i18n, query
 from ui.controls import Choice, Code, Control, Lang, Number, Several, Text, Toggle, Values
 from ui.i18n import Translator
 
@@ -39,7 +41,10 @@ PAGES: tuple[Entry, ...] = (
     Entry("sparsity", "pages/6_activation_sparsity.py", ":material/bolt:"),
     Entry("gpt", "pages/7_trained_gpt.py", ":material/psychology:"),
     Entry("gptsurgery", "pages/8_gpt_surgery.py", ":material/healing:"),
+    Entry("glossary", "pages/9_glossary.py", ":material/menu_book:"),
 )
+# The experiments: every page but home and the glossary (the home page's cards and its count).
+DEMOS: tuple[Entry, ...] = tuple(e for e in PAGES if e.section not in ("home", "glossary"))
 
 LANG_NAMES = {"ko": "한국어", "en": "English"}
 ROOM_PATTERN = r"[ABCDEFGHJKMNPQRSTUVWXYZ23456789]{6}"  # no 0/O, 1/I/L: read off a projector
@@ -137,6 +142,20 @@ SPARSITY = (
 
 
 # --- 7. a small GPT trained here ---
+def page_lang(v: Values) -> str:
+    """The page's language, read as the shell reads it (the address first, then the session): the GPT
+    pages ask in the reader's language first. A link always carries `lang`, so a link that leaves the
+    prompt's language out opens in the same language everywhere; one that differs carries it."""
+    try:
+        raw = query.text("lang")
+        if raw in corpus.LANGS:
+            return raw
+        lang = st.session_state.get("lang")
+    except Exception:  # no Streamlit session behind the call (a bare script, a core-side test)
+        lang = None
+    return lang if lang in corpus.LANGS else i18n.DEFAULT_LANG
+
+
 def _countries(v: Values) -> list[str]:
     return list(_country_names())
 
@@ -181,7 +200,7 @@ def _other_countries(form: object, country: object) -> tuple[str, ...]:
 GPT = (
     Choice("country", _countries, "France", option_label=country_label, label="gpt.country"),
     Choice("relation", _relations, option_label="gpt.relation_", label="gpt.relation"),
-    Choice("plang", corpus.LANGS, option_label="gpt.lang_", widget="radio", label="gpt.prompt_lang"),
+    Choice("plang", corpus.LANGS, page_lang, option_label="gpt.lang_", widget="radio", label="gpt.prompt_lang"),
     Choice("form", _forms, option_label=lambda tr, words: f"{words} …", widget="radio", label="gpt.form"),
     Text("prompt", "", most=200, placeholder="gpt.prompt_placeholder", label="gpt.prompt", help="gpt.prompt_help"),
     # The checkpoint and word-in-context sections (ui/gpt_memory_sections.py): a shipped step, mid-training
@@ -219,8 +238,9 @@ GPTSURGERY = (
     Choice("target", lambda v: ablation.targets(weights.config().n_layer), "ffn_all", option_label=target_label,
            label="gptsurgery.target"),
     Choice("edit_country", _capital_countries, "France", option_label=country_label, label="gptsurgery.country"),
-    Choice("edit_lang", corpus.LANGS, option_label="gpt.lang_", widget="radio", label="gptsurgery.edit_lang"),
-    Choice("new", _new_answers, lambda v: "Rome" if v["edit_lang"] == "en" else None, label="gptsurgery.new_answer"),
+    Choice("edit_lang", corpus.LANGS, page_lang, option_label="gpt.lang_", widget="radio", label="gptsurgery.edit_lang"),
+    # Rome in either language: the report's fixed example edit (ffn_core/gpt/report.py).
+    Choice("new", _new_answers, lambda v: "Rome" if v["edit_lang"] == "en" else "로마", label="gptsurgery.new_answer"),
     # Block 1: its FFN carries most of the facts (take it out above), and ROME's update there moves the fewest others.
     Choice("block", _blocks, 1, widget="slider", label="gptsurgery.block"),
     Choice("method", edit.METHODS, "covariance", option_label="gptsurgery.method_", widget="radio",
@@ -242,4 +262,5 @@ CONTROLS: dict[str, tuple[Control, ...]] = {
     "sparsity": SPARSITY,
     "gpt": GPT,
     "gptsurgery": GPTSURGERY,
+    "glossary": (),
 }

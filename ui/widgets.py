@@ -39,12 +39,20 @@ def chart(page: Page, builder: Callable[..., alt.TopLevelMixin] | alt.TopLevelMi
     st.vega_lite_chart(spec, width="stretch")
 
 
-def table(page: Page, frame: pd.DataFrame, filename: str) -> None:
-    """The numbers behind a chart, with a CSV download."""
-    # Counts read with thousands separators (1,048,576), as they do everywhere else on the page.
-    counts = {name: st.column_config.NumberColumn(format="localized")
-              for name, dtype in frame.dtypes.items() if pd.api.types.is_integer_dtype(dtype)}
-    st.dataframe(_arrow(frame), hide_index=True, width="stretch", column_config=counts)
+def table(page: Page, frame: pd.DataFrame, filename: str, first: tuple[str, ...] = (),
+          transpose: bool = False) -> None:
+    """The numbers behind a chart, with a CSV download.
+
+    `first`: the columns that tell the table's story, drawn right after the first column, so that
+    a laptop's width or a phone's shows them without scrolling sideways. `transpose`: a few rows
+    of many long-named measures are drawn a measure to a row, in a static table whose text wraps
+    (the CSV keeps the frame's shape).
+    """
+    shown = frame
+    if transpose:
+        st.table(frame.set_index(frame.columns[0]).T.astype(str))
+    else:
+        _grid(shown, first)
     st.download_button(
         page.t("common.download_csv"),
         # Written when the button is pressed, not on every rerun of the page.
@@ -54,6 +62,21 @@ def table(page: Page, frame: pd.DataFrame, filename: str) -> None:
         key=f"download_{filename}",
         on_click="ignore",
     )
+
+
+def _grid(shown: pd.DataFrame, first: tuple[str, ...]) -> None:
+    # Counts read with thousands separators (1,048,576), as they do everywhere else on the page.
+    config: dict[str, Any] = {name: st.column_config.NumberColumn(format="localized")
+                              for name, dtype in shown.dtypes.items() if pd.api.types.is_integer_dtype(dtype)}
+    order = None
+    if len(shown.columns):
+        head = shown.columns[0]
+        # The first column names the row: it stays in view while the rest scrolls sideways.
+        config[head] = st.column_config.Column(pinned=True) if head not in config else st.column_config.NumberColumn(
+            format="localized", pinned=True)
+        told = [c for c in first if c in shown.columns and c != head]
+        order = [head, *told, *(c for c in shown.columns if c != head and c not in told)]
+    st.dataframe(_arrow(shown), hide_index=True, width="stretch", column_config=config, column_order=order)
 
 
 TABLE_ENTRIES = 256

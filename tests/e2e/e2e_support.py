@@ -8,11 +8,16 @@ and a run is over when the script state reads `notRunning`.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import shutil
+import subprocess
 import sys
 import time
 import urllib.parse
+import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -313,3 +318,60 @@ def read_controls(page) -> dict[str, object]:
     widgets (a question's guess box) are no part of the view."""
     declared = _declared().get(urllib.parse.urlsplit(page.url).path.strip("/").split("/")[-1], set())
     return {k: v for k, v in page.evaluate(READ_CONTROLS, MAIN).items() if k in declared}
+
+
+# --- the balancer path (deploy/run.sh: replicas behind nginx) -------------------------------------------
+
+NGINX = shutil.which("nginx") or next((p for p in ("/usr/sbin/nginx",) if os.access(p, os.X_OK)), None)
+RUN_SH = APP_ROOT / "deploy" / "run.sh"
+
+
+def free_ports(n: int) -> list[int]:
+    """n distinct free ports of 127.0.0.1."""
+    ports: list[int] = []
+    while len(ports) < n:
+        if (port := free_port()) not in ports:
+            ports.append(port)
+    return ports
+
+
+def active_sessions(port: int) -> int:
+    """A replica's own count of open sessions, read on its port (not through nginx)."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/metrics", timeout=10) as r:
+        text = r.read().decode()
+    line = next(line for line in text.splitlines() if line.startswith("active_sessions"))
+    return int(float(line.split()[-1]))
+
+
+def settle(ports: list[int], want: list[int], timeout_s: float = 20.0) -> list[int]:
+    """Wait until the replicas count `want` sessions (or the time is up); their counts."""
+    deadline = time.monotonic() + timeout_s
+    while (counts := [active_sessions(p) for p in ports]) != want and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return counts
+
+
+@contextlib.contextmanager
+def balancer(run_dir: Path, **env: str) -> Iterator[tuple[str, list[int]]]:
+    """Two replicas and nginx started by deploy/run.sh on free ports: (nginx's address, the replicas' ports).
+
+    Stopped after, and every process it started is checked to be gone.
+    """
+    listen, *replicas = free_ports(3)
+    # Sessions per replica are what these tests read; the warm-up's own sessions (tests/ui/test_warmup.py) would count.
+    env = {**os.environ, "FFNLAB_WARMUP": "0", "FFNLAB_RUN_DIR": str(run_dir),
+           "FFNLAB_PORTS": " ".join(map(str, replicas)), "FFNLAB_LISTEN": f"127.0.0.1:{listen}",
+           "FFNLAB_PYTHON": sys.executable, "FFNLAB_NGINX": NGINX or "nginx", **env}
+    pids: dict[str, int] = {}
+    try:
+        started = subprocess.run(["bash", str(RUN_SH), "start"], env=env, capture_output=True, text=True, timeout=240)
+        pids = {p.name: int(p.read_text()) for p in run_dir.glob("*.pid")}
+        assert started.returncode == 0, f"run.sh start failed:\n{started.stdout}\n{started.stderr}"
+        assert len(pids) == 3, pids  # two replicas and nginx, each with its pid file
+        yield f"http://127.0.0.1:{listen}", replicas
+    finally:
+        stopped = subprocess.run(["bash", str(RUN_SH), "stop"], env=env, capture_output=True, text=True, timeout=120)
+        assert stopped.returncode == 0, stopped.stderr
+        alive = [name for name, pid in pids.items() if Path(f"/proc/{pid}").exists()
+                 and "zombie" not in Path(f"/proc/{pid}/status").read_text().lower()]
+        assert not alive, f"still running after run.sh stop: {alive}"

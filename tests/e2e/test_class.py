@@ -10,19 +10,16 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
-import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
-from e2e_support import APP_ROOT, CHART, MAIN, SCREENSHOTS, discover_pages, free_port, wait_for_app_run
+from e2e_support import APP_ROOT, CHART, MAIN, NGINX, SCREENSHOTS, active_sessions, discover_pages, settle, wait_for_app_run
+from e2e_support import balancer as start_balancer
 from stclient import Session
 
-NGINX = shutil.which("nginx") or next((p for p in ("/usr/sbin/nginx",) if os.access(p, os.X_OK)), None)
 if NGINX is None:
     pytest.skip("nginx not installed (apt-get install nginx): the class test skipped", allow_module_level=True)
 
@@ -30,7 +27,6 @@ sys.path.insert(0, str(APP_ROOT))
 from ui import i18n  # noqa: E402
 
 pytestmark = pytest.mark.e2e
-RUN_SH = APP_ROOT / "deploy" / "run.sh"
 HOME = discover_pages()[0]
 COLLAPSE = next(p for p in discover_pages() if p.file.endswith("linear_collapse.py"))
 PHONE_AGENT = ("Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) "
@@ -39,40 +35,12 @@ EN, KO = i18n.Translator("en"), i18n.Translator("ko")
 SHOT = os.environ.get("FFNLAB_CLASS_SCREENSHOT")  # where to save the projector's view (README's picture)
 
 
-def _active(port: int) -> int:
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/metrics", timeout=10) as r:
-        text = r.read().decode()
-    line = next(line for line in text.splitlines() if line.startswith("active_sessions"))
-    return int(float(line.split()[-1]))
-
-
-def _settle(ports: list[int], want: list[int], timeout_s: float = 20.0) -> list[int]:
-    deadline = time.monotonic() + timeout_s
-    while (counts := [_active(p) for p in ports]) != want and time.monotonic() < deadline:
-        time.sleep(0.2)
-    return counts
-
-
 @pytest.fixture(scope="module")
 def balancer(tmp_path_factory):
     """Two replicas and nginx (deploy/run.sh), one class database file for both."""
-    ports: list[int] = []
-    while len(ports) < 3:
-        if (port := free_port()) not in ports:
-            ports.append(port)
-    listen, *replicas = ports
     run_dir: Path = tmp_path_factory.mktemp("class")
-    # Sessions per replica are what these tests read; the warm-up's own sessions (tests/ui/test_warmup.py) would count.
-    env = {**os.environ, "FFNLAB_WARMUP": "0", "FFNLAB_RUN_DIR": str(run_dir), "FFNLAB_PORTS": " ".join(map(str, replicas)),
-           "FFNLAB_LISTEN": f"127.0.0.1:{listen}", "FFNLAB_PYTHON": sys.executable, "FFNLAB_NGINX": NGINX,
-           "FFNLAB_CLASS_DB": f"sqlite:///{run_dir / 'class.sqlite'}"}
-    try:
-        started = subprocess.run(["bash", str(RUN_SH), "start"], env=env, capture_output=True, text=True,
-                                 timeout=240)
-        assert started.returncode == 0, f"run.sh start failed:\n{started.stdout}\n{started.stderr}"
-        yield f"http://127.0.0.1:{listen}", replicas, run_dir
-    finally:
-        subprocess.run(["bash", str(RUN_SH), "stop"], env=env, capture_output=True, text=True, timeout=120)
+    with start_balancer(run_dir, FFNLAB_CLASS_DB=f"sqlite:///{run_dir / 'class.sqlite'}") as (url, replicas):
+        yield url, replicas, run_dir
 
 
 def _cookies_by_replica(url: str, replicas: list[int]) -> list[str]:
@@ -83,19 +51,19 @@ def _cookies_by_replica(url: str, replicas: list[int]) -> list[str]:
     found: dict[int, str] = {}
     for i in range(40):
         cookie = f"ffnlab_replica=class-{i}"
-        base = [_active(p) for p in replicas]
+        base = [active_sessions(p) for p in replicas]
         session = Session(url, cookie=cookie)
         try:
             assert session.open(HOME, "lang=en").ok
             deadline = time.monotonic() + 20
-            while (grew := [n - b for n, b in zip([_active(p) for p in replicas], base)]).count(1) != 1 \
+            while (grew := [n - b for n, b in zip([active_sessions(p) for p in replicas], base)]).count(1) != 1 \
                     and time.monotonic() < deadline:
                 time.sleep(0.2)
         finally:
             session.close()
         if grew.count(1) == 1 and grew.count(0) == len(replicas) - 1:
             found.setdefault(grew.index(1), cookie)
-        _settle(replicas, base)
+        settle(replicas, base)
         if len(found) == 2:
             return [found[0], found[1]]
     pytest.fail("40 cookies all went to one replica: the balancer does not balance")
@@ -173,7 +141,7 @@ def test_a_class_joins_answers_and_sees_the_reveal_across_two_replicas(browser, 
             if phone:  # the class section is in the sidebar, closed on a phone; the page speaks Korean
                 assert page.locator(f"{MAIN} h1").first.inner_text().strip() == KO("collapse.title")
             students.append((page, t))
-        assert _settle(replicas, [2, 2]) == [2, 2], "the class is not spread over both replicas"
+        assert settle(replicas, [2, 2]) == [2, 2], "the class is not spread over both replicas"
         for i, (page, t) in enumerate(students):
             _answer(page, t, option=i % 2, number=(64, 256, 512)[i])
         answered = time.monotonic()

@@ -83,11 +83,10 @@ settings_space = st.fixed_dictionaries({
 @given(settings_space)
 # Found by a longer run: step(x) exact at m = 2 but not at 32 was told "every width fits exactly".
 @example({"target": "step", "widths": (2, 4, 32), "act": "relu", "method": "pieces", "seed": 2})
-# Each conditional check below reached by at least one setting, whatever the draw:
-@example({"target": "sin3x", "widths": (2, 4), "act": "relu", "method": "both", "seed": 0})
-@example({"target": "abs", "widths": (1, 2), "act": "relu", "method": "both", "seed": 0})
-@example({"target": "x", "widths": (1, 2), "act": "relu", "method": "pieces", "seed": 0})  # every width exact
-@example({"target": "abs", "widths": (2,), "act": "relu", "method": "naive", "seed": 0})
+# Each conditional check below reached by at least one setting, whatever the draw (seed 0):
+@example({"target": "sin3x", "widths": (2, 4), "act": "relu", "method": "both", "seed": 0})  # falls; naive worse
+@example({"target": "x", "widths": (1, 2), "act": "relu", "method": "both", "seed": 0})  # all exact; naive misses
+@example({"target": "step", "widths": (2, 8), "act": "relu", "method": "pieces", "seed": 0})  # falls to exact
 def test_sweep_verdict_agrees_with_its_numbers(s: dict) -> None:
     key = _usable(s["target"]) if s["target"] not in targets.BUILTIN else s["target"]
     key = key or targets.DEFAULT

@@ -23,6 +23,8 @@ def _page(s: dict):
 @settings(max_examples=8)
 @given(settings_space)
 @example({"target": "sin3x", "widths": (2, 4, 8, 16, 32), "act": "relu", "method": "pieces", "seed": 0})
+@example({"target": "x", "widths": (1, 2), "act": "relu", "method": "both", "seed": 0})  # every fit exact: band 0
+@example({"target": "abs", "widths": (2,), "act": "gelu", "method": "naive", "seed": 0})  # one width, no pieces
 def test_sweep_questions_are_answered_by_the_page(s: dict) -> None:
     results, asked = _page(s)
     by_key = assert_sound(asked, "sweep")

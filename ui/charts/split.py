@@ -124,14 +124,18 @@ def cause_bars(frame: pd.DataFrame, t: Translator) -> alt.LayerChart:
         text=[f"{s:.1%}" for s in frame["share"]],
     )
     order = [f"{name} · {t(f'split.cause_step_{step}')}" for name in dict.fromkeys(frame["name"]) for step in steps]
-    base = alt.Chart().encode(y=alt.Y(field="label", type="nominal", sort=order, title=None))
+    # Vega cuts an axis label at 180 px by default, which left "LLaMA-2 70B · GQ…": the causes are the point,
+    # so every label is shown whole.
+    base = alt.Chart().encode(y=alt.Y(field="label", type="nominal", sort=order, title=None,
+                                      axis=alt.Axis(labelLimit=0)))
     bars = base.mark_bar(color=PART_COLOURS["ffn"]).encode(
         x=alt.X(field="share", type="quantitative", title=t("split.axis_ffn_share"), axis=alt.Axis(format="%"),
                 scale=alt.Scale(domain=[0, 1])),
         tooltip=[alt.Tooltip(field="label", type="nominal", title=t("split.axis_model")),
                  alt.Tooltip(field="share", type="quantitative", format=".2%")],
     )
-    labels = base.mark_text(align="left", dx=4).encode(
+    # Inside the bar's end, in white: a value just under 80 % written after its bar sat under the 80 % rule.
+    labels = base.mark_text(align="right", dx=-4, color="white", fontWeight="bold").encode(
         x=alt.X(field="share", type="quantitative"), text=alt.Text(field="text", type="nominal")
     )
     reference = pd.DataFrame({"x": [2 / 3, 0.8], "label": ["2/3", "80%"]})

@@ -100,8 +100,9 @@ def pieces(frame: pd.DataFrame, t: Translator) -> alt.LayerChart:
     bound_tip = alt.Tooltip(field="pieces_bound", type="quantitative", title=t("sweep.col_bound"))
     bars = alt.Chart(data).mark_bar().encode(
         x=x, xOffset=alt.XOffset(field="label", type="nominal"),
+        # A linear axis with whole-number ticks: a symlog one labelled only 0 and 30 made 3 pieces look like 12.
         y=alt.Y(field="pieces_used", type="quantitative", title=t("sweep.axis_pieces"),
-                scale=alt.Scale(type="symlog")),
+                scale=alt.Scale(type="linear", nice=True), axis=alt.Axis(tickMinStep=1, format="d")),
         color=alt.Color(field="label", type="nominal", title=t("sweep.legend_method"),
                         scale=_method_scale(t, methods), legend=alt.Legend(orient="bottom")),
         tooltip=[alt.Tooltip(field="label", type="nominal", title=t("sweep.legend_method")),
@@ -111,7 +112,10 @@ def pieces(frame: pd.DataFrame, t: Translator) -> alt.LayerChart:
     )
     bound = alt.Chart(data.drop_duplicates("width")).mark_tick(color="black", thickness=3, size=38).encode(
         x=x, y=alt.Y(field="pieces_bound", type="quantitative"), tooltip=[bound_tip])
-    return alt.layer(bars, bound, height=260)
+    # Each bar carries its count, so a small one reads as exactly as a tall one.
+    labels = bars.mark_text(baseline="bottom", dy=-2, fontSize=12).encode(
+        text=alt.Text(field="pieces_used", type="quantitative", format="d"))
+    return alt.layer(bars, labels, bound, height=260)
 
 
 def loss(frame: pd.DataFrame, t: Translator) -> alt.Chart:

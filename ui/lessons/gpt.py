@@ -136,7 +136,7 @@ def edit(res: Edit, prompt: str, shipped_unchanged: bool) -> Verdict:
         Claim("gptsurgery.fact_norm_larger" if res.delta_norm > res.weight_norm else "gptsurgery.fact_norm_smaller",
               {"delta": res.delta_norm, "weight": res.weight_norm, "layer": layer,
                "ratio": res.delta_norm / res.weight_norm if res.weight_norm > 0 else float("inf"),
-               "key": Term("gptsurgery.key_" + res.method)}, None),
+               "direction": Term("gptsurgery.key_" + res.method)}, None),
         Claim("gptsurgery.claim_took", {"prompt": prompt, "new": new, "value": edited}, took),
         Claim("gptsurgery.claim_local", {"changed": changed_prompts, "total": other_prompts, "share": share}, local),
     ]

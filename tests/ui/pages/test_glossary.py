@@ -1,0 +1,60 @@
+"""The glossary: every term in both languages, on its own page, and on each page where a term is used,
+its plain words in the help tooltip of the line that names it."""
+import pytest
+
+from tests.conftest import open_page
+from ui import glossary, i18n, pages
+
+PATHS = {entry.section: entry.path for entry in pages.PAGES}
+
+
+@pytest.mark.parametrize("lang", i18n.LANGS)
+def test_every_term_is_defined_in_both_languages(lang):
+    t = i18n.Translator(lang)
+    for term in glossary.TERMS:
+        for part in ("term", "plain", "precise"):
+            assert t.has(f"glossary.{term}.{part}"), (lang, term, part)
+    assert set().union(*glossary.PAGE_TERMS.values()) <= set(glossary.TERMS)
+    en, ko = i18n.Translator("en"), i18n.Translator("ko")
+    assert all(en(f"glossary.{k}.plain") != ko(f"glossary.{k}.plain") for k in glossary.TERMS)
+
+
+@pytest.mark.parametrize("lang", i18n.LANGS)
+def test_glossary_page_lists_every_term(lang):
+    at = open_page(PATHS["glossary"], lang)
+    assert not at.exception
+    t = i18n.Translator(lang)
+    shown = " ".join(m.value for m in at.markdown)
+    for term in glossary.TERMS:
+        assert t(f"glossary.{term}.plain") in shown, term
+    assert "glossary" not in {e.section for e in pages.DEMOS}  # the home page counts experiments only
+
+
+def _helps(at) -> list[tuple[str, str]]:
+    out = []
+    for kind in ("caption", "markdown", "header", "subheader"):
+        out += [(e.value, e.proto.help) for e in at.get(kind) if e.proto.help]
+    return out
+
+
+@pytest.mark.parametrize("lang", i18n.LANGS)
+@pytest.mark.parametrize("section", [s for s in glossary.PAGE_TERMS if s not in ("gpt", "gptsurgery")])
+def test_each_page_explains_its_terms_where_it_names_them(section, lang):
+    _check(section, lang)
+
+
+@pytest.mark.parametrize("section", ["gpt", "gptsurgery"])
+def test_gpt_pages_explain_their_terms(section):
+    _check(section, "ko")
+
+
+def _check(section, lang):
+    at = open_page(PATHS[section], lang)
+    assert not at.exception
+    t = i18n.Translator(lang)
+    helps = _helps(at)
+    for term in glossary.PAGE_TERMS[section]:
+        plain = t(f"glossary.{term}.plain")
+        carrying = [body for body, help_text in helps if plain in help_text]
+        assert carrying, (section, term)
+        assert glossary.name(t, term) in carrying[0]  # the line with the tooltip names the term
