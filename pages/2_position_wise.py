@@ -66,7 +66,7 @@ ask.questions(page, asked, asking)
 st.caption(t("position.sizes_caption", d=d, d_ff=res.d_ff, act=t(f"position.act_{act}"), heads=heads, d_h=d // heads))
 st.header(t("position.influence_heading"))
 if ask.shown(page, asked):
-    frame = res.to_frame()
+    frame = compute.derive(res.to_frame)
     attention_title = t("position.attention_chart_title_causal" if causal else "position.attention_chart_title")
     left, right = st.columns(2)
     with left:
@@ -102,7 +102,7 @@ st.markdown(t("position.block_lesson"))
 st.latex(r"h_i = x_i + \mathrm{Attn}(X)_i, \qquad y_i = h_i + \mathrm{FFN}(h_i)")
 with st.spinner(t("common.computing")):
     blk = block(int(n), int(d), act, int(heads), bool(causal), int(seed))
-block_frame = blk.to_frame()
+block_frame = compute.derive(blk.to_frame)
 left, right = st.columns(2)
 with left:
     widgets.chart(page, charts.influence_heatmap, block_frame[block_frame["model"] == "ffn"], t,

@@ -62,7 +62,7 @@ if ask.shown(page, asked):
         chart_column, numbers = st.columns([3, 2], gap="large")
         with chart_column:
             st.subheader(t("collapse.spectrum_heading"))
-            widgets.chart(page, charts.singular_values, res.to_frame(), t)
+            widgets.chart(page, charts.singular_values, compute.derive(res.to_frame), t)
             st.caption(t("collapse.spectrum_caption"))
         with numbers:
             left, right = st.columns(2)
@@ -79,7 +79,7 @@ if ask.shown(page, asked):
         chart_column, numbers = st.columns([3, 2], gap="large")
         with chart_column:
             st.subheader(t("collapse.fit_heading"))
-            widgets.chart(page, charts.fit_scatter, sample(int(d), int(m), act, bool(bias), int(seed)).to_frame(), t)
+            widgets.chart(page, charts.fit_scatter, compute.derive(sample(int(d), int(m), act, bool(bias), int(seed)).to_frame), t)
             st.caption(t("collapse.fit_caption"))
         with numbers:
             st.metric(t("collapse.metric_two"), f"{res.two_layer_params:,}", help=t("collapse.metric_two_help"))
@@ -88,7 +88,7 @@ if ask.shown(page, asked):
 
     if page.show_details and act == "none":
         with st.expander(t("collapse.table_heading")):
-            frame = res.to_frame().rename(columns={"index": t("collapse.col_k"), "singular_value": t("collapse.col_sv"),
+            frame = compute.derive(res.to_frame).rename(columns={"index": t("collapse.col_k"), "singular_value": t("collapse.col_sv"),
                                                    "counted": t("collapse.col_counted")})
             widgets.table(page, frame, "collapse_singular_values.csv")
     widgets.verdict(page, lessons.judge(res))
@@ -107,7 +107,7 @@ if ask.shown(page, stack_asked):
     chart_column, numbers = st.columns([3, 2], gap="large")
     with chart_column:
         st.subheader(t("collapse.stack_spectrum_heading"))
-        widgets.chart(page, charts.singular_values, tower.to_frame(), t)
+        widgets.chart(page, charts.singular_values, compute.derive(tower.to_frame), t)
     with numbers:
         st.metric(t("collapse.metric_stack_params"), f"{tower.layer_params:,}")
         st.metric(t("collapse.metric_stack_rank"), tower.rank)

@@ -2,7 +2,7 @@ import pandas as pd
 import streamlit as st
 
 from ffn_core import keyvalue, memory_training
-from ui import ask, compute, controls, glossary, lede, shell, text, widgets
+from ui import ask, compute, controls, glossary, i18n, lede, shell, text, widgets
 from ui.charts import keyvalue as charts
 from ui.lessons import keyvalue as verdicts
 from ui.questions import keyvalue as questions
@@ -47,6 +47,10 @@ def measure(d: int, m: int, n: int, steps: int, token: int, seed: int) -> keyval
     return keyvalue.read_token(memorise_pairs(d, m, n, steps, seed), token)
 
 
+def _top_contributions(res: keyvalue.KeyValue, t: i18n.Translator, top_k: int) -> pd.DataFrame:
+    return charts.top_contributions(res.to_frame(), t, top_k)
+
+
 with st.spinner(t("common.computing")):
     res = measure(int(d), int(m), int(n), int(steps), int(token), int(seed))
 before, after = res.untrained, res.trained
@@ -65,9 +69,9 @@ if ask.shown(page, asked):
     st.caption(t("keyvalue.active_caption", m=m, before=before.active, after=after.active,
                  norm_before=f"{before.output_norm:.2f}", norm_after=f"{after.output_norm:.2f}"))
 
-    frame = res.to_frame()
+    frame = compute.derive(res.to_frame)
     st.subheader(t("keyvalue.bars_heading", k=top_k, token=token))
-    top = charts.top_contributions(frame, t, top_k)
+    top = compute.derive(_top_contributions, res, t, top_k)
     left, right = st.columns(2)
     with left:
         widgets.chart(page, charts.contributions, top, t, "untrained")

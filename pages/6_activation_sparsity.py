@@ -66,15 +66,15 @@ if ask.shown(page, init_asked):
     left, right = st.columns(2)
     with left:
         st.markdown(f"**{t('sparsity.hist_heading')}**")
-        widgets.chart(page, charts.per_token, start.token_frame(), t)
+        widgets.chart(page, charts.per_token, compute.derive(start.token_frame), t)
     with right:
         st.markdown(f"**{t('sparsity.neuron_heading')}**")
-        widgets.chart(page, charts.per_neuron, start.neuron_frame(), t)
+        widgets.chart(page, charts.per_neuron, compute.derive(start.neuron_frame), t)
     st.markdown(t("sparsity.why_half"))
 
     st.markdown(f"**{t('sparsity.table_heading')}**")
-    table = start.init_frame()
-    table["init"] = table["init"].map(lambda i: t(f"sparsity.init_{i}"))
+    table = compute.derive(start.init_frame)
+    table["init"] = table["init"].map({i: t(f"sparsity.init_{i}") for i in table["init"].unique()})
     table = table.rename(columns={
         "init": t("sparsity.col_init"), "bias": t("sparsity.col_bias"),
         "mean_active_fraction": t("sparsity.col_mean"), "dead": t("sparsity.col_dead"),
@@ -101,13 +101,13 @@ if ask.shown(page, init_asked + train_asked):  # its numbers start from the init
               help=t("sparsity.metric_dead_after_help"))
     # The published fractions are ReLU measurements (an inactive ReLU neuron is exactly zero): drawn for ReLU only.
     published = sparsity.PUBLISHED if act == "relu" else {}
-    widgets.chart(page, charts.training, run.to_frame(), published, t)
+    widgets.chart(page, charts.training, compute.derive(run.to_frame), published, t)
     if act == "relu":
         st.caption(t("sparsity.reference_caption"))
     else:
         st.caption(t("sparsity.reference_caption_smooth", act=t(f"sparsity.act_{act}")))
     if page.show_details and steps > 0:
-        widgets.chart(page, charts.loss, run.loss_frame(), t)
+        widgets.chart(page, charts.loss, compute.derive(run.loss_frame), t)
 
     widgets.verdict(page, verdicts.judge(start, run, act))
 

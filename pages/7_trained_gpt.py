@@ -2,7 +2,7 @@ import streamlit as st
 
 from ffn_core.gpt import ask, attribution, corpus, neurons, split, trace, weights
 from ui import ask as predict  # ffn_core.gpt.ask is the model-asking module here
-from ui import controls, glossary, gpt_memory_sections, gpt_probes, lede, shell, text, widgets
+from ui import compute, controls, glossary, gpt_memory_sections, gpt_probes, lede, shell, text, widgets
 from ui.charts import gpt as charts
 from ui.lessons import gpt as lessons
 from ui.questions import gpt as questions
@@ -63,14 +63,14 @@ if predict.shown(page, prompt_asked + heldout_asked):
     c3.metric(t("gpt.metric_answer_rank"), "—" if nxt.answer_rank is None else str(nxt.answer_rank),
               help=t("gpt.metric_answer_rank_help", answer=answer or "—"))
     c4.metric(t("gpt.metric_answer_prob"), "—" if nxt.answer_prob is None else text.pct(nxt.answer_prob))
-    widgets.chart(page, charts.top_tokens, nxt.to_frame(), t)
+    widgets.chart(page, charts.top_tokens, compute.derive(nxt.to_frame), t)
     if answer is None:
         st.caption(t("gpt.no_known_answer"))
 
     c1, c2 = st.columns(2)
     c1.metric(t("gpt.metric_seen"), text.pct(acc.seen), help=t("gpt.metric_seen_help", n=acc.n_seen))
     c2.metric(t("gpt.metric_heldout"), text.pct(acc.heldout), help=t("gpt.metric_heldout_help", n=acc.n_heldout))
-    frame = acc.to_frame()
+    frame = compute.derive(acc.to_frame)
     widgets.chart(page, charts.accuracy, frame, t)
     if page.show_details:
         with st.expander(t("gpt.accuracy_table")):
@@ -94,10 +94,10 @@ if predict.shown(page, prompt_asked):
     left, right = st.columns(2)
     with left:
         st.markdown(f"**{t('gpt.attribution_heading', answer=target)}**")
-        widgets.chart(page, charts.attribution, attr.to_frame(), t)
+        widgets.chart(page, charts.attribution, compute.derive(attr.to_frame), t)
     with right:
         st.markdown(f"**{t('gpt.lens_heading', answer=target)}**")
-        widgets.chart(page, charts.lens, attr.lens_frame(), t)
+        widgets.chart(page, charts.lens, compute.derive(attr.lens_frame), t)
     first = next((lens.layer for lens in attr.lens if lens.answer_rank == 1), None)
     widgets.verdict(page, lessons.layers(target, attr.max_abs_residual, attr.embedding, attr.attn, attr.ffn, first))
 
@@ -113,7 +113,7 @@ c1, c2, c3 = st.columns([2, 1, 1])  # four counts in one value: the first column
 c1.metric(t("gpt.metric_active"), " / ".join(str(a) for a in top.active), help=t("gpt.metric_active_help", m=top.d_ff))
 c2.metric(t("gpt.metric_top_sum", n=len(top.neurons)), f"{top_sum:+.2f}")
 c3.metric(t("gpt.metric_ffn_push"), f"{ffn_total:+.2f}")
-neuron_frame = top.to_frame()
+neuron_frame = compute.derive(top.to_frame)
 widgets.chart(page, charts.neurons, neuron_frame, t, len(model.blocks))
 shown = neuron_frame[["label", "coefficient", "value_on_answer", "contribution", "promotes", "top_prompts"]].rename(columns={
     "label": t("gpt.axis_neuron"), "coefficient": "aᵢ", "value_on_answer": "u·vᵢ",
@@ -128,7 +128,7 @@ widgets.verdict(page, lessons.neurons(
 # 4. The model's own parameter split
 st.header(t("gpt.split_heading"))
 st.markdown(t("gpt.split_lesson"))
-split_frame = parts.to_frame()
+split_frame = compute.derive(parts.to_frame)
 widgets.chart(page, charts.parameter_split, split_frame, t)
 c1, c2, c3 = st.columns(3)
 c1.metric(t("gpt.metric_params"), f"{parts.total:,}")

@@ -7,12 +7,16 @@ from __future__ import annotations
 
 import functools
 import inspect
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
 import altair as alt
 import pandas as pd
+import pyarrow as pa
 import streamlit as st
+from streamlit import dataframe_util
 
 from ui import chart_spec, lessons
 from ui.shell import Page
@@ -72,7 +76,32 @@ def _grid(shown: pd.DataFrame, first: tuple[str, ...]) -> None:
             format="localized", pinned=True)
         told = [c for c in first if c in shown.columns and c != head]
         order = [head, *told, *(c for c in shown.columns if c != head and c not in told)]
-    st.dataframe(shown, hide_index=True, width="stretch", column_config=config, column_order=order)
+    st.dataframe(_arrow(shown), hide_index=True, width="stretch", column_config=config, column_order=order)
+
+
+TABLE_ENTRIES = 256
+_TABLES: OrderedDict[bytes, pa.Table] = OrderedDict()
+_TABLES_LOCK = threading.Lock()
+
+
+def _arrow(frame: pd.DataFrame) -> pa.Table:
+    """The frame as the Arrow table st.dataframe would make of it, made once per contents.
+
+    Converting a frame costs a few ms on every rerun that shows the same numbers; its digest costs a
+    fraction of that. An Arrow table cannot be changed, so every session may share it.
+    """
+    key = chart_spec.frame_digest(frame)
+    with _TABLES_LOCK:
+        table = _TABLES.get(key)
+        if table is not None:
+            _TABLES.move_to_end(key)
+            return table
+    table = dataframe_util.convert_pandas_df_to_arrow_table(frame)
+    with _TABLES_LOCK:
+        _TABLES[key] = table
+        while len(_TABLES) > TABLE_ENTRIES:
+            _TABLES.popitem(last=False)
+    return table
 
 
 def claim(page: Page, text: str, ok: bool) -> None:
