@@ -4,7 +4,7 @@ import streamlit as st
 
 from ffn_core import params
 from ffn_core.gpt import weights
-from ui import compute, pages, shell, widgets
+from ui import compute, lede, pages, shell, widgets
 from ui.charts import home as charts
 from ui.lessons import home as lessons
 
@@ -12,8 +12,7 @@ page = shell.setup("home")
 t = page.t
 
 st.title(t("home.title"))
-st.markdown(t("home.lesson"))
-st.latex(r"\mathrm{FFN}(x) = W_2\,\mathrm{act}(W_1 x + b_1) + b_2,\qquad W_1 \in \mathbb{R}^{m\times d},\; W_2 \in \mathbb{R}^{d\times m}")
+lede.lesson(page, t("home.lesson"), [r"\mathrm{FFN}(x) = W_2\,\mathrm{act}(W_1 x + b_1) + b_2,\qquad W_1 \in \mathbb{R}^{m\times d},\; W_2 \in \mathbb{R}^{d\times m}"])
 
 D_MODEL = 512  # the seed text's worked example
 
@@ -28,9 +27,10 @@ def block_split(d_model: int) -> tuple[params.Split, pd.DataFrame]:
 
 split, parts = block_split(D_MODEL)
 st.subheader(t("home.block_heading"))
+# Six boxes in a row shrink to unreadable type on a phone's 390 pixels: there the block reads top down.
 st.graphviz_chart(
     f"""digraph {{
-  rankdir=LR; bgcolor="transparent";
+  rankdir={"TB" if page.phone else "LR"}; bgcolor="transparent";
   node [shape=box, style="rounded,filled", fontname="sans-serif", fontsize=13, fillcolor="#f3f4f6"];
   edge [color="#6b7280"];
   x [label="{t('home.node_tokens')}"];
@@ -42,7 +42,7 @@ st.graphviz_chart(
   x -> attn -> add1 -> ffn -> add2 -> out;
   x -> add1 [style=dashed]; add1 -> add2 [style=dashed];
 }}""",
-    width="stretch",
+    width="content" if page.phone else "stretch",  # stretched top-down, six boxes would fill three screens
 )
 st.caption(t("home.block_caption"))
 

@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from ffn_core import model_counts, params, presets
-from ui import ask, compute, controls, shell, text, widgets
+from ui import ask, compute, controls, lede, shell, text, widgets
 from ui.charts import split as charts
 from ui.lessons import split as lessons
 from ui.questions import split as questions
@@ -14,13 +14,12 @@ page = shell.setup("split")
 t = page.t
 
 st.title(t("split.title"))
-st.markdown(t("split.lesson"))
-asking = st.container()  # the questions, filled once the block they are about is counted
-st.latex(
+lede.lesson(page, t("split.lesson"), [
     r"P_{\mathrm{attn}} = \underbrace{2\,d\,(h\,d_h)}_{W_q,\ W_o} + \underbrace{2\,d\,(h_{kv}\,d_h)}_{W_k,\ W_v}"
-    r"\qquad P_{\mathrm{FFN}} = 2\,d\,d_{ff}\ \ (\mathrm{GLU}{:}\ 3\,d\,d_{ff})"
-)
-st.latex(r"h_{kv} = h,\ d_{ff} = 4d:\qquad \frac{P_{\mathrm{FFN}}}{P_{\mathrm{attn}} + P_{\mathrm{FFN}}} = \frac{8d^2}{4d^2 + 8d^2} = \frac{2}{3}")
+    r"\qquad P_{\mathrm{FFN}} = 2\,d\,d_{ff}\ \ (\mathrm{GLU}{:}\ 3\,d\,d_{ff})",
+    r"h_{kv} = h,\ d_{ff} = 4d:\qquad \frac{P_{\mathrm{FFN}}}{P_{\mathrm{attn}} + P_{\mathrm{FFN}}} = \frac{8d^2}{4d^2 + 8d^2} = \frac{2}{3}",
+])
+asking = st.container()  # the questions, filled once the block they are about is counted
 
 
 @compute.cached(max_entries=64)
@@ -56,14 +55,13 @@ def formula_text(s: params.Split) -> tuple[str, str]:
 st.header(t("split.block_heading"))
 st.markdown(t("split.block_lesson"))
 left, right = st.columns(2, gap="large")
-with left:
-    d = controls.draw(page, "d")
-    expansion = controls.draw(page, "expansion")
-    bias = controls.draw(page, "bias")
-    glu = controls.draw(page, "glu")
-with right:
-    n_heads = controls.draw(page, "heads")
-    n_kv_heads = controls.draw(page, "kv_heads")  # only divisors of h, so no bad pair can be chosen
+more_left, more_right = lede.less_used(page, 2) if page.phone else (left, right)
+d = controls.draw(page, "d", left)
+expansion = controls.draw(page, "expansion", left)
+bias = controls.draw(page, "bias", more_left)
+glu = controls.draw(page, "glu", more_left)
+n_heads = controls.draw(page, "heads", right)
+n_kv_heads = controls.draw(page, "kv_heads", more_right)  # only divisors of h, so no bad pair can be chosen
 
 if d % n_heads:  # a hand-typed link can carry a width off the slider's steps
     st.warning(t("split.bad_d", d=d, heads=n_heads))
@@ -119,7 +117,8 @@ if ask.shown(page, model_asked):
         "ffn_params": t("split.col_ffn"), "ffn_share": t("split.col_share"), "total_params": t("split.col_total"),
         "published_total": t("split.col_published"), "total_gap": t("split.col_gap"), "source": t("split.col_source"),
     })
-    widgets.table(page, shown.drop(columns=["id", "source_url"]), "model_presets.csv")
+    widgets.table(page, shown.drop(columns=["id", "source_url"]), "model_presets.csv",
+                  first=(t("split.col_share"), t("split.col_total"), t("split.col_published"), t("split.col_gap")))
 
 st.subheader(t("split.causes_heading"))
 causes = count_causes()

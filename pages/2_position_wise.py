@@ -3,7 +3,7 @@ import pandas as pd
 import streamlit as st
 
 from ffn_core import attention, ffn, position
-from ui import ask, compute, controls, glossary, shell, text, widgets
+from ui import ask, compute, controls, glossary, lede, shell, text, widgets
 from ui.charts import position as charts
 from ui.lessons import position as lessons
 from ui.questions import position as questions
@@ -20,23 +20,22 @@ page = shell.setup("position")
 t = page.t
 
 st.title(t("position.title"))
-st.markdown(t("position.lesson"))
-glossary.note(t, "jacobian", "equivariant")
-asking = st.container()  # the questions, filled once the result they are about is measured
-st.latex(
+lede.lesson(page, t("position.lesson"), [
     r"y_i = \mathrm{FFN}(x_i) \;\Rightarrow\; \frac{\partial y_i}{\partial x_j} = 0 \;(i \neq j)"
     r"\qquad\text{vs.}\qquad y_i = \sum_j a_{ij}\, W_O W_V\, x_j"
-)
+])
+glossary.note(t, "jacobian", "equivariant")
+asking = st.container()  # the questions, filled once the result they are about is measured
 
 left, middle, right = st.columns(3)
 n = controls.draw(page, "n", left)
 d = controls.draw(page, "d", middle)
 act = controls.draw(page, "act", right)
-left, middle, right = st.columns(3)
+left, middle, right = lede.less_used(page, 3)
 heads = controls.draw(page, "heads", left)
 perm = controls.draw(page, "perm", middle)
 seed = controls.draw(page, "seed", right)
-causal = controls.draw(page, "causal")
+causal = controls.draw(page, "causal", left if page.phone else st)
 
 if n * d > position.MAX_TOKENS_X_D:
     st.warning(t("position.too_big", n=n, d=d, size=f"{n * d:,}", limit=f"{position.MAX_TOKENS_X_D:,}"))
@@ -67,7 +66,7 @@ ask.questions(page, asked, asking)
 st.caption(t("position.sizes_caption", d=d, d_ff=res.d_ff, act=t(f"position.act_{act}"), heads=heads, d_h=d // heads))
 st.header(t("position.influence_heading"))
 if ask.shown(page, asked):
-    frame = res.to_frame()
+    frame = compute.derive(res.to_frame)
     attention_title = t("position.attention_chart_title_causal" if causal else "position.attention_chart_title")
     left, right = st.columns(2)
     with left:
@@ -103,7 +102,7 @@ st.markdown(t("position.block_lesson"))
 st.latex(r"h_i = x_i + \mathrm{Attn}(X)_i, \qquad y_i = h_i + \mathrm{FFN}(h_i)")
 with st.spinner(t("common.computing")):
     blk = block(int(n), int(d), act, int(heads), bool(causal), int(seed))
-block_frame = blk.to_frame()
+block_frame = compute.derive(blk.to_frame)
 left, right = st.columns(2)
 with left:
     widgets.chart(page, charts.influence_heatmap, block_frame[block_frame["model"] == "ffn"], t,

@@ -2,7 +2,7 @@
 import streamlit as st
 
 from ffn_core import collapse
-from ui import ask, compute, controls, glossary, shell, text, widgets
+from ui import ask, compute, controls, glossary, lede, shell, text, widgets
 from ui.charts import collapse as charts
 from ui.lessons import collapse as lessons
 from ui.questions import collapse as questions
@@ -11,17 +11,16 @@ page = shell.setup("collapse")
 t = page.t
 
 st.title(t("collapse.title"))
-st.markdown(t("collapse.lesson"))
+lede.lesson(page, t("collapse.lesson"), [r"W_2(W_1 x + b_1) + b_2 = \underbrace{(W_2 W_1)}_{d \times d}\,x + (W_2 b_1 + b_2),"
+                                          r"\qquad \operatorname{rank}(W_2 W_1) \le \min(d, m)"])
 glossary.note(t, "affine", "least_squares", "rank", "singular_value")
 asking = st.container()  # the questions, filled once the result they are about is measured
-st.latex(r"W_2(W_1 x + b_1) + b_2 = \underbrace{(W_2 W_1)}_{d \times d}\,x + (W_2 b_1 + b_2),"
-         r"\qquad \operatorname{rank}(W_2 W_1) \le \min(d, m)")
 
 left, middle, right = st.columns(3)
 d = controls.draw(page, "d", left)
 m = controls.draw(page, "m", middle)
 act = controls.draw(page, "act", right)
-left, right = st.columns([1, 2])
+left, right = lede.less_used(page, [1, 2])
 bias = controls.draw(page, "bias", left)
 seed = controls.draw(page, "seed", right)
 
@@ -63,7 +62,7 @@ if ask.shown(page, asked):
         chart_column, numbers = st.columns([3, 2], gap="large")
         with chart_column:
             st.subheader(t("collapse.spectrum_heading"))
-            widgets.chart(page, charts.singular_values, res.to_frame(), t)
+            widgets.chart(page, charts.singular_values, compute.derive(res.to_frame), t)
             st.caption(t("collapse.spectrum_caption"))
         with numbers:
             left, right = st.columns(2)
@@ -80,7 +79,7 @@ if ask.shown(page, asked):
         chart_column, numbers = st.columns([3, 2], gap="large")
         with chart_column:
             st.subheader(t("collapse.fit_heading"))
-            widgets.chart(page, charts.fit_scatter, sample(int(d), int(m), act, bool(bias), int(seed)).to_frame(), t)
+            widgets.chart(page, charts.fit_scatter, compute.derive(sample(int(d), int(m), act, bool(bias), int(seed)).to_frame), t)
             st.caption(t("collapse.fit_caption"))
         with numbers:
             st.metric(t("collapse.metric_two"), f"{res.two_layer_params:,}", help=t("collapse.metric_two_help"))
@@ -89,7 +88,7 @@ if ask.shown(page, asked):
 
     if page.show_details and act == "none":
         with st.expander(t("collapse.table_heading")):
-            frame = res.to_frame().rename(columns={"index": t("collapse.col_k"), "singular_value": t("collapse.col_sv"),
+            frame = compute.derive(res.to_frame).rename(columns={"index": t("collapse.col_k"), "singular_value": t("collapse.col_sv"),
                                                    "counted": t("collapse.col_counted")})
             widgets.table(page, frame, "collapse_singular_values.csv")
     widgets.verdict(page, lessons.judge(res))
@@ -108,7 +107,7 @@ if ask.shown(page, stack_asked):
     chart_column, numbers = st.columns([3, 2], gap="large")
     with chart_column:
         st.subheader(t("collapse.stack_spectrum_heading"))
-        widgets.chart(page, charts.singular_values, tower.to_frame(), t)
+        widgets.chart(page, charts.singular_values, compute.derive(tower.to_frame), t)
     with numbers:
         st.metric(t("collapse.metric_stack_params"), f"{tower.layer_params:,}")
         st.metric(t("collapse.metric_stack_rank"), tower.rank)

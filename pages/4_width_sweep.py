@@ -3,7 +3,7 @@ import pandas as pd
 import streamlit as st
 
 from ffn_core.sweep import best, expr, lesson, net1d, snap, sweep, targets, varpro
-from ui import ask, compute, controls, glossary, shell, text, widgets
+from ui import ask, compute, controls, glossary, lede, shell, text, widgets
 from ui.charts import activations as act_charts
 from ui.charts import sweep as charts
 from ui.lessons import sweep as verdicts
@@ -13,17 +13,16 @@ page = shell.setup("sweep")
 t = page.t
 
 st.title(t("sweep.title"))
-st.markdown(t("sweep.lesson"))
+lede.lesson(page, t("sweep.lesson"), [t("sweep.formula")])
 glossary.note(t, "kink", "least_squares", "rmse")
 asking = st.container()  # the questions, filled once the fits they are about are made
-st.latex(t("sweep.formula"))
 
 left, middle, right = st.columns([2, 3, 2])
 target = controls.draw(page, "target", left)
 typed = controls.draw(page, "expr", left) if target == "custom" else None  # a formula for a custom target only
 widths = controls.draw(page, "widths", middle)
 act = controls.draw(page, "act", right)
-left, right = st.columns([3, 2])
+left, right = lede.less_used(page, [3, 2])
 method = controls.draw(page, "method", left, horizontal=True)
 seed = controls.draw(page, "seed", right)
 with st.expander(t("activations.heading")):

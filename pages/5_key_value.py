@@ -2,7 +2,7 @@ import pandas as pd
 import streamlit as st
 
 from ffn_core import keyvalue, memory_training
-from ui import ask, compute, controls, glossary, shell, text, widgets
+from ui import ask, compute, controls, glossary, i18n, lede, shell, text, widgets
 from ui.charts import keyvalue as charts
 from ui.lessons import keyvalue as verdicts
 from ui.questions import keyvalue as questions
@@ -11,17 +11,17 @@ page = shell.setup("keyvalue")
 t = page.t
 
 st.title(t("keyvalue.title"))
-st.markdown(t("keyvalue.lesson"))
-asking = st.container()  # the questions, filled once the result they are about is measured
-st.latex(r"\mathrm{FFN}(x) = \sum_{i=1}^{m} \underbrace{\mathrm{relu}(k_i \cdot x + b_i)}_{a_i}\; v_i \;+\; b_2")
-st.markdown(t("keyvalue.concentration_lesson"))
+lede.lesson(page, t("keyvalue.lesson"),
+            [r"\mathrm{FFN}(x) = \sum_{i=1}^{m} \underbrace{\mathrm{relu}(k_i \cdot x + b_i)}_{a_i}\; v_i \;+\; b_2"],
+            more=[t("keyvalue.concentration_lesson")])
 glossary.note(t, "full_batch_adam")
+asking = st.container()  # the questions, filled once the result they are about is measured
 
 c1, c2, c3 = st.columns(3)
 d = controls.draw(page, "d", c1)
 m = controls.draw(page, "m", c2)
 n = controls.draw(page, "n", c3)
-c4, c5, c6, c7 = st.columns(4)
+c4, c5, c6, c7 = lede.less_used(page, 4)
 token = controls.draw(page, "token", c4)
 steps = controls.draw(page, "steps", c5)
 top_k = controls.draw(page, "top", c6)
@@ -47,6 +47,10 @@ def measure(d: int, m: int, n: int, steps: int, token: int, seed: int) -> keyval
     return keyvalue.read_token(memorise_pairs(d, m, n, steps, seed), token)
 
 
+def _top_contributions(res: keyvalue.KeyValue, t: i18n.Translator, top_k: int) -> pd.DataFrame:
+    return charts.top_contributions(res.to_frame(), t, top_k)
+
+
 with st.spinner(t("common.computing")):
     res = measure(int(d), int(m), int(n), int(steps), int(token), int(seed))
 before, after = res.untrained, res.trained
@@ -65,9 +69,9 @@ if ask.shown(page, asked):
     st.caption(t("keyvalue.active_caption", m=m, before=before.active, after=after.active,
                  norm_before=f"{before.output_norm:.2f}", norm_after=f"{after.output_norm:.2f}"))
 
-    frame = res.to_frame()
+    frame = compute.derive(res.to_frame)
     st.subheader(t("keyvalue.bars_heading", k=top_k, token=token))
-    top = charts.top_contributions(frame, t, top_k)
+    top = compute.derive(_top_contributions, res, t, top_k)
     left, right = st.columns(2)
     with left:
         widgets.chart(page, charts.contributions, top, t, "untrained")
@@ -98,7 +102,7 @@ if ask.shown(page, asked):
             t("keyvalue.col_residual"): [text.error(before.max_abs_residual), text.error(after.max_abs_residual)],
         }
     )
-    widgets.table(page, summary, "key_value_summary.csv")
+    widgets.table(page, summary, "key_value_summary.csv", transpose=True)
     if page.show_details:
         with st.expander(t("keyvalue.neurons_table")):
             # Two states, hundreds of rows: translate each state once, not each row.

@@ -1,7 +1,7 @@
 import streamlit as st
 
 from ffn_core import memory_training, sparsity
-from ui import ask, compute, controls, glossary, shell, text, widgets
+from ui import ask, compute, controls, glossary, lede, shell, text, widgets
 from ui.charts import activations as act_charts
 from ui.charts import sparsity as charts
 from ui.lessons import sparsity as verdicts
@@ -14,10 +14,10 @@ N_TOKENS = 1024  # the seed's measurement: Gaussian tokens at random init
 N_KEYS = 128  # pairs (or labelled keys) in the training run
 
 st.title(t("sparsity.title"))
-st.markdown(t("sparsity.lesson"))
+lede.lesson(page, t("sparsity.lesson"),
+            [r"\text{" + t("sparsity.formula_lhs") + r"}(x) = \frac{1}{m} \sum_{i=1}^{m} \mathbf{1}\left[k_i \cdot x + b_i > 0\right]"])
 glossary.note(t, "fan_in", "xavier_kaiming", "full_batch_adam", "cross_entropy")
 asking = st.container()  # the questions, filled once the results they are about are measured
-st.latex(r"\text{" + t("sparsity.formula_lhs") + r"}(x) = \frac{1}{m} \sum_{i=1}^{m} \mathbf{1}\left[k_i \cdot x + b_i > 0\right]")
 
 c1, c2, c3, c4 = st.columns([1, 2, 1, 1])  # the initialisation names are long; they are also the URL values
 act = controls.draw(page, "act", c1)
@@ -27,7 +27,7 @@ seed = controls.draw(page, "seed", c4)
 with st.expander(t("activations.heading")):
     widgets.chart(page, act_charts.activations, act, t)
     st.caption(t(f"activations.caption_{act}"))
-c1, c2, c3, c4 = st.columns(4)
+c1, c2, c3, c4 = lede.less_used(page, 4)
 d = controls.draw(page, "d", c1)
 m = controls.draw(page, "m", c2)
 task = controls.draw(page, "task", c3)
@@ -66,15 +66,15 @@ if ask.shown(page, init_asked):
     left, right = st.columns(2)
     with left:
         st.markdown(f"**{t('sparsity.hist_heading')}**")
-        widgets.chart(page, charts.per_token, start.token_frame(), t)
+        widgets.chart(page, charts.per_token, compute.derive(start.token_frame), t)
     with right:
         st.markdown(f"**{t('sparsity.neuron_heading')}**")
-        widgets.chart(page, charts.per_neuron, start.neuron_frame(), t)
+        widgets.chart(page, charts.per_neuron, compute.derive(start.neuron_frame), t)
     st.markdown(t("sparsity.why_half"))
 
     st.markdown(f"**{t('sparsity.table_heading')}**")
-    table = start.init_frame()
-    table["init"] = table["init"].map(lambda i: t(f"sparsity.init_{i}"))
+    table = compute.derive(start.init_frame)
+    table["init"] = table["init"].map({i: t(f"sparsity.init_{i}") for i in table["init"].unique()})
     table = table.rename(columns={
         "init": t("sparsity.col_init"), "bias": t("sparsity.col_bias"),
         "mean_active_fraction": t("sparsity.col_mean"), "dead": t("sparsity.col_dead"),
@@ -101,13 +101,13 @@ if ask.shown(page, init_asked + train_asked):  # its numbers start from the init
               help=t("sparsity.metric_dead_after_help"))
     # The published fractions are ReLU measurements (an inactive ReLU neuron is exactly zero): drawn for ReLU only.
     published = sparsity.PUBLISHED if act == "relu" else {}
-    widgets.chart(page, charts.training, run.to_frame(), published, t)
+    widgets.chart(page, charts.training, compute.derive(run.to_frame), published, t)
     if act == "relu":
         st.caption(t("sparsity.reference_caption"))
     else:
         st.caption(t("sparsity.reference_caption_smooth", act=t(f"sparsity.act_{act}")))
     if page.show_details and steps > 0:
-        widgets.chart(page, charts.loss, run.loss_frame(), t)
+        widgets.chart(page, charts.loss, compute.derive(run.loss_frame), t)
 
     widgets.verdict(page, verdicts.judge(start, run, act))
 

@@ -2,7 +2,7 @@ import streamlit as st
 
 from ffn_core.gpt import ask, attribution, corpus, neurons, split, trace, weights
 from ui import ask as predict  # ffn_core.gpt.ask is the model-asking module here
-from ui import controls, glossary, gpt_memory_sections, gpt_probes, shell, text, widgets
+from ui import compute, controls, glossary, gpt_memory_sections, gpt_probes, lede, shell, text, widgets
 from ui.charts import gpt as charts
 from ui.lessons import gpt as lessons
 from ui.questions import gpt as questions
@@ -11,9 +11,9 @@ page = shell.setup("gpt")
 t = page.t
 
 st.title(t("gpt.title"))
-st.markdown(t("gpt.lesson", blocks=weights.config().n_layer))
+lede.lesson(page, t("gpt.lesson", blocks=weights.config().n_layer),
+            [r"p(w_{T+1} \mid w_1 \dots w_T) = \mathrm{softmax}\big(W_U\,\mathrm{LN}_f(x_T^{(L)})\big)"])
 asking = st.container()  # the questions, filled once the model has answered the prompt
-st.latex(r"p(w_{T+1} \mid w_1 \dots w_T) = \mathrm{softmax}\big(W_U\,\mathrm{LN}_f(x_T^{(L)})\big)")
 example = next((" ".join(p.words) for p in corpus.prompts("all") if p.lang == "ko"), "")
 with st.expander(t("gpt.tokens_heading")):
     st.markdown(t("gpt.tokens_lesson", example=example))
@@ -27,8 +27,9 @@ plang = controls.draw(page, "plang", c3, horizontal=True)
 fact = next(f for f in corpus.FACTS if f.country == country and f.relation == relation)
 own = [p for p in corpus.prompts("all") if p.fact == fact and p.lang == plang]
 by_words = {" ".join(p.words): p for p in own}  # a form is named by its own words (ui/pages.py)
-form = controls.draw(page, "form", horizontal=True)
-typed = controls.draw(page, "prompt")
+more, = lede.less_used(page, 1)
+form = controls.draw(page, "form", more, horizontal=True)
+typed = controls.draw(page, "prompt", more)
 
 chosen = by_words[form]
 words, answer = chosen.words, chosen.answer
@@ -62,14 +63,14 @@ if predict.shown(page, prompt_asked + heldout_asked):
     c3.metric(t("gpt.metric_answer_rank"), "—" if nxt.answer_rank is None else str(nxt.answer_rank),
               help=t("gpt.metric_answer_rank_help", answer=answer or "—"))
     c4.metric(t("gpt.metric_answer_prob"), "—" if nxt.answer_prob is None else text.pct(nxt.answer_prob))
-    widgets.chart(page, charts.top_tokens, nxt.to_frame(), t)
+    widgets.chart(page, charts.top_tokens, compute.derive(nxt.to_frame), t)
     if answer is None:
         st.caption(t("gpt.no_known_answer"))
 
     c1, c2 = st.columns(2)
     c1.metric(t("gpt.metric_seen"), text.pct(acc.seen), help=t("gpt.metric_seen_help", n=acc.n_seen))
     c2.metric(t("gpt.metric_heldout"), text.pct(acc.heldout), help=t("gpt.metric_heldout_help", n=acc.n_heldout))
-    frame = acc.to_frame()
+    frame = compute.derive(acc.to_frame)
     widgets.chart(page, charts.accuracy, frame, t)
     if page.show_details:
         with st.expander(t("gpt.accuracy_table")):
@@ -93,10 +94,10 @@ if predict.shown(page, prompt_asked):
     left, right = st.columns(2)
     with left:
         st.markdown(f"**{t('gpt.attribution_heading', answer=target)}**")
-        widgets.chart(page, charts.attribution, attr.to_frame(), t)
+        widgets.chart(page, charts.attribution, compute.derive(attr.to_frame), t)
     with right:
         st.markdown(f"**{t('gpt.lens_heading', answer=target)}**")
-        widgets.chart(page, charts.lens, attr.lens_frame(), t)
+        widgets.chart(page, charts.lens, compute.derive(attr.lens_frame), t)
     first = next((lens.layer for lens in attr.lens if lens.answer_rank == 1), None)
     widgets.verdict(page, lessons.layers(target, attr.max_abs_residual, attr.embedding, attr.attn, attr.ffn, first))
 
@@ -112,13 +113,13 @@ c1, c2, c3 = st.columns([2, 1, 1])  # four counts in one value: the first column
 c1.metric(t("gpt.metric_active"), " / ".join(str(a) for a in top.active), help=t("gpt.metric_active_help", m=top.d_ff))
 c2.metric(t("gpt.metric_top_sum", n=len(top.neurons)), f"{top_sum:+.2f}")
 c3.metric(t("gpt.metric_ffn_push"), f"{ffn_total:+.2f}")
-neuron_frame = top.to_frame()
+neuron_frame = compute.derive(top.to_frame)
 widgets.chart(page, charts.neurons, neuron_frame, t, len(model.blocks))
 shown = neuron_frame[["label", "coefficient", "value_on_answer", "contribution", "promotes", "top_prompts"]].rename(columns={
     "label": t("gpt.axis_neuron"), "coefficient": "aᵢ", "value_on_answer": "u·vᵢ",
     "contribution": t("gpt.axis_logit_term"), "promotes": t("gpt.col_promotes"), "top_prompts": t("gpt.col_prompts"),
 })
-widgets.table(page, shown.round(4), "gpt_neurons.csv")
+widgets.table(page, shown.round(4), "gpt_neurons.csv", first=(t("gpt.col_promotes"), t("gpt.col_prompts")))
 lead = top.neurons[0] if top.neurons else None
 widgets.verdict(page, lessons.neurons(
     target, [n.contribution for n in top.neurons], ffn_total, top.d_ff * len(top.active),
@@ -127,7 +128,7 @@ widgets.verdict(page, lessons.neurons(
 # 4. The model's own parameter split
 st.header(t("gpt.split_heading"))
 st.markdown(t("gpt.split_lesson"))
-split_frame = parts.to_frame()
+split_frame = compute.derive(parts.to_frame)
 widgets.chart(page, charts.parameter_split, split_frame, t)
 c1, c2, c3 = st.columns(3)
 c1.metric(t("gpt.metric_params"), f"{parts.total:,}")

@@ -3,7 +3,7 @@ import streamlit as st
 
 from ffn_core import sparsity as ffn_sparsity
 from ffn_core.gpt import ablation, corpus, edit, evaluate, sparsity_curve, states, weights
-from ui import ask, controls, glossary, gpt_probes, pages, shell, text, widgets
+from ui import ask, controls, glossary, gpt_probes, lede, pages, shell, text, widgets
 from ui.charts import gpt as charts
 from ui.lessons import gpt as lessons
 from ui.questions import gptsurgery as questions
@@ -12,7 +12,7 @@ page = shell.setup("gptsurgery")
 t = page.t
 
 st.title(t("gptsurgery.title"))
-st.markdown(t("gptsurgery.lesson"))
+lede.lesson(page, t("gptsurgery.lesson"))
 asking = st.container()  # the ablation's questions, filled once the ablated model is scored
 
 
@@ -84,7 +84,8 @@ else:
         rows = rows.rename(columns={"group": t("gptsurgery.col_group"), "lang": t("gptsurgery.col_lang"),
                                     "prompt": t("gptsurgery.col_prompt"), "target": t("gptsurgery.col_target"),
                                     "before": t("gptsurgery.col_before"), "after": t("gptsurgery.col_after")})
-        widgets.table(page, rows, "gpt_edit.csv")
+        widgets.table(page, rows, "gpt_edit.csv", first=(t("gptsurgery.col_prompt"), t("gptsurgery.col_after"),
+                                                         t("gptsurgery.col_before")))
         widgets.verdict(page, lessons.edit(res, prompt_words, unchanged))
 
 # 3. Sparsity from training

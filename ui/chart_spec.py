@@ -78,7 +78,7 @@ _SPECS: OrderedDict[Hashable, dict[str, Any]] = OrderedDict()
 _SPECS_LOCK = threading.Lock()
 
 
-def _arg_key(value: Any) -> Hashable:
+def arg_key(value: Any) -> Hashable:
     """What a builder's argument contributes to the spec's key: a frame by its digest, a translator by its
     language, a number or a string as the experiments key them, anything else by a digest of its pickle
     (equal pickles, equal values: the worst a differing pickle can cost is a rebuilt spec)."""
@@ -100,7 +100,7 @@ def cached_spec(name: str, builder: Callable[..., alt.TopLevelMixin], *args: Any
     more than a cached rerun's whole budget on a chart-heavy page; and a spec is cheap to rebuild, so this
     cache needs no more than a bounded LRU out of a client's reach.
     """
-    key = (name, tuple(_arg_key(a) for a in args), tuple(sorted((k, _arg_key(v)) for k, v in kwargs.items())))
+    key = (name, tuple(arg_key(a) for a in args), tuple(sorted((k, arg_key(v)) for k, v in kwargs.items())))
     with _SPECS_LOCK:
         spec = _SPECS.get(key)
         if spec is not None:

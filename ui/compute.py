@@ -22,16 +22,19 @@ import os
 import pickle
 import threading
 import time
+import weakref
+from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
+import pandas as pd
 import streamlit as st
 from streamlit.runtime import Runtime
 from streamlit.runtime.scriptrunner_utils.exceptions import ScriptControlException, StopException
 from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx, in_cached_function
 
-from ui import cache_stats, fair_queue, i18n, memory
+from ui import cache_stats, chart_spec, fair_queue, i18n, memory
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -129,7 +132,7 @@ def cached(max_entries: int) -> Callable[[Callable[P, R]], Callable[P, R]]:
             blob = RESULTS.get(name, key)
             cache_stats.count_lookup(name, blob is not None)
             if blob is not None:
-                return pickle.loads(blob)
+                return _remember(pickle.loads(blob), (name, key))
 
             def work(_publish: Callable[[Any], None]) -> R:
                 try:
@@ -138,12 +141,77 @@ def cached(max_entries: int) -> Callable[[Callable[P, R]], Callable[P, R]]:
                     memory.give_back()
 
             caller = _caller()
-            return TURNS.run((name, key), work, caller, on_wait=_waiting_note(caller),
-                             on_result=lambda blob: RESULTS.put(name, key, blob, max_entries))
+            return _remember(TURNS.run((name, key), work, caller, on_wait=_waiting_note(caller),
+                                       on_result=lambda blob: RESULTS.put(name, key, blob, max_entries)), (name, key))
 
         return in_turn
 
     return decorate
+
+
+# --- what pages derive from a cached result -------------------------------------------------------
+
+# Which call each result handed out above came from, while the page holds it: a frame built from a
+# result is then keyed on that call instead of on the result's contents, which would cost as much to
+# hash as to rebuild. Keyed by id, each entry dropped when its result is collected (ids are reused).
+_ORIGINS: dict[int, Hashable] = {}
+_ORIGINS_LOCK = threading.Lock()
+DERIVED_ENTRIES = 256
+_DERIVED: OrderedDict[Hashable, Any] = OrderedDict()
+_DERIVED_LOCK = threading.Lock()
+
+
+def _remember(result: R, origin: Hashable) -> R:
+    try:
+        ref = weakref.ref(result, lambda _r, i=id(result): _forget(i))
+    except TypeError:  # tuples, dicts: derive() recomputes from these
+        return result
+    with _ORIGINS_LOCK:
+        _ORIGINS[id(result)] = (ref, origin)
+    return result
+
+
+def _forget(ident: int) -> None:
+    with _ORIGINS_LOCK:
+        entry = _ORIGINS.get(ident)
+        if entry is not None and entry[0]() is None:
+            del _ORIGINS[ident]
+
+
+def _origin(result: object) -> Hashable | None:
+    with _ORIGINS_LOCK:
+        entry = _ORIGINS.get(id(result))
+    return entry[1] if entry is not None and entry[0]() is result else None
+
+
+def derive(func: Callable[..., pd.DataFrame], *args: Any) -> pd.DataFrame:
+    """func(*args), a frame built from a cached experiment's result, kept for every session.
+
+    `func` is a result's method (`res.to_frame`), or a function whose first argument is the result.
+    A cached rerun would otherwise rebuild the same frames from the same result on every redraw.
+    Keyed on the call that produced the result (see `cached`), func and the other arguments (plain
+    values, or a translator by its language). Each caller gets its own copy: a page may change it.
+    A result not handed out by `cached` is computed from directly.
+    """
+    if inspect.ismethod(func):
+        result, plain, rest = func.__self__, func.__func__, args
+    else:
+        result, plain, rest = args[0], func, args[1:]
+    origin = _origin(result)
+    if origin is None:
+        return func(*args)
+    key = (_name(plain), origin, tuple(chart_spec.arg_key(a) for a in rest))
+    with _DERIVED_LOCK:
+        frame = _DERIVED.get(key)
+        if frame is not None:
+            _DERIVED.move_to_end(key)
+    if frame is None:
+        frame = func(*args)
+        with _DERIVED_LOCK:
+            _DERIVED[key] = frame
+            while len(_DERIVED) > DERIVED_ENTRIES:
+                _DERIVED.popitem(last=False)
+    return frame.copy()
 
 
 # A press that lands while a training runs is not lost: Streamlit folds every such press into one
@@ -233,3 +301,5 @@ def resource(func: Callable[P, R]) -> Callable[P, R]:
 def clear() -> None:
     """Empty the results cache (tests start from it empty); nothing a client sends calls this."""
     RESULTS.clear()
+    with _DERIVED_LOCK:
+        _DERIVED.clear()

@@ -20,10 +20,20 @@ LANG_NAMES = pages.LANG_NAMES
 # The scale is a root font size: Streamlit sizes its text in rem, so everything grows together.
 # Metric values, already the largest text, keep about their usual size: any larger and a value
 # such as "2% → 100%" is cut off four to a row on a 1280-pixel projector.
+# The first screen of 720 pixels must hold the title, the lede and the headline: the main area's
+# top padding (6rem, sized for Streamlit's header) and the title's size shrink to what the
+# projector's few lines can spare. The sidebar's text is sized in pixels by Streamlit, so it is
+# enlarged apart, to the page's scale.
 _PRESENTER_CSS = """
 <style>
 html { font-size: 21px !important; }
 [data-testid="stMetricValue"] { font-size: 1.75rem; }
+[data-testid="stMainBlockContainer"] { padding-top: 3.2rem !important; }
+[data-testid="stMain"] h1 { font-size: 2.1rem !important; padding-top: 0.25rem !important; }
+[data-testid="stSidebar"] :is(p, label, input, [data-testid="stMarkdownContainer"], [data-testid="stPageLink"] span) {
+  font-size: 1rem !important;
+}
+[data-testid="stSidebar"] h3 { font-size: 1.25rem !important; }
 </style>
 """
 
@@ -36,8 +46,9 @@ _NARROW_CSS = """
 """
 
 
-# Streamlit keeps a page link's label, a metric's label and a widget's label on one line and cuts
-# what does not fit with an ellipsis. A demo card's title, "Neurons for 90% (before → after)" or a
+# Streamlit keeps a page link's label, a metric's label and value and a widget's label on one line and cuts
+# what does not fit with an ellipsis. A demo card's title, "Neurons for 90% (before → after)", a
+# value such as "100.0% → 47.5%" in a third of a projector's width, or a
 # select's name are the words a class reads: they wrap instead, in every view (a Korean title is
 # cut on a 1280-pixel window even at the usual size). Korean text wraps between words, as it is
 # printed, rather than inside one.
@@ -45,11 +56,16 @@ _WRAP_CSS = """
 <style>
 [data-testid="stMain"] [data-testid="stPageLink"] *,
 [data-testid="stMetricLabel"] *,
+[data-testid="stMetricValue"] *,
 [data-testid="stMain"] [data-testid="stWidgetLabel"] * {
   white-space: normal !important; overflow: visible !important; text-overflow: clip !important;
   word-break: keep-all; overflow-wrap: anywhere;  /* Korean breaks between words, as it is printed */
 }
 [data-testid="stMain"] [data-testid="stPageLink"] a { height: auto; align-items: flex-start; }
+/* A multiselect's chips scroll sideways out of view in a narrow column (page 4's "32" on a
+   projector): they wrap onto a second line instead. */
+[data-testid="stMultiSelectTagsContainer"] { flex-wrap: wrap !important; height: auto !important; overflow: visible !important; }
+[data-testid="stMultiSelect"] :has(> [data-testid="stMultiSelectTagsContainer"]) { height: auto !important; max-height: none !important; }
 [data-testid="stMain"] [data-testid="stMarkdownContainer"] :is(p, li, span, strong) {
   word-break: keep-all; overflow-wrap: anywhere;
 }
@@ -191,13 +207,15 @@ def setup(section: str) -> Page:
     chosen = _choose_app()
     lang = str(chosen["lang"])
     t = i18n.Translator(lang)
+    presenter = bool(chosen["present"])
     st.set_page_config(
         page_title=f"{t(f'{section}.title')} · FFN Lab",
         page_icon=":material/neurology:",
         layout="wide",
-        initial_sidebar_state="auto",  # open on a laptop or projector, closed on a phone
+        # Open on a laptop, closed on a phone; closed on a projector, where the page needs the
+        # whole width (the menu is one tap away).
+        initial_sidebar_state="collapsed" if presenter else "auto",
     )
-    presenter = bool(chosen["present"])
     page = Page(section=section, lang=lang, t=t, presenter=presenter, show_details=bool(chosen["code"]),
                 phone=_on_phone(), ask=bool(chosen["ask"]), room=str(chosen["room"]) or None)
     _sync_url()

@@ -7,12 +7,16 @@ from __future__ import annotations
 
 import functools
 import inspect
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
 import altair as alt
 import pandas as pd
+import pyarrow as pa
 import streamlit as st
+from streamlit import dataframe_util
 
 from ui import chart_spec, lessons
 from ui.shell import Page
@@ -35,12 +39,20 @@ def chart(page: Page, builder: Callable[..., alt.TopLevelMixin] | alt.TopLevelMi
     st.vega_lite_chart(spec, width="stretch")
 
 
-def table(page: Page, frame: pd.DataFrame, filename: str) -> None:
-    """The numbers behind a chart, with a CSV download."""
-    # Counts read with thousands separators (1,048,576), as they do everywhere else on the page.
-    counts = {name: st.column_config.NumberColumn(format="localized")
-              for name, dtype in frame.dtypes.items() if pd.api.types.is_integer_dtype(dtype)}
-    st.dataframe(frame, hide_index=True, width="stretch", column_config=counts)
+def table(page: Page, frame: pd.DataFrame, filename: str, first: tuple[str, ...] = (),
+          transpose: bool = False) -> None:
+    """The numbers behind a chart, with a CSV download.
+
+    `first`: the columns that tell the table's story, drawn right after the first column, so that
+    a laptop's width or a phone's shows them without scrolling sideways. `transpose`: a few rows
+    of many long-named measures are drawn a measure to a row, in a static table whose text wraps
+    (the CSV keeps the frame's shape).
+    """
+    shown = frame
+    if transpose:
+        st.table(frame.set_index(frame.columns[0]).T.astype(str))
+    else:
+        _grid(shown, first)
     st.download_button(
         page.t("common.download_csv"),
         # Written when the button is pressed, not on every rerun of the page.
@@ -50,6 +62,46 @@ def table(page: Page, frame: pd.DataFrame, filename: str) -> None:
         key=f"download_{filename}",
         on_click="ignore",
     )
+
+
+def _grid(shown: pd.DataFrame, first: tuple[str, ...]) -> None:
+    # Counts read with thousands separators (1,048,576), as they do everywhere else on the page.
+    config: dict[str, Any] = {name: st.column_config.NumberColumn(format="localized")
+                              for name, dtype in shown.dtypes.items() if pd.api.types.is_integer_dtype(dtype)}
+    order = None
+    if len(shown.columns):
+        head = shown.columns[0]
+        # The first column names the row: it stays in view while the rest scrolls sideways.
+        config[head] = st.column_config.Column(pinned=True) if head not in config else st.column_config.NumberColumn(
+            format="localized", pinned=True)
+        told = [c for c in first if c in shown.columns and c != head]
+        order = [head, *told, *(c for c in shown.columns if c != head and c not in told)]
+    st.dataframe(_arrow(shown), hide_index=True, width="stretch", column_config=config, column_order=order)
+
+
+TABLE_ENTRIES = 256
+_TABLES: OrderedDict[bytes, pa.Table] = OrderedDict()
+_TABLES_LOCK = threading.Lock()
+
+
+def _arrow(frame: pd.DataFrame) -> pa.Table:
+    """The frame as the Arrow table st.dataframe would make of it, made once per contents.
+
+    Converting a frame costs a few ms on every rerun that shows the same numbers; its digest costs a
+    fraction of that. An Arrow table cannot be changed, so every session may share it.
+    """
+    key = chart_spec.frame_digest(frame)
+    with _TABLES_LOCK:
+        table = _TABLES.get(key)
+        if table is not None:
+            _TABLES.move_to_end(key)
+            return table
+    table = dataframe_util.convert_pandas_df_to_arrow_table(frame)
+    with _TABLES_LOCK:
+        _TABLES[key] = table
+        while len(_TABLES) > TABLE_ENTRIES:
+            _TABLES.popitem(last=False)
+    return table
 
 
 def claim(page: Page, text: str, ok: bool) -> None:

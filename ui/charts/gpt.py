@@ -19,7 +19,7 @@ def top_tokens(frame: pd.DataFrame, t: Translator) -> alt.Chart:
     data = frame.assign(kind=[t("gpt.legend_answer") if a else t("gpt.legend_other") for a in frame["is_answer"]])
     return alt.Chart(data).mark_bar().encode(
         y=alt.Y(field="token", type="nominal", sort=alt.EncodingSortField(field="prob", order="descending"),
-                title=t("gpt.axis_token")),
+                title=t("gpt.axis_token"), axis=alt.Axis(labelOverlap=False)),
         x=alt.X(field="prob", type="quantitative", title=t("gpt.axis_prob"), axis=alt.Axis(format="%"),
                 scale=alt.Scale(domain=[0, 1])),
         color=alt.Color(field="kind", type="nominal", title=None,
@@ -27,7 +27,9 @@ def top_tokens(frame: pd.DataFrame, t: Translator) -> alt.Chart:
                         legend=alt.Legend(orient="top")),
         tooltip=[alt.Tooltip(field="token", type="nominal", title=t("gpt.axis_token")),
                  alt.Tooltip(field="prob", type="quantitative", title=t("gpt.axis_prob"), format=".2%")],
-    ).properties(height=320)
+    # A band per token, tall enough for the presenter's labels: a fixed height squeezed the bands
+    # until Vega dropped every other token's name.
+    ).properties(height=alt.Step(30))
 
 
 def accuracy(frame: pd.DataFrame, t: Translator) -> alt.Chart:
@@ -42,7 +44,8 @@ def accuracy(frame: pd.DataFrame, t: Translator) -> alt.Chart:
         xOffset=alt.XOffset(field="group", type="nominal"),
         y=alt.Y(field="accuracy", type="quantitative", title=t("gpt.axis_accuracy"), axis=alt.Axis(format="%"),
                 scale=alt.Scale(domain=[0, 1])),
-        color=alt.Color(field="group", type="nominal", title=None, legend=alt.Legend(orient="top")),
+        # Four "language · seen/held-out" entries in one row are wider than a phone: they wrap in columns.
+        color=alt.Color(field="group", type="nominal", title=None, legend=alt.Legend(orient="top", columns=2, labelLimit=0)),
         tooltip=[alt.Tooltip(field="relation_label", type="nominal", title=""),
                  alt.Tooltip(field="group", type="nominal", title=""),
                  alt.Tooltip(field="accuracy", type="quantitative", title=t("gpt.axis_accuracy"), format=".1%"),

@@ -17,7 +17,8 @@ def block_bar(parts: pd.DataFrame, t: Translator) -> alt.LayerChart:
         label=[t(f"home.part_{p}") for p in order["part"]],
         start=end - order["params"],
         end=end,
-        text=[f"{n:,} ({s:.1%})" for n, s in zip(order["params"], order["share"])],
+        # Count over share, on two lines: on a phone a third of the bar is about 110 pixels wide.
+        text=[f"{n:,}\n({s:.1%})" for n, s in zip(order["params"], order["share"])],
     )
     bars = alt.Chart().mark_bar(height=40).encode(
         x=alt.X(field="start", type="quantitative", title=t("home.axis_params")),
@@ -27,11 +28,11 @@ def block_bar(parts: pd.DataFrame, t: Translator) -> alt.LayerChart:
             type="nominal",
             title=None,
             scale=alt.Scale(domain=list(data["label"]), range=list(PART_COLOURS.values())),
-            legend=alt.Legend(orient="right"),
+            legend=alt.Legend(orient="bottom"),  # a legend at the right takes a phone's bar width
         ),
         tooltip=[alt.Tooltip(field="label", type="nominal", title=""), alt.Tooltip(field="params", type="quantitative", format=",")],
     )
-    text = alt.Chart().mark_text(color="white", fontWeight="bold", dx=-8, align="right").encode(
+    text = alt.Chart().mark_text(color="white", fontWeight="bold", dx=-8, align="right", lineBreak="\n").encode(
         x=alt.X(field="end", type="quantitative"), text=alt.Text(field="text", type="nominal")
     )
     return alt.layer(bars, text, data=data, height=110)

@@ -52,6 +52,9 @@ def influence_heatmap(frame: pd.DataFrame, t: Translator, title: str) -> alt.Lay
     # An identity scale (scale=None) on a nominal colour leaves Streamlit's chart blank (1.67):
     # the two inks go through an explicit scale mapping each to itself instead.
     ink = alt.Color(field="ink", type="nominal", scale=alt.Scale(domain=INK, range=INK), legend=None)
-    # No fixed font size: the presenter's larger "text" config then reaches the cell values too.
-    labels = base.mark_text().encode(text=alt.Text(field="label", type="nominal"), color=ink)
+    # The values' size follows the cell's width ("0.52" is about 2.6 font sizes wide), so that they
+    # never run into each other: on a projector two heatmaps share 1,280 pixels, and the
+    # presenter's larger type would otherwise overflow their cells.
+    size = {"expr": f"clamp(width / {max(n, 1)} / 3, 7, 16)"}
+    labels = base.mark_text(fontSize=size).encode(text=alt.Text(field="label", type="nominal"), color=ink)
     return alt.layer(cells, labels, data=data, title=title, height=360)

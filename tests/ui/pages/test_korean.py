@@ -43,6 +43,7 @@ def english_words(at, names: set[str]) -> set[str]:
     english = set()
     for text in _texts(at):
         text = re.sub(r"\$[^$]*\$|`[^`]*`", " ", text)  # formulas and code spans
+        text = re.sub(r"\[[^\]]*\]\([^)]*\)", " ", text)  # a cited source: its title is a name, its address no prose
         for word in re.findall(r"[A-Za-z][A-Za-z_./*\-\d]*", text):
             if len(word) > 1 and not CODE.search(word) and word not in names:
                 english.add(word)
