@@ -19,8 +19,9 @@ import torch
 
 from ffn_core.sweep import net1d
 
-# A kink this many grid spacings from one of the target's is taken to be meant for it.
-SNAP_POINTS = 3.0
+# A kink this many grid spacings from one of the target's may be meant for it: each reach is tried, from
+# near to far, and each row keeps the best (a far kink the training left stranded is still a kink to spare).
+SNAP_POINTS = (3.0, 10.0, 30.0)
 
 
 def snap_kinks(w: torch.Tensor, b: torch.Tensor, mask: torch.Tensor, corners: Sequence[float],
@@ -74,12 +75,16 @@ def _join_pairs(w: torch.Tensor, b: torch.Tensor, mask: torch.Tensor, tol: float
 def snap_fit(w: torch.Tensor, b: torch.Tensor, mask: torch.Tensor, x: torch.Tensor, y: torch.Tensor,
              corners: Sequence[float]) -> tuple[torch.Tensor, ...]:
     """The ReLU networks (w, b, v, c) after snapping, row by row the better of snapped and as trained."""
-    tol = SNAP_POINTS * float(x[-1] - x[0]) / max(x.numel() - 1, 1)
+    spacing = float(x[-1] - x[0]) / max(x.numel() - 1, 1)
     v, c = net1d.solve_output(w, b, mask, x, y, "relu")
-    ws, bs = snap_kinks(w, b, mask, corners, tol)
-    vs, cs = net1d.solve_output(ws, bs, mask, x, y, "relu")
-    before = ((net1d.forward(w, b, v, c, mask, x, "relu") - y) ** 2).mean(-1)
-    after = ((net1d.forward(ws, bs, vs, cs, mask, x, "relu") - y) ** 2).mean(-1)
-    better = (after < before)[:, None]
-    return (torch.where(better, ws, w), torch.where(better, bs, b), torch.where(better, vs, v),
-            torch.where(better[:, 0], cs, c))
+    best = ((net1d.forward(w, b, v, c, mask, x, "relu") - y) ** 2).mean(-1)
+    for reach in SNAP_POINTS:
+        ws, bs = snap_kinks(w, b, mask, corners, reach * spacing)
+        vs, cs = net1d.solve_output(ws, bs, mask, x, y, "relu")
+        after = ((net1d.forward(ws, bs, vs, cs, mask, x, "relu") - y) ** 2).mean(-1)
+        better = after < best
+        row = better[:, None]
+        w, b, v, c = (torch.where(row, ws, w), torch.where(row, bs, b), torch.where(row, vs, v),
+                      torch.where(better, cs, c))
+        best = torch.where(better, after, best)
+    return w, b, v, c

@@ -261,7 +261,7 @@ def fit_widths(target: str = targets.DEFAULT, widths: tuple[int, ...] = WIDTHS,
     def finish(res_w: torch.Tensor, res_b: torch.Tensor, mask: torch.Tensor,
                history: torch.Tensor) -> tuple[tuple[torch.Tensor, ...], torch.Tensor]:
         # A trained kink a hair beside a corner of the target is moved onto it: a fit that can be exact is.
-        corners = targets.kinks(key, (float(x[0]), float(x[-1]))) if act == "relu" else ()
+        corners = targets.kinks(key, x) if act == "relu" else ()
         if not corners:
             return output(res_w, res_b, mask), history
         w, b, v, c = snap.snap_fit(res_w, res_b, mask, x, y, corners)

@@ -30,17 +30,26 @@ BUILTIN: dict[str, tuple[str, Callable[[torch.Tensor], torch.Tensor]]] = {
 DEFAULT = "sin3x"
 # Where each built-in target bends or jumps inside any range: a ReLU kink placed exactly there is the
 # only way to fit a corner exactly (sweep.fit_widths snaps trained kinks onto them, ffn_core/sweep/snap.py).
-KINKS: dict[str, tuple[float, ...]] = {
-    "abs": (0.0,),
+KINKS: dict[str, tuple[float, ...]] = {"abs": (0.0,)}
+# Where a built-in target jumps (the new value from the jump on). On a grid of points a jump is fitted
+# exactly by a steep ramp between the two points around it: two kinks, one on each of those points.
+JUMPS: dict[str, tuple[float, ...]] = {
     "step": (0.0,),
     "sawtooth": tuple(float(k) for k in range(-101, 102, 2)),  # the odd integers, past MAX_ABS_X
 }
 
 
-def kinks(target: str, x_range: tuple[float, float]) -> tuple[float, ...]:
-    """The target's known corners inside the range (none for smooth targets and custom expressions)."""
-    lo, hi = x_range
-    return tuple(k for k in KINKS.get(target, ()) if lo < k < hi)
+def kinks(target: str, x: torch.Tensor) -> tuple[float, ...]:
+    """The places a ReLU fit of the target on the sorted points x must bend: its corners inside the range,
+    and for each jump the last point before it and the first point from it (none for smooth targets and
+    custom expressions)."""
+    lo, hi = float(x[0]), float(x[-1])
+    out = [k for k in KINKS.get(target, ()) if lo < k < hi]
+    for j in JUMPS.get(target, ()):
+        if lo < j <= hi:
+            after = int(torch.searchsorted(x, torch.tensor(j, dtype=x.dtype)))
+            out += [float(x[after - 1]), float(x[after])]
+    return tuple(sorted(out))
 
 
 def label(target: str) -> str:
