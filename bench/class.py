@@ -548,6 +548,19 @@ def main(argv: list[str] | None = None) -> int:
     print("bench/class.py, store mode: the database side of the class room (ui/room/store.py), "
           f"{args.students} students answering within {args.window:.0f} s")
     results = []
+    for label, replicas, url, pids in databases(args, "class_bench"):
+        r = run(url, label, args.students, replicas, args.window, args.seed + replicas, pids)
+        report(r)
+        results.append(r)
+    return 0 if all(r["counted"] == r["stored_said"] == r["n"] for r in results) else 1
+
+
+def databases(args: argparse.Namespace, prefix: str):
+    """For each backend and replica count asked for: (label, replicas, database URL, database server pids).
+
+    A fresh database each time (an SQLite file in a temporary folder, or a database of its own on the
+    PostgreSQL server started here), removed after.
+    """
     for backend in args.backends:
         server = None
         try:
@@ -565,18 +578,15 @@ def main(argv: list[str] | None = None) -> int:
                     if backend == "sqlite":
                         url, pids = f"sqlite:///{folder}/class.sqlite", []
                     else:
-                        url = args.postgres_url or server.create_database(f"class_bench_{replicas}")
+                        url = args.postgres_url or server.create_database(f"{prefix}_{replicas}")
                         pids = [server.proc.pid] if server else []
                     label = "SQLite file (WAL)" if backend == "sqlite" else "PostgreSQL 15"
-                    r = run(url, label, args.students, replicas, args.window, args.seed + replicas, pids)
-                    report(r)
-                    results.append(r)
+                    yield label, replicas, url, pids
                 finally:
                     shutil.rmtree(folder, ignore_errors=True)
         finally:
             if server:
                 server.stop()
-    return 0 if all(r["counted"] == r["stored_said"] == r["n"] for r in results) else 1
 
 
 def pages_main(args: argparse.Namespace) -> int:
@@ -587,58 +597,37 @@ def pages_main(args: argparse.Namespace) -> int:
     print(f"bench/class.py, pages mode: {args.students} Streamlit sessions join one room on {args.page} "
           f"(arriving over {args.arrive:.0f} s) and answer within {args.window:.0f} s")
     results = []
-    for backend in args.backends:
-        server = None
+    for label, replicas, url, _pids in databases(args, "class_pages"):
+        os.environ["FFNLAB_CLASS_DB"] = url  # every replica started below reads it
+        # The replicas' own warm-up (ui/warmup.py) would compute every page beside the class:
+        # off, as stclient.Server has it, so both targets measure the class alone.
+        os.environ["FFNLAB_WARMUP"] = "0"
+        app = balanced = None
         try:
-            if backend == "postgresql" and not args.postgres_url:
-                from tests.ui import pg
-
-                reason = pg.missing_reason()
-                if reason:
-                    print(f"\nPostgreSQL skipped: {reason}")
-                    continue
-                server = pg.PostgresServer(durable=True).start()
-            for replicas in args.replicas:
-                folder = tempfile.mkdtemp(prefix="ffnlab-class-bench-")
-                if backend == "sqlite":
-                    url = f"sqlite:///{folder}/class.sqlite"
-                else:
-                    url = args.postgres_url or server.create_database(f"class_pages_{replicas}")
-                os.environ["FFNLAB_CLASS_DB"] = url  # every replica started below reads it
-                # The replicas' own warm-up (ui/warmup.py) would compute every page beside the class:
-                # off, as stclient.Server has it, so both targets measure the class alone.
-                os.environ["FFNLAB_WARMUP"] = "0"
-                label = "SQLite file (WAL)" if backend == "sqlite" else "PostgreSQL 15"
-                app = balanced = None
-                try:
-                    if replicas == 1:
-                        app = stclient.Server()  # the app at FFNLAB_APP_ROOT, else this checkout
-                        app.wait_healthy()
-                        target, replica_urls = app.url, [app.url]
-                    else:
-                        balanced = bench_load.Balanced(replicas)
-                        target, replica_urls = balanced.url, balanced.replica_urls
-                    bench_load.warm_up(target, sessions=2 * replicas)
-                    try:
-                        r = pages_run(target, replica_urls, url, label, replicas, args.students, args.arrive,
-                                      args.window, args.seed + replicas, args.page)
-                    except RuntimeError:
-                        if app:
-                            print(app.log()[-3000:], file=sys.stderr)
-                        raise
-                    pages_report(r)
-                    results.append(r)
-                finally:
-                    if app:
-                        app.stop()
-                    if balanced:
-                        balanced.stop()
-                        shutil.rmtree(balanced.run_dir, ignore_errors=True)
-                    os.environ.pop("FFNLAB_CLASS_DB", None)
-                    shutil.rmtree(folder, ignore_errors=True)
+            if replicas == 1:
+                app = stclient.Server()  # the app at FFNLAB_APP_ROOT, else this checkout
+                app.wait_healthy()
+                target, replica_urls = app.url, [app.url]
+            else:
+                balanced = bench_load.Balanced(replicas)
+                target, replica_urls = balanced.url, balanced.replica_urls
+            bench_load.warm_up(target, sessions=2 * replicas)
+            try:
+                r = pages_run(target, replica_urls, url, label, replicas, args.students, args.arrive,
+                              args.window, args.seed + replicas, args.page)
+            except RuntimeError:
+                if app:
+                    print(app.log()[-3000:], file=sys.stderr)
+                raise
+            pages_report(r)
+            results.append(r)
         finally:
-            if server:
-                server.stop()
+            if app:
+                app.stop()
+            if balanced:
+                balanced.stop()
+                shutil.rmtree(balanced.run_dir, ignore_errors=True)
+            os.environ.pop("FFNLAB_CLASS_DB", None)
     return 0 if results and all(r["counted"] == r["stored_said"] == r["n"] for r in results) else 1
 
 
