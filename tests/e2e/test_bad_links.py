@@ -45,7 +45,8 @@ def test_crafted_link_opens_a_working_page(new_page, server, app_page, link):
     open_app(page, server, app_page, LINKS[link])
     assert_no_exception(page, server)
     assert main_title(page)
-    assert wait_for_charts(page) >= 1
+    if app_page.name != "glossary":  # a reference page: its terms, no experiment to chart
+        assert wait_for_charts(page) >= 1
     assert not page.dialogs, f"{app_page.name}: markup in the link ran script: {page.dialogs}"
     assert page.locator("script", has_text="alert(1)").count() == 0, f"{app_page.name}: a script tag from the link"
     log = server.log()[log_from:]

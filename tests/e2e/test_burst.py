@@ -11,7 +11,6 @@ from __future__ import annotations
 import threading
 import time
 
-import pytest
 
 from e2e_support import discover_pages
 from stclient import Session, experiments, metric_values
@@ -36,11 +35,6 @@ def lookups(url: str, function: str, result: str) -> int:
     return sum(int(v) for labels, v in metric_values(url, "cache_lookups").items()
                if 'cache_type="ffnlab_compute"' in labels and f".{function}:" in labels
                and f'result="{result}"' in labels)
-
-
-def st_cache_misses(url: str) -> int:
-    return sum(int(v) for labels, v in metric_values(url, "cache_lookups").items()
-               if 'cache_type="st_cache_data"' in labels and 'result="miss"' in labels)
 
 
 class Reader:
@@ -112,7 +106,6 @@ def test_a_clear_cache_message_from_any_client_leaves_the_experiments_cached(ser
     attacker.open(discover_pages()[0], "lang=en")
     before = experiments(server.url)
     hits = lookups(server.url, "measure", "hit")
-    st_misses = st_cache_misses(server.url)
 
     attacker.clear_cache()  # what the menu's "Clear cache" sends; any client can send it
     attacker.rerun()  # one socket is handled in order: the wipe is done once this run is
@@ -122,7 +115,8 @@ def test_a_clear_cache_message_from_any_client_leaves_the_experiments_cached(ser
     attacker.close()
 
     assert first.ok and again.ok and again.fingerprint() == first.fingerprint()
-    assert st_cache_misses(server.url) > st_misses, "the message did reach Streamlit's own caches"
+    # The app keeps nothing in st.cache_data any more (experiments, frames and chart specs all live in its
+    # own caches), so Streamlit's counters have no miss to show the wipe by; what matters is what follows:
     assert after["computed"] == before["computed"]
     assert lookups(server.url, "measure", "hit") > hits
 

@@ -93,7 +93,8 @@ def _open(page, url: str) -> None:
 
 def _answer(page, t: i18n.Translator, option: int, number: int) -> None:
     """Answer the page's first two questions (a choice, then a number); the page says the room stored each."""
-    questions = page.locator(f'{MAIN} [data-testid="stExpander"]').first
+    # The question box, by its heading: the page's lesson folds into an expander of its own ("Read more").
+    questions = page.locator(f'{MAIN} [data-testid="stExpander"]').filter(has_text=t("questions.heading")).first
     questions.locator('[data-testid="stRadio"]').first.locator("label:has(input)").nth(option).click()
     questions.get_by_role("button", name=t("questions.commit")).first.click()
     wait_for_app_run(page)
@@ -116,6 +117,8 @@ def test_a_class_joins_answers_and_sees_the_reveal_across_two_replicas(browser, 
         contexts.append(ctx)
         teacher = ctx.new_page()
         _open(teacher, f"{url}/{COLLAPSE.url_path}?lang=en&present=1")
+        # Projector mode starts with the sidebar closed; the instructor opens it to start the class.
+        teacher.locator('[data-testid="stExpandSidebarButton"]').click()
         teacher.get_by_role("button", name=EN("room.start")).click()
         wait_for_app_run(teacher)
         card = teacher.locator(".st-key-room_join_card")
@@ -156,9 +159,9 @@ def test_a_class_joins_answers_and_sees_the_reveal_across_two_replicas(browser, 
             measured.nth(i).wait_for(timeout=15_000)
 
         # Every student's page shows the class's guesses beside their own, without a touch.
-        for page, _ in students:
-            page.locator(f'{MAIN} [data-testid="stExpander"] {CHART}').nth(1).wait_for(state="visible",
-                                                                                       timeout=20_000)
+        for page, t in students:
+            box = page.locator(f'{MAIN} [data-testid="stExpander"]').filter(has_text=t("questions.heading")).first
+            box.locator(CHART).nth(1).wait_for(state="visible", timeout=20_000)
         if SHOT:  # the projector: the rank question's distribution with the measurement over it
             teacher.locator(f'{MAIN} {CHART}').nth(1).scroll_into_view_if_needed()
             teacher.mouse.move(800, 400)
