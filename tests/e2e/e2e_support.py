@@ -51,8 +51,13 @@ sys.path.insert(0, str(APP_ROOT / "bench"))
 from stclient import AppPage, Server, discover_pages, free_port  # noqa: E402,F401
 
 
+# Reference pages hold text, not an experiment: no control, chart or table to test.
+REFERENCE = frozenset({"glossary"})
+
+
 def demo_pages() -> list[AppPage]:
-    return discover_pages()[1:]
+    """The experiments' pages: every page but home and the reference pages."""
+    return [p for p in discover_pages()[1:] if p.name not in REFERENCE]
 
 
 def page_ids(pages: list[AppPage]) -> list[str]:

@@ -9,6 +9,7 @@ import pytest
 from e2e_support import (
     HANGUL,
     MAIN,
+    REFERENCE,
     assert_no_exception,
     cut_metric_values,
     discover_pages,
@@ -33,7 +34,8 @@ def test_page_renders_in_language(new_page, server, app_page, lang):
     page = new_page()
     open_app(page, server, app_page, f"lang={lang}")
     assert_no_exception(page, server)
-    assert wait_for_charts(page) >= 1
+    if app_page.name not in REFERENCE:
+        assert wait_for_charts(page) >= 1
     assert main_title(page)
     share = hangul_share(page.locator(MAIN).inner_text())
     if lang == "ko":
@@ -50,5 +52,6 @@ def test_projector_mode_keeps_every_number_whole(new_page, server, app_page):
     page = new_page()
     open_app(page, server, app_page, "lang=ko&present=1")
     assert_no_exception(page, server)
-    wait_for_charts(page)
+    if app_page.name not in REFERENCE:
+        wait_for_charts(page)
     assert cut_metric_values(page) == []
