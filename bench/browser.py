@@ -4,7 +4,9 @@
 
 The floor is a bare Streamlit page with one slider and one Altair chart, served beside the app in
 the same run. On each page the first slider of the main area is moved one step with the keyboard:
-the first move is a new setting (computed), moving back and forth again is cached (warm). The time
+the first move is a new setting (computed), moving back and forth again is cached (warm). A page
+without a slider but with a chart (home) switches the language in the sidebar instead, which
+redraws the whole page. The time
 is measured inside the page, from the key press to the script reporting `notRunning` after it ran,
 plus two animation frames (the charts drawn). Printed: the median warm and new-setting times, each
 as a multiple of the floor's, with the load average. Wall time: the machine's load counts in it.
@@ -15,26 +17,17 @@ import argparse
 import os
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from stclient import ROOT, AppPage, Server, discover_pages, load_average  # noqa: E402
+from stclient import ROOT, AppPage, FloorServer, Server, discover_pages, load_average  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--no-first-run"]
 SLIDER = '[data-testid="stMain"] [data-testid="stSlider"] input[type="range"]'
-FLOOR = '''
-import altair as alt
-import pandas as pd
-import streamlit as st
-
-n = st.slider("n", 1, 100, 50)
-st.altair_chart(alt.Chart(pd.DataFrame({"x": range(n), "y": [i * i for i in range(n)]})).mark_line().encode(x="x", y="y"))
-'''
 WATCH = """() => {
     const app = document.querySelector('[data-testid="stApp"]');
     window.__ran = false; window.__done = null; window.__t0 = performance.now();
@@ -56,13 +49,6 @@ IDLE = """() => {
 }"""
 
 
-class FloorServer(Server):
-    def __init__(self) -> None:
-        self.dir = Path(tempfile.mkdtemp(prefix="ffnlab-floor-"))
-        (self.dir / "dashboard.py").write_text(FLOOR)
-        super().__init__(self.dir)
-
-
 def _move(page, key: str) -> float | None:  # noqa: ANN001
     """Press `key` on the first slider; ms from the press to the run's end (None if no run followed)."""
     thumb = page.locator(SLIDER).first
@@ -76,6 +62,32 @@ def _move(page, key: str) -> float | None:  # noqa: ANN001
     return page.evaluate("() => window.__done - window.__t0")
 
 
+LANGUAGE = '[data-testid="stSidebar"] [data-testid="stSelectbox"]'
+LANG_NAMES = ("한국어", "English")
+
+
+def _switch(page, name: str) -> float | None:  # noqa: ANN001
+    """Choose the language `name` in the sidebar; ms from the choice to the run's end (None if no run followed)."""
+    page.locator(LANGUAGE).first.click()
+    option = page.get_by_role("option", name=name)
+    option.wait_for(timeout=10_000)
+    page.evaluate(WATCH)
+    option.click()
+    try:
+        page.wait_for_function("() => window.__done !== null", timeout=120_000, polling=50)
+    except Exception:
+        return None
+    return page.evaluate("() => window.__done - window.__t0")
+
+
+def _languages(page, repeat: int) -> dict:  # noqa: ANN001
+    """A page without a slider (home): the language switched back and forth, the whole page redrawn."""
+    first = _switch(page, LANG_NAMES[0])
+    warm = [t for i in range(repeat) for name in (LANG_NAMES[1], LANG_NAMES[0])
+            if (t := _switch(page, name)) is not None]
+    return {"new": first, "warm": statistics.median(warm) if warm else None, "note": "language switch"}
+
+
 def measure(browser, url: str, page_path: str, repeat: int) -> dict:  # noqa: ANN001
     context = browser.new_context(viewport={"width": 1280, "height": 1000})
     page = context.new_page()
@@ -84,6 +96,8 @@ def measure(browser, url: str, page_path: str, repeat: int) -> dict:  # noqa: AN
         page.wait_for_function(IDLE, timeout=120_000, polling=100)
         page.wait_for_timeout(300)
         if page.locator(SLIDER).count() == 0:
+            if page.locator(LANGUAGE).count() and page.locator('[data-testid="stMain"] [data-testid="stVegaLiteChart"]').count():
+                return _languages(page, repeat)
             return {"new": None, "warm": None, "note": "no slider"}
         first = _move(page, "ArrowRight")
         key_back, key_fwd = "ArrowLeft", "ArrowRight"
@@ -129,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
                     ratio_w = r["warm"] / base["warm"]
                     ratio_n = r["new"] / base["warm"] if r["new"] else float("nan")
                     print(f"{page.name:<24} warm {r['warm']:6.0f} ms ×{ratio_w:4.1f}   new {r['new']:6.0f} ms ×{ratio_n:4.1f}"
-                          f"   {'ok' if ratio_w <= 2 else 'over 2× floor'}")
+                          f"   {'ok' if ratio_w <= 2 else 'over 2× floor'}{'  (' + r['note'] + ')' if r['note'] else ''}")
                 again = measure(browser, floor.url, "", args.repeat)
                 print(f"{'floor again':<24} warm {again['warm']:6.0f} ms   new {again['new']:6.0f} ms; {load_average()}")
             finally:

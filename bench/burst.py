@@ -12,6 +12,10 @@ student is a Streamlit session over its websocket (bench/stclient.py). Scenarios
 - own:     N students each set a different seed within 1 s and wait. Each waiting student should
            see how many experiments are ahead; meanwhile another student's cached reruns (a
            watcher, rerunning all along) stay within 1 s.
+- follow:  N students following the instructor to a new setting of the width sweep: within 1 s each
+           page runs whole with the instructor's seed, as following does (ui/room/session.py sets the
+           instructor's values in the session, then reruns the whole page). Budget: all answered
+           within 3 s on two replicas behind nginx (bench/load.py --balanced 2 --burst follow), 5 s on one.
 - abandon: N students each send a different seed within 1 s and close the tab at once; then one
            more student sets a new seed. Budget: within 2x its time on an idle server.
 - wipe:    one client sends BackMsg.clear_cache (the menu's "Clear cache"); another student's
@@ -42,6 +46,7 @@ from stclient import AppPage, Run, Server, Session, discover_pages, experiments,
 SWEEP = "width_sweep"
 NOTE_MARK = ":material/hourglass_top:"  # the start of ui/compute's "experiments ahead" note
 SAME_BUDGET_S = 3.0
+FOLLOW_ONE_S, FOLLOW_TWO_S = 5.0, 3.0  # one replica, two behind nginx
 CACHED_BUDGET_S = 1.0
 ABANDON_RATIO = 2.0
 FLOOD_MB = 200.0
@@ -76,11 +81,15 @@ def open_sessions(url: str, n: int, at: AppPage, query: str) -> list[tuple[Sessi
     return sessions
 
 
-def move(s: Session, run: Run, key: str, value: object) -> float:
-    """Set a control as a student lets it go, without waiting for the rerun; the time it was sent."""
+def move(s: Session, run: Run, key: str, value: object, whole: bool = False) -> float:
+    """Set a control as a student lets it go, without waiting for the rerun; the time it was sent.
+
+    As the browser does, a control drawn inside a part of the page (an st.fragment) reruns that part;
+    `whole` reruns the whole page with the new value instead, as following the instructor does.
+    """
     widget = next(w for w in run.widgets if w.key == key)
     s.stage(widget, value)
-    return s.send_rerun()
+    return s.send_rerun(fragment_id="" if whole else widget.fragment_id)
 
 
 def counts(url: str) -> dict[str, int]:
@@ -113,7 +122,7 @@ class Burst:
         return text + f"; experiments {self.outcome if self.outcome is not None else 'n/a'} [{self.load}]"
 
 
-def _burst(url: str, n: int, seeds: list[int], base_seed: int, watch: bool) -> Burst:
+def _burst(url: str, n: int, seeds: list[int], base_seed: int, watch: bool, whole: bool = False) -> Burst:
     sweep = page(SWEEP)
     sessions = open_sessions(url, n, sweep, f"lang=en&seed={base_seed}")
     result = Burst(n)
@@ -128,7 +137,7 @@ def _burst(url: str, n: int, seeds: list[int], base_seed: int, watch: bool) -> B
     def student(s: Session, opened: Run, seed: int, when: float) -> None:
         time.sleep(max(0.0, t0 + when - time.perf_counter()))
         try:
-            run = s.read_run(move(s, opened, "seed", seed))
+            run = s.read_run(move(s, opened, "seed", seed, whole))
         except Exception:  # counted, not raised: a bench reports
             with lock:
                 result.failed += 1
@@ -162,6 +171,11 @@ def _burst(url: str, n: int, seeds: list[int], base_seed: int, watch: bool) -> B
 def same_value(url: str, n: int, seed: int) -> Burst:
     """N students set the same new seed within 1 s."""
     return _burst(url, n, [seed] * n, base_seed=0, watch=False)
+
+
+def follow(url: str, n: int, seed: int) -> Burst:
+    """N students following the instructor: within 1 s each page runs whole with the same new seed."""
+    return _burst(url, n, [seed] * n, base_seed=0, watch=False, whole=True)
 
 
 def own_values(url: str, n: int, first_seed: int) -> Burst:
@@ -340,12 +354,12 @@ def train_flood(server: Server, label: str, queries: list[str], presses: int, ov
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--students", type=int, nargs="+", default=[30, 100])
-    parser.add_argument("--only", nargs="+", default=["same", "own", "abandon", "wipe", "flood"])
+    parser.add_argument("--only", nargs="+", default=["same", "follow", "own", "abandon", "wipe", "flood"])
     args = parser.parse_args()
     print(f"# burst bench on {stclient.ROOT} — {load_average()} (a shared machine: other programs use the cores too)")
     verdicts: list[tuple[str, bool]] = []  # the issue's budgets, judged at N = 30 where it sets them
     seed = 5000
-    if {"same", "own", "abandon", "wipe"} & set(args.only):
+    if {"same", "follow", "own", "abandon", "wipe"} & set(args.only):
         server = Server()
         try:
             server.wait_healthy()
@@ -360,10 +374,20 @@ def main() -> int:
                         verdicts.append((f"same value, N=30: every page <= {SAME_BUDGET_S:g} s",
                                          bool(same.seconds) and max(same.seconds) <= SAME_BUDGET_S and not same.failed))
                     seed += 1
+                if "follow" in args.only:
+                    followed = follow(server.url, n, seed)
+                    print(f"follow       {followed.line()}", flush=True)
+                    if n == 100:
+                        verdicts.append((f"following the instructor, N=100, one replica: all <= {FOLLOW_ONE_S:g} s",
+                                         bool(followed.seconds) and max(followed.seconds) <= FOLLOW_ONE_S
+                                         and not followed.failed))
+                    seed += 1
                 if "own" in args.only:
                     own = own_values(server.url, n, seed)
                     print(f"own values   {own.line()}", flush=True)
                     if n == 30:
+                        verdicts.append((f"own values, N=30: every student answered <= {SAME_BUDGET_S:g} s",
+                                         bool(own.seconds) and max(own.seconds) <= SAME_BUDGET_S and not own.failed))
                         verdicts.append((f"own values, N=30: others' cached reruns <= {CACHED_BUDGET_S:g} s",
                                          bool(own.watcher) and max(own.watcher) <= CACHED_BUDGET_S))
                         verdicts.append(("own values, N=30: waiting students see their place",

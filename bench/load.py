@@ -128,18 +128,23 @@ def student(i: int, url: str, pages: list[AppPage], moves: int, pace: Pace,
                          stclient.settings_key(page, link, {}))
             plan = random.Random(page.name)
             time.sleep(rng.uniform(*pace.read))
+            # The page's controls as last drawn: a move reruns only the part of the page that holds the
+            # control (as the browser sends it), and that run draws only that part's controls.
+            drawn = {w.key or w.id: w for w in run.widgets}
             for move in range(moves if page.url_path else 0):
-                if time.monotonic() > deadline or not run.widgets:
+                if time.monotonic() > deadline or not drawn:
                     break
                 if move:
                     time.sleep(rng.uniform(*pace.think))
                 chooser = plan if follows else rng
                 # Same kind and key in both languages; only labels differ.
-                widgets = sorted(run.widgets, key=lambda w: (w.key, w.kind))
+                widgets = sorted(drawn.values(), key=lambda w: (w.key, w.kind))
                 widget = chooser.choice(widgets)
                 value = neighbour(widget, chooser, session.values.get(widget.key or widget.id))
                 session.stage(widget, value)
-                run = _timed(klass, i, page, "move", session.rerun, session.settings())
+                run = _timed(klass, i, page, "move", lambda w=widget: session.read_run(
+                    session.send_rerun(fragment_id=w.fragment_id)), session.settings())
+                drawn.update({w.key or w.id: w for w in run.widgets})
             time.sleep(rng.uniform(*pace.think))
     except Exception as e:  # a dropped socket or a timeout is an error of the run, not of the script
         where = traceback.extract_tb(e.__traceback__)[-1]
@@ -483,7 +488,7 @@ def run_bursts(target: Target, n: int, kinds: list[str], seed: int) -> bool:
     finally:
         warm.close()
     for kind in kinds:
-        call = {"same": burst.same_value, "own": burst.own_values}[kind]
+        call = {"same": burst.same_value, "follow": burst.follow, "own": burst.own_values}[kind]
         result = call(target.url, n, seed)
         seed += n + 1
         print(f"burst {kind:<5} {target.describe()}: {result.line()}", flush=True)
@@ -508,7 +513,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="seconds a student looks at a result before the next action")
     ap.add_argument("--cold", action="store_true", help="no warm-up: the class is the server's first visitor")
     ap.add_argument("--max-seconds", type=float, default=300.0, help="bound on each N's run")
-    ap.add_argument("--burst", nargs="+", choices=("same", "own"), default=[],
+    ap.add_argument("--burst", nargs="+", choices=("same", "follow", "own"), default=[],
                     help="also the synchronised bursts of bench/burst.py on the same target")
     ap.add_argument("--burst-students", type=int, nargs="+", default=[30, 100])
     ap.add_argument("--no-checks", action="store_true", help="skip the cache and isolation checks")

@@ -63,13 +63,17 @@ cli.main()
 
 
 def main(argv: list[str] | None = None) -> int:
-    from stclient import ROOT, Session, discover_pages, free_port, load_average
+    import random
+
+    from stclient import ROOT, Session, current_value, discover_pages, free_port, load_average, neighbour
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--reruns", type=int, default=6)
     ap.add_argument("--top", type=int, default=25)
     ap.add_argument("--pages", nargs="*", help="router names (default: every page)")
     ap.add_argument("--sort", default="tottime", choices=("tottime", "cumulative"))
+    ap.add_argument("--move", action="store_true",
+                    help="profile moves of the page's first control (as the browser sends them) instead of full reruns")
     args = ap.parse_args(argv)
     port = free_port()
     out = Path(tempfile.mkdtemp(prefix="ffnlab-profile-")) / "rerun.prof"
@@ -102,15 +106,24 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             s = Session(url)
             try:
-                s.open(page, "lang=en")
+                first = s.open(page, "lang=en")
                 s.rerun()
+                if args.move and first.widgets:
+                    widget = first.widgets[0]
+                    back = current_value(widget)
+                    there = neighbour(widget, random.Random(0), back)
+                    s.set(widget, there)
+                    s.set(widget, back)
                 take()
-                for _ in range(args.reruns):
-                    s.rerun()
+                for i in range(args.reruns):
+                    if args.move and first.widgets:
+                        s.set(widget, there if i % 2 == 0 else back)
+                    else:
+                        s.rerun()
                 stats = take()
             finally:
                 s.close()
-            print(f"\n=== {page.name}: {args.reruns} cached reruns; {load_average()}")
+            print(f"\n=== {page.name}: {args.reruns} cached {'moves' if args.move else 'reruns'}; {load_average()}")
             if stats is not None:
                 stats.sort_stats(args.sort).print_stats(args.top)
     finally:

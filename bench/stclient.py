@@ -126,6 +126,29 @@ class Server:
         self._log.close()
 
 
+# The framework's floor: a bare Streamlit page with one slider and one Altair chart, served with the
+# app's own .streamlit/config.toml, so that what the app costs beyond Streamlit itself can be told apart.
+FLOOR = '''
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+n = st.slider("n", 1, 100, 50)
+st.altair_chart(alt.Chart(pd.DataFrame({"x": range(n), "y": [i * i for i in range(n)]})).mark_line().encode(x="x", y="y"))
+'''
+
+
+class FloorServer(Server):
+    """The floor page (FLOOR) served on its own free port, from a temporary folder."""
+
+    def __init__(self) -> None:
+        self.dir = Path(tempfile.mkdtemp(prefix="ffnlab-floor-"))
+        (self.dir / "dashboard.py").write_text(FLOOR)
+        (self.dir / ".streamlit").mkdir()
+        (self.dir / ".streamlit" / "config.toml").write_text((ROOT / ".streamlit" / "config.toml").read_text())
+        super().__init__(self.dir)
+
+
 def _tree_sum(pid: int, measure: Callable[[psutil.Process], float]) -> float:
     """measure(p) summed over a process and all its children; processes that ended count 0."""
     try:
@@ -252,9 +275,10 @@ class Session:
         return self.rerun()
 
     def set(self, widget: Widget, value) -> Run:
-        """Move a widget to a value (as the browser reports it) and rerun."""
+        """Move a widget to a value and rerun as the browser does: a widget drawn inside an st.fragment
+        reruns only that fragment (its Run then holds only what the fragment drew)."""
         self.stage(widget, value)
-        return self.rerun()
+        return self.read_run(self.send_rerun(fragment_id=widget.fragment_id))
 
     def stage(self, widget: Widget, value) -> None:
         """Set a widget's value for the next rerun, as a browser does when a control is let go."""
@@ -378,7 +402,7 @@ class Session:
             key = proto.query_param_key or (proto.id.rsplit("-", 1)[-1] if proto.id.startswith("$$ID-") else "")
             if key:  # a choice writes its key into the address itself, without a query_param_key
                 run.bound_keys.add(key)
-            run.widgets.append(Widget(proto.id, kind, key, proto))
+            run.widgets.append(Widget(proto.id, kind, key, proto, fwd.delta.fragment_id))
 
 
 def settings_key(page: AppPage, query_string: str, values: dict[str, object]) -> str:

@@ -19,7 +19,6 @@ lede.lesson(page, t("split.lesson"), [
     r"\qquad P_{\mathrm{FFN}} = 2\,d\,d_{ff}\ \ (\mathrm{GLU}{:}\ 3\,d\,d_{ff})",
     r"h_{kv} = h,\ d_{ff} = 4d:\qquad \frac{P_{\mathrm{FFN}}}{P_{\mathrm{attn}} + P_{\mathrm{FFN}}} = \frac{8d^2}{4d^2 + 8d^2} = \frac{2}{3}",
 ])
-asking = st.container()  # the questions, filled once the block they are about is counted
 
 
 @compute.cached(max_entries=64)
@@ -52,77 +51,90 @@ def formula_text(s: params.Split) -> tuple[str, str]:
     return attention, feed_forward
 
 
-st.header(t("split.block_heading"))
-st.markdown(t("split.block_lesson"))
-left, right = st.columns(2, gap="large")
-more_left, more_right = lede.less_used(page, 2) if page.phone else (left, right)
-d = controls.draw(page, "d", left)
-expansion = controls.draw(page, "expansion", left)
-bias = controls.draw(page, "bias", more_left)
-glu = controls.draw(page, "glu", more_left)
-n_heads = controls.draw(page, "heads", right)
-n_kv_heads = controls.draw(page, "kv_heads", more_right)  # only divisors of h, so no bad pair can be chosen
+@shell.part
+def block_section() -> None:
+    asking = st.container()  # the questions, filled once the block they are about is counted
 
-if d % n_heads:  # a hand-typed link can carry a width off the slider's steps
-    st.warning(t("split.bad_d", d=d, heads=n_heads))
-    st.stop()
+    st.header(t("split.block_heading"))
+    st.markdown(t("split.block_lesson"))
+    left, right = st.columns(2, gap="large")
+    more_left, more_right = lede.less_used(page, 2) if page.phone else (left, right)
+    d = controls.draw(page, "d", left)
+    expansion = controls.draw(page, "expansion", left)
+    bias = controls.draw(page, "bias", more_left)
+    glu = controls.draw(page, "glu", more_left)
+    n_heads = controls.draw(page, "heads", right)
+    n_kv_heads = controls.draw(page, "kv_heads", more_right)  # only divisors of h, so no bad pair can be chosen
 
-s = count_block(d, expansion, n_heads, n_kv_heads, bias, glu)
-full = count_block(d, expansion, n_heads, n_heads, bias, glu)
-asked = questions.block(s, expansion, full.attention_params)
-ask.questions(page, asked, asking)
-exact = Fraction(expansion) * d
-st.caption(t("split.d_ff_caption", expansion=expansion, d=d, d_ff=f"{s.d_ff:,}", head_dim=s.head_dim,
-             exact=f"{exact.numerator:,}" if exact.denominator == 1 else f"{float(exact):,.2f}"))
-if ask.shown(page, asked):
-    c1, c2, c3 = st.columns(3)
-    c1.metric(t("split.metric_attention"), f"{s.attention_params:,}", help=t("split.metric_attention_help"))
-    c2.metric(t("split.metric_ffn"), f"{s.ffn_params:,}", help=t("split.metric_ffn_help"))
-    c3.metric(t("split.metric_share"), f"{s.ffn_share:.2%}", help=t("split.metric_share_help"))
-    widgets.chart(page, charts.block_bar, s.to_frame(), t)
-    st.caption(t("split.norms_caption", norms=f"{s.norm_params:,}", norm_share=f"{s.norm_params / s.block_params:.2%}"))
+    if d % n_heads:  # a hand-typed link can carry a width off the slider's steps
+        st.warning(t("split.bad_d", d=d, heads=n_heads))
+        st.stop()
 
-    st.subheader(t("split.formula_heading"))
-    attention_text, ffn_text = formula_text(s)
-    formulas = pd.DataFrame({
-        t("split.col_part"): [t("split.part_attention"), t("split.part_ffn")],
-        t("split.col_modules"): [s.attention_params, s.ffn_params],
-        t("split.col_formula"): [attention_text, ffn_text],
-        t("split.col_value"): [s.attention_formula, s.ffn_formula],
-    })
-    widgets.table(page, formulas, "split_block.csv")
-    widgets.verdict(page, lessons.judge_block(s, expansion, full.attention_params))
+    s = count_block(d, expansion, n_heads, n_kv_heads, bias, glu)
+    full = count_block(d, expansion, n_heads, n_heads, bias, glu)
+    asked = questions.block(s, expansion, full.attention_params)
+    ask.questions(page, asked, asking)
+    exact = Fraction(expansion) * d
+    st.caption(t("split.d_ff_caption", expansion=expansion, d=d, d_ff=f"{s.d_ff:,}", head_dim=s.head_dim,
+                 exact=f"{exact.numerator:,}" if exact.denominator == 1 else f"{float(exact):,.2f}"))
+    if ask.shown(page, asked):
+        c1, c2, c3 = st.columns(3)
+        c1.metric(t("split.metric_attention"), f"{s.attention_params:,}", help=t("split.metric_attention_help"))
+        c2.metric(t("split.metric_ffn"), f"{s.ffn_params:,}", help=t("split.metric_ffn_help"))
+        c3.metric(t("split.metric_share"), f"{s.ffn_share:.2%}", help=t("split.metric_share_help"))
+        widgets.chart(page, charts.block_bar, s.to_frame(), t)
+        st.caption(t("split.norms_caption", norms=f"{s.norm_params:,}", norm_share=f"{s.norm_params / s.block_params:.2%}"))
 
-st.header(t("split.models_heading"))
-st.markdown(t("split.models_lesson"))
-catalogue, table, parts = count_models()
-model_id = controls.draw(page, "model")
-m = catalogue.models[presets.IDS.index(model_id)]
-model_asked = questions.model(m)
-ask.questions(page, (model_asked,))
-if ask.shown(page, model_asked):
-    c1, c2, c3, c4 = st.columns(4)
-    c1.metric(t("split.metric_model_block"), f"{m.block.ffn_share:.2%}")
-    c2.metric(t("split.metric_model_ffn"), f"{m.ffn_share_of_model:.2%}")
-    c3.metric(t("split.metric_model_total"), text.model_size(m.total), help=t("split.metric_model_total_help"))
-    c4.metric(t("split.metric_model_published"), m.published_text)
-    st.caption(t("split.model_caption", source=f"[{m.config.name}]({m.config.url})",
-                 total_source=f"[{m.published.name}]({m.published.url})", gap=f"{m.total_gap:+.2%}"))
-    widgets.chart(page, charts.model_bars, parts, t, model_id)
-    widgets.chart(page, charts.share_bars, table, t)
-    shown = table.rename(columns={
-        "name": t("split.col_name"), "d_model": t("split.col_d_model"), "d_ff": t("split.col_d_ff"),
-        "n_layers": t("split.col_layers"), "n_heads": t("split.col_heads"), "n_kv_heads": t("split.col_kv_heads"),
-        "glu": t("split.col_glu"), "bias": t("split.col_bias"), "attention_params": t("split.col_attention"),
-        "ffn_params": t("split.col_ffn"), "ffn_share": t("split.col_share"), "total_params": t("split.col_total"),
-        "published_total": t("split.col_published"), "total_gap": t("split.col_gap"), "source": t("split.col_source"),
-    })
-    widgets.table(page, shown.drop(columns=["id", "source_url"]), "model_presets.csv",
-                  first=(t("split.col_share"), t("split.col_total"), t("split.col_published"), t("split.col_gap")))
+        st.subheader(t("split.formula_heading"))
+        attention_text, ffn_text = formula_text(s)
+        formulas = pd.DataFrame({
+            t("split.col_part"): [t("split.part_attention"), t("split.part_ffn")],
+            t("split.col_modules"): [s.attention_params, s.ffn_params],
+            t("split.col_formula"): [attention_text, ffn_text],
+            t("split.col_value"): [s.attention_formula, s.ffn_formula],
+        })
+        widgets.table(page, formulas, "split_block.csv")
+        widgets.verdict(page, lessons.judge_block(s, expansion, full.attention_params))
 
-st.subheader(t("split.causes_heading"))
-causes = count_causes()
-widgets.chart(page, charts.cause_bars, causes_frame(causes), t)
-if ask.shown(page, model_asked, note=False):  # the takeaway names the chosen model's share
-    widgets.verdict(page, lessons.judge_models(catalogue, causes, m))
-widgets.show_code(page, params.block, params.attention_formula, params.ffn_formula, model_counts.model, model_counts.causes)
+
+block_section()
+
+
+@shell.part
+def models_section() -> None:
+    st.header(t("split.models_heading"))
+    st.markdown(t("split.models_lesson"))
+    catalogue, table, parts = count_models()
+    model_id = controls.draw(page, "model")
+    m = catalogue.models[presets.IDS.index(model_id)]
+    model_asked = questions.model(m)
+    ask.questions(page, (model_asked,))
+    if ask.shown(page, model_asked):
+        c1, c2, c3, c4 = st.columns(4)
+        c1.metric(t("split.metric_model_block"), f"{m.block.ffn_share:.2%}")
+        c2.metric(t("split.metric_model_ffn"), f"{m.ffn_share_of_model:.2%}")
+        c3.metric(t("split.metric_model_total"), text.model_size(m.total), help=t("split.metric_model_total_help"))
+        c4.metric(t("split.metric_model_published"), m.published_text)
+        st.caption(t("split.model_caption", source=f"[{m.config.name}]({m.config.url})",
+                     total_source=f"[{m.published.name}]({m.published.url})", gap=f"{m.total_gap:+.2%}"))
+        widgets.chart(page, charts.model_bars, parts, t, model_id)
+        widgets.chart(page, charts.share_bars, table, t)
+        shown = table.rename(columns={
+            "name": t("split.col_name"), "d_model": t("split.col_d_model"), "d_ff": t("split.col_d_ff"),
+            "n_layers": t("split.col_layers"), "n_heads": t("split.col_heads"), "n_kv_heads": t("split.col_kv_heads"),
+            "glu": t("split.col_glu"), "bias": t("split.col_bias"), "attention_params": t("split.col_attention"),
+            "ffn_params": t("split.col_ffn"), "ffn_share": t("split.col_share"), "total_params": t("split.col_total"),
+            "published_total": t("split.col_published"), "total_gap": t("split.col_gap"), "source": t("split.col_source"),
+        })
+        widgets.table(page, shown.drop(columns=["id", "source_url"]), "model_presets.csv",
+                      first=(t("split.col_share"), t("split.col_total"), t("split.col_published"), t("split.col_gap")))
+
+    st.subheader(t("split.causes_heading"))
+    causes = count_causes()
+    widgets.chart(page, charts.cause_bars, causes_frame(causes), t)
+    if ask.shown(page, model_asked, note=False):  # the takeaway names the chosen model's share
+        widgets.verdict(page, lessons.judge_models(catalogue, causes, m))
+    widgets.show_code(page, params.block, params.attention_formula, params.ffn_formula, model_counts.model, model_counts.causes)
+
+
+models_section()

@@ -25,21 +25,6 @@ lede.lesson(page, t("position.lesson"), [
     r"\qquad\text{vs.}\qquad y_i = \sum_j a_{ij}\, W_O W_V\, x_j"
 ])
 glossary.note(t, "jacobian", "equivariant")
-asking = st.container()  # the questions, filled once the result they are about is measured
-
-left, middle, right = st.columns(3)
-n = controls.draw(page, "n", left)
-d = controls.draw(page, "d", middle)
-act = controls.draw(page, "act", right)
-left, middle, right = lede.less_used(page, 3)
-heads = controls.draw(page, "heads", left)
-perm = controls.draw(page, "perm", middle)
-seed = controls.draw(page, "seed", right)
-causal = controls.draw(page, "causal", left if page.phone else st)
-
-if n * d > position.MAX_TOKENS_X_D:
-    st.warning(t("position.too_big", n=n, d=d, size=f"{n * d:,}", limit=f"{position.MAX_TOKENS_X_D:,}"))
-    st.stop()
 
 
 @compute.cached(max_entries=256)
@@ -57,88 +42,108 @@ def sequential(d: int, act: str, seed: int) -> position.SequentialCheck:
     return position.sequential_check(2, 8, d, 4 * d, seed, act)
 
 
-with st.spinner(t("common.computing")):
-    res = measure(int(n), int(d), act, int(heads), bool(causal), perm, int(seed))
-asked = questions.ask(res)
-ask.questions(page, asked, asking)
+@shell.part
+def experiment() -> None:
+    asking = st.container()  # the questions, filled once the result they are about is measured
 
+    left, middle, right = st.columns(3)
+    n = controls.draw(page, "n", left)
+    d = controls.draw(page, "d", middle)
+    act = controls.draw(page, "act", right)
+    left, middle, right = lede.less_used(page, 3)
+    heads = controls.draw(page, "heads", left)
+    perm = controls.draw(page, "perm", middle)
+    seed = controls.draw(page, "seed", right)
+    causal = controls.draw(page, "causal", left if page.phone else st)
 
-st.caption(t("position.sizes_caption", d=d, d_ff=res.d_ff, act=t(f"position.act_{act}"), heads=heads, d_h=d // heads))
-st.header(t("position.influence_heading"))
-if ask.shown(page, asked):
-    frame = compute.derive(res.to_frame)
-    attention_title = t("position.attention_chart_title_causal" if causal else "position.attention_chart_title")
+    if n * d > position.MAX_TOKENS_X_D:
+        st.warning(t("position.too_big", n=n, d=d, size=f"{n * d:,}", limit=f"{position.MAX_TOKENS_X_D:,}"))
+        st.stop()
+
+    with st.spinner(t("common.computing")):
+        res = measure(int(n), int(d), act, int(heads), bool(causal), perm, int(seed))
+    asked = questions.ask(res)
+    ask.questions(page, asked, asking)
+
+    st.caption(t("position.sizes_caption", d=d, d_ff=res.d_ff, act=t(f"position.act_{act}"), heads=heads, d_h=d // heads))
+    st.header(t("position.influence_heading"))
+    if ask.shown(page, asked):
+        frame = compute.derive(res.to_frame)
+        attention_title = t("position.attention_chart_title_causal" if causal else "position.attention_chart_title")
+        left, right = st.columns(2)
+        with left:
+            widgets.chart(page, charts.influence_heatmap, frame[frame["model"] == "ffn"], t, t("position.ffn_chart_title"))
+            st.metric(t("position.metric_ffn_off"), text.pct(res.ffn_off_diagonal_fraction), help=t("position.metric_off_help"))
+        with right:
+            widgets.chart(page, charts.influence_heatmap, frame[frame["model"] == "attention"], t, attention_title)
+            st.metric(t("position.metric_attention_off"), text.pct(res.attention_off_diagonal_fraction),
+                      help=t("position.metric_off_help"))
+        st.caption(t("position.influence_caption"))
+
+        left, right = st.columns(2)
+        left.metric(t("position.metric_rowwise"), text.error(res.rowwise_max_abs_diff), help=t("position.metric_rowwise_help"))
+        right.metric(t("position.metric_perm"), text.error(res.permutation_max_abs_diff), help=t("position.metric_perm_help"))
+        st.subheader(t("position.checks_heading"))
+        checks = pd.DataFrame(
+            {
+                t("position.col_check"): [t("position.row_rowwise"), t("position.row_perm"), t("position.row_off")],
+                t("position.col_ffn"): [text.error(res.rowwise_max_abs_diff), text.error(res.permutation_max_abs_diff),
+                                        text.pct(res.ffn_off_diagonal_fraction)],
+                t("position.col_attention"): [text.error(res.attention_rowwise_max_abs_diff),
+                                              text.error(res.attention_permutation_max_abs_diff),
+                                              text.pct(res.attention_off_diagonal_fraction)],
+            }
+        )
+        widgets.table(page, checks, "position_checks.csv")
+        st.caption(t("position.checks_caption"))
+
+        widgets.verdict(page, lessons.judge(res))
+
+    st.header(t("position.block_heading"))
+    st.markdown(t("position.block_lesson"))
+    st.latex(r"h_i = x_i + \mathrm{Attn}(X)_i, \qquad y_i = h_i + \mathrm{FFN}(h_i)")
+    with st.spinner(t("common.computing")):
+        blk = block(int(n), int(d), act, int(heads), bool(causal), int(seed))
+    block_frame = compute.derive(blk.to_frame)
     left, right = st.columns(2)
     with left:
-        widgets.chart(page, charts.influence_heatmap, frame[frame["model"] == "ffn"], t, t("position.ffn_chart_title"))
-        st.metric(t("position.metric_ffn_off"), text.pct(res.ffn_off_diagonal_fraction), help=t("position.metric_off_help"))
+        widgets.chart(page, charts.influence_heatmap, block_frame[block_frame["model"] == "ffn"], t,
+                      t("position.block_ffn_chart_title"))
     with right:
-        widgets.chart(page, charts.influence_heatmap, frame[frame["model"] == "attention"], t, attention_title)
-        st.metric(t("position.metric_attention_off"), text.pct(res.attention_off_diagonal_fraction),
-                  help=t("position.metric_off_help"))
-    st.caption(t("position.influence_caption"))
+        widgets.chart(page, charts.influence_heatmap, block_frame[block_frame["model"] == "block"], t,
+                      t("position.block_chart_title"))
+    widgets.verdict(page, lessons.judge_block(blk))
 
-    left, right = st.columns(2)
-    left.metric(t("position.metric_rowwise"), text.error(res.rowwise_max_abs_diff), help=t("position.metric_rowwise_help"))
-    right.metric(t("position.metric_perm"), text.error(res.permutation_max_abs_diff), help=t("position.metric_perm_help"))
-    st.subheader(t("position.checks_heading"))
-    checks = pd.DataFrame(
-        {
-            t("position.col_check"): [t("position.row_rowwise"), t("position.row_perm"), t("position.row_off")],
-            t("position.col_ffn"): [text.error(res.rowwise_max_abs_diff), text.error(res.permutation_max_abs_diff),
-                                    text.pct(res.ffn_off_diagonal_fraction)],
-            t("position.col_attention"): [text.error(res.attention_rowwise_max_abs_diff),
-                                          text.error(res.attention_permutation_max_abs_diff),
-                                          text.pct(res.attention_off_diagonal_fraction)],
-        }
-    )
-    widgets.table(page, checks, "position_checks.csv")
-    st.caption(t("position.checks_caption"))
+    st.header(t("position.shapes_heading"))
+    st.markdown(t("position.shapes_lesson"))
+    # The module written out is the one the check below runs: the page's activation, by torch's own name.
+    st.code(SEQUENTIAL_CODE.format(act=type(ffn.activation(act)).__name__), language="python")
+    shapes = sequential(int(d), act, int(seed))
+    widgets.verdict(page, lessons.judge_sequential(shapes))
 
-    widgets.verdict(page, lessons.judge(res))
+    if page.show_details and ask.shown(page, asked, note=False):
+        with st.expander(t("position.perm_heading")):
+            st.markdown(t("position.perm_lesson", perm=list(res.permutation)))
+            st.dataframe(
+                pd.DataFrame(
+                    {
+                        t("position.col_position"): range(n),
+                        t("position.col_token"): res.permutation,
+                        t("position.col_diff"): [text.error(x) for x in res.permutation_row_diffs],
+                    }
+                ),
+                hide_index=True,
+            )
+        with st.expander(t("position.influence_table_heading")):
+            widgets.table(
+                page,
+                frame.assign(model=frame["model"].map({"ffn": t("position.col_ffn"), "attention": t("position.col_attention")}))
+                .rename(columns={"model": t("position.col_layer"), "i": t("position.col_output"),
+                                 "j": t("position.col_input"), "influence": t("position.col_influence")}),
+                "position_influence.csv",
+            )
+    widgets.show_code(page, position.measure, position.influence, attention.SelfAttention, position.block_influence,
+                      position.sequential_check)
 
-st.header(t("position.block_heading"))
-st.markdown(t("position.block_lesson"))
-st.latex(r"h_i = x_i + \mathrm{Attn}(X)_i, \qquad y_i = h_i + \mathrm{FFN}(h_i)")
-with st.spinner(t("common.computing")):
-    blk = block(int(n), int(d), act, int(heads), bool(causal), int(seed))
-block_frame = compute.derive(blk.to_frame)
-left, right = st.columns(2)
-with left:
-    widgets.chart(page, charts.influence_heatmap, block_frame[block_frame["model"] == "ffn"], t,
-                  t("position.block_ffn_chart_title"))
-with right:
-    widgets.chart(page, charts.influence_heatmap, block_frame[block_frame["model"] == "block"], t,
-                  t("position.block_chart_title"))
-widgets.verdict(page, lessons.judge_block(blk))
 
-st.header(t("position.shapes_heading"))
-st.markdown(t("position.shapes_lesson"))
-# The module written out is the one the check below runs: the page's activation, by torch's own name.
-st.code(SEQUENTIAL_CODE.format(act=type(ffn.activation(act)).__name__), language="python")
-shapes = sequential(int(d), act, int(seed))
-widgets.verdict(page, lessons.judge_sequential(shapes))
-
-if page.show_details and ask.shown(page, asked, note=False):
-    with st.expander(t("position.perm_heading")):
-        st.markdown(t("position.perm_lesson", perm=list(res.permutation)))
-        st.dataframe(
-            pd.DataFrame(
-                {
-                    t("position.col_position"): range(n),
-                    t("position.col_token"): res.permutation,
-                    t("position.col_diff"): [text.error(x) for x in res.permutation_row_diffs],
-                }
-            ),
-            hide_index=True,
-        )
-    with st.expander(t("position.influence_table_heading")):
-        widgets.table(
-            page,
-            frame.assign(model=frame["model"].map({"ffn": t("position.col_ffn"), "attention": t("position.col_attention")}))
-            .rename(columns={"model": t("position.col_layer"), "i": t("position.col_output"),
-                             "j": t("position.col_input"), "influence": t("position.col_influence")}),
-            "position_influence.csv",
-        )
-widgets.show_code(page, position.measure, position.influence, attention.SelfAttention, position.block_influence,
-                  position.sequential_check)
+experiment()

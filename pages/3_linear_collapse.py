@@ -14,15 +14,6 @@ st.title(t("collapse.title"))
 lede.lesson(page, t("collapse.lesson"), [r"W_2(W_1 x + b_1) + b_2 = \underbrace{(W_2 W_1)}_{d \times d}\,x + (W_2 b_1 + b_2),"
                                           r"\qquad \operatorname{rank}(W_2 W_1) \le \min(d, m)"])
 glossary.note(t, "affine", "least_squares", "rank", "singular_value")
-asking = st.container()  # the questions, filled once the result they are about is measured
-
-left, middle, right = st.columns(3)
-d = controls.draw(page, "d", left)
-m = controls.draw(page, "m", middle)
-act = controls.draw(page, "act", right)
-left, right = lede.less_used(page, [1, 2])
-bias = controls.draw(page, "bias", left)
-seed = controls.draw(page, "seed", right)
 
 
 @compute.cached(max_entries=256)
@@ -48,71 +39,85 @@ def hidden_widths(d: int, layers: int, narrow: int) -> tuple[int, ...]:
     return tuple(widths)
 
 
-with st.spinner(t("common.computing")):
-    res = measure(int(d), int(m), act, bool(bias), int(seed))
-asked = questions.ask(res)
-ask.questions(page, asked, asking)
+@shell.part
+def experiment() -> None:
+    asking = st.container()  # the questions, filled once the result they are about is measured
 
+    left, middle, right = st.columns(3)
+    d = controls.draw(page, "d", left)
+    m = controls.draw(page, "m", middle)
+    act = controls.draw(page, "act", right)
+    left, right = lede.less_used(page, [1, 2])
+    bias = controls.draw(page, "bias", left)
+    seed = controls.draw(page, "seed", right)
 
-st.caption(t("collapse.sizes_caption" if act == "none" else "collapse.sizes_caption_act", d=d, m=m,
-             n_fit=f"{collapse.N_FIT:,}", n_test=f"{collapse.N_TEST:,}"))
+    with st.spinner(t("common.computing")):
+        res = measure(int(d), int(m), act, bool(bias), int(seed))
+    asked = questions.ask(res)
+    ask.questions(page, asked, asking)
 
-if ask.shown(page, asked):
-    if act == "none":
+    st.caption(t("collapse.sizes_caption" if act == "none" else "collapse.sizes_caption_act", d=d, m=m,
+                 n_fit=f"{collapse.N_FIT:,}", n_test=f"{collapse.N_TEST:,}"))
+
+    if ask.shown(page, asked):
+        if act == "none":
+            chart_column, numbers = st.columns([3, 2], gap="large")
+            with chart_column:
+                st.subheader(t("collapse.spectrum_heading"))
+                widgets.chart(page, charts.singular_values, compute.derive(res.to_frame), t)
+                st.caption(t("collapse.spectrum_caption"))
+            with numbers:
+                left, right = st.columns(2)
+                left.metric(t("collapse.metric_rank"), res.rank, help=t("collapse.metric_rank_help"))
+                right.metric(t("collapse.metric_bound"), res.rank_bound)
+                left.metric(t("collapse.metric_two"), f"{res.two_layer_params:,}", help=t("collapse.metric_two_help"))
+                right.metric(t("collapse.metric_one"), f"{res.single_matrix_params:,}", help=t("collapse.metric_one_help"))
+                left.metric(t("collapse.metric_eff_rank"), f"{res.effective_rank:.1f}", help=t("collapse.metric_eff_rank_help"))
+                st.metric(t("collapse.metric_residual"), text.error(res.max_abs_residual), help=t("collapse.metric_residual_help"))
+        else:
+            # With an activation between them, W₂W₁ is only the product of the weights, not the layer's map:
+            # its rank and spectrum would describe a function this layer does not compute.
+            st.caption(t("collapse.no_product", act=t(f"collapse.act_{act}")))
+            chart_column, numbers = st.columns([3, 2], gap="large")
+            with chart_column:
+                st.subheader(t("collapse.fit_heading"))
+                widgets.chart(page, charts.fit_scatter, compute.derive(sample(int(d), int(m), act, bool(bias), int(seed)).to_frame), t)
+                st.caption(t("collapse.fit_caption"))
+            with numbers:
+                st.metric(t("collapse.metric_two"), f"{res.two_layer_params:,}", help=t("collapse.metric_two_help"))
+                st.metric(t("collapse.metric_one"), f"{res.single_matrix_params:,}", help=t("collapse.metric_one_help"))
+                st.metric(t("collapse.metric_fit"), text.error(res.fit_relative_error), help=t("collapse.metric_fit_help"))
+
+        if page.show_details and act == "none":
+            with st.expander(t("collapse.table_heading")):
+                frame = compute.derive(res.to_frame).rename(columns={"index": t("collapse.col_k"), "singular_value": t("collapse.col_sv"),
+                                                       "counted": t("collapse.col_counted")})
+                widgets.table(page, frame, "collapse_singular_values.csv")
+        widgets.verdict(page, lessons.judge(res))
+
+    st.header(t("collapse.stack_heading"))
+    st.markdown(t("collapse.stack_lesson"))
+    st.latex(r"W_L \cdots W_2 W_1 x = W x, \qquad \operatorname{rank}(W) \le \min(d, w_1, \dots, w_{L-1})")
+    left, right = st.columns(2)
+    layers = controls.draw(page, "layers", left)
+    narrow = controls.draw(page, "narrow", right)  # 0: every hidden layer d wide
+    with st.spinner(t("common.computing")):
+        tower = stack(int(d), int(layers), int(narrow), bool(bias), int(seed))
+    stack_asked = questions.stack(tower, bool(bias))
+    ask.questions(page, stack_asked)
+    if ask.shown(page, stack_asked):
         chart_column, numbers = st.columns([3, 2], gap="large")
         with chart_column:
-            st.subheader(t("collapse.spectrum_heading"))
-            widgets.chart(page, charts.singular_values, compute.derive(res.to_frame), t)
-            st.caption(t("collapse.spectrum_caption"))
+            st.subheader(t("collapse.stack_spectrum_heading"))
+            widgets.chart(page, charts.singular_values, compute.derive(tower.to_frame), t)
         with numbers:
-            left, right = st.columns(2)
-            left.metric(t("collapse.metric_rank"), res.rank, help=t("collapse.metric_rank_help"))
-            right.metric(t("collapse.metric_bound"), res.rank_bound)
-            left.metric(t("collapse.metric_two"), f"{res.two_layer_params:,}", help=t("collapse.metric_two_help"))
-            right.metric(t("collapse.metric_one"), f"{res.single_matrix_params:,}", help=t("collapse.metric_one_help"))
-            left.metric(t("collapse.metric_eff_rank"), f"{res.effective_rank:.1f}", help=t("collapse.metric_eff_rank_help"))
-            st.metric(t("collapse.metric_residual"), text.error(res.max_abs_residual), help=t("collapse.metric_residual_help"))
-    else:
-        # With an activation between them, W₂W₁ is only the product of the weights, not the layer's map:
-        # its rank and spectrum would describe a function this layer does not compute.
-        st.caption(t("collapse.no_product", act=t(f"collapse.act_{act}")))
-        chart_column, numbers = st.columns([3, 2], gap="large")
-        with chart_column:
-            st.subheader(t("collapse.fit_heading"))
-            widgets.chart(page, charts.fit_scatter, compute.derive(sample(int(d), int(m), act, bool(bias), int(seed)).to_frame), t)
-            st.caption(t("collapse.fit_caption"))
-        with numbers:
-            st.metric(t("collapse.metric_two"), f"{res.two_layer_params:,}", help=t("collapse.metric_two_help"))
-            st.metric(t("collapse.metric_one"), f"{res.single_matrix_params:,}", help=t("collapse.metric_one_help"))
-            st.metric(t("collapse.metric_fit"), text.error(res.fit_relative_error), help=t("collapse.metric_fit_help"))
+            st.metric(t("collapse.metric_stack_params"), f"{tower.layer_params:,}")
+            st.metric(t("collapse.metric_stack_rank"), tower.rank)
+            st.metric(t("collapse.metric_stack_residual"), text.error(tower.max_abs_residual))
+        widgets.verdict(page, lessons.judge_stack(tower))
 
-    if page.show_details and act == "none":
-        with st.expander(t("collapse.table_heading")):
-            frame = compute.derive(res.to_frame).rename(columns={"index": t("collapse.col_k"), "singular_value": t("collapse.col_sv"),
-                                                   "counted": t("collapse.col_counted")})
-            widgets.table(page, frame, "collapse_singular_values.csv")
-    widgets.verdict(page, lessons.judge(res))
+    widgets.show_code(page, collapse.measure, collapse.collapsed, collapse.best_affine_fit, collapse.fit_sample,
+                      collapse.stack)
 
-st.header(t("collapse.stack_heading"))
-st.markdown(t("collapse.stack_lesson"))
-st.latex(r"W_L \cdots W_2 W_1 x = W x, \qquad \operatorname{rank}(W) \le \min(d, w_1, \dots, w_{L-1})")
-left, right = st.columns(2)
-layers = controls.draw(page, "layers", left)
-narrow = controls.draw(page, "narrow", right)  # 0: every hidden layer d wide
-with st.spinner(t("common.computing")):
-    tower = stack(int(d), int(layers), int(narrow), bool(bias), int(seed))
-stack_asked = questions.stack(tower, bool(bias))
-ask.questions(page, stack_asked)
-if ask.shown(page, stack_asked):
-    chart_column, numbers = st.columns([3, 2], gap="large")
-    with chart_column:
-        st.subheader(t("collapse.stack_spectrum_heading"))
-        widgets.chart(page, charts.singular_values, compute.derive(tower.to_frame), t)
-    with numbers:
-        st.metric(t("collapse.metric_stack_params"), f"{tower.layer_params:,}")
-        st.metric(t("collapse.metric_stack_rank"), tower.rank)
-        st.metric(t("collapse.metric_stack_residual"), text.error(tower.max_abs_residual))
-    widgets.verdict(page, lessons.judge_stack(tower))
 
-widgets.show_code(page, collapse.measure, collapse.collapsed, collapse.best_affine_fit, collapse.fit_sample,
-                  collapse.stack)
+experiment()

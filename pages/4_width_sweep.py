@@ -15,35 +15,6 @@ t = page.t
 st.title(t("sweep.title"))
 lede.lesson(page, t("sweep.lesson"), [t("sweep.formula")])
 glossary.note(t, "kink", "least_squares", "rmse")
-asking = st.container()  # the questions, filled once the fits they are about are made
-
-left, middle, right = st.columns([2, 3, 2])
-target = controls.draw(page, "target", left)
-typed = controls.draw(page, "expr", left) if target == "custom" else None  # a formula for a custom target only
-widths = controls.draw(page, "widths", middle)
-act = controls.draw(page, "act", right)
-left, right = lede.less_used(page, [3, 2])
-method = controls.draw(page, "method", left, horizontal=True)
-seed = controls.draw(page, "seed", right)
-with st.expander(t("activations.heading")):
-    widgets.chart(page, act_charts.activations, act, t, net1d.ACTS)
-    st.caption(t(f"activations.caption_{act}"))
-
-key = target if target in targets.BUILTIN else targets.DEFAULT
-if target == "custom":
-    try:
-        key = targets.key(typed)
-        targets.values(key, targets.grid(sweep.X_RANGE, sweep.POINTS))  # refused here, not inside the cache
-    except expr.ExprError as err:
-        st.warning(t("sweep.bad_expr", reason=t(f"sweep.expr_{err.code}")))
-        key = targets.DEFAULT
-if not widths:
-    st.warning(t("sweep.no_widths"))
-    st.stop()
-widths = tuple(sorted(int(m) for m in widths))
-methods = ("pieces", "naive") if method == "both" else (method,)
-# The 4x trade-off: widths 1x, 2x, 8/3x, 3x, 4x and 8x of d = 8 (8/3 * 8 rounds to 21).
-EXPANSIONS = {8: "1×", 16: "2×", 21: "8/3×", 24: "3×", 32: "4×", 64: "8×"}
 
 
 @compute.cached(max_entries=32)
@@ -60,112 +31,143 @@ def best_found(results: dict[str, sweep.Sweep], ref: best.Reference) -> list[flo
     return [best.combine(r, *(res.fits[j].rmse for res in results.values())) for j, r in enumerate(ref.rmse)]
 
 
-with st.spinner(t("sweep.computing")):
-    results = {m: run(key, widths, act, m, int(seed)) for m in methods}
-    ref = reference(key, widths, act)
-main = results[methods[0]]
-relu = act == "relu"
-show_seed = key == "sin3x" and relu
-best_rmse = best_found(results, ref)
-asked = questions.ask(results, best_rmse, {"target": key, "widths": widths, "act": act, "method": method,
-                                           "seed": int(seed)})
-ask.questions(page, asked, asking)
-# The charts' long tables, from the results' own frames (a few ms; the charts' specs are cached by widgets.chart).
-curves = pd.concat([r.curves_frame() for r in results.values()], ignore_index=True)
-kinks = pd.concat([r.kinks_frame() for r in results.values()], ignore_index=True)
-pieces = pd.concat([r.rmse_frame() for r in results.values()], ignore_index=True)
-by_width = charts.rmse_series(results.values(), best_rmse, lesson.SEED_RMSE if show_seed else None)
+@shell.part
+def experiment() -> None:
+    asking = st.container()  # the questions, filled once the fits they are about are made
 
-st.caption(t("sweep.setup_caption", target=main.label, lo=sweep.X_RANGE[0], hi=sweep.X_RANGE[1],
-             points=sweep.POINTS, steps=main.steps, act=t(f"sweep.act_{act}")))
+    left, middle, right = st.columns([2, 3, 2])
+    target = controls.draw(page, "target", left)
+    typed = controls.draw(page, "expr", left) if target == "custom" else None  # a formula for a custom target only
+    widths = controls.draw(page, "widths", middle)
+    act = controls.draw(page, "act", right)
+    left, right = lede.less_used(page, [3, 2])
+    method = controls.draw(page, "method", left, horizontal=True)
+    seed = controls.draw(page, "seed", right)
+    with st.expander(t("activations.heading")):
+        widgets.chart(page, act_charts.activations, act, t, net1d.ACTS)
+        st.caption(t(f"activations.caption_{act}"))
 
-# --- fits and kinks -------------------------------------------------------------------------------------------
-if ask.shown(page, asked):
-    st.subheader(t("sweep.fits_heading"))
-    widgets.chart(page, charts.fits, curves, kinks, t)
-    st.caption(t("sweep.fits_caption" if relu else "sweep.fits_caption_gelu"))
+    key = target if target in targets.BUILTIN else targets.DEFAULT
+    if target == "custom":
+        try:
+            key = targets.key(typed)
+            targets.values(key, targets.grid(sweep.X_RANGE, sweep.POINTS))  # refused here, not inside the cache
+        except expr.ExprError as err:
+            st.warning(t("sweep.bad_expr", reason=t(f"sweep.expr_{err.code}")))
+            key = targets.DEFAULT
+    if not widths:
+        st.warning(t("sweep.no_widths"))
+        st.stop()
+    widths = tuple(sorted(int(m) for m in widths))
+    methods = ("pieces", "naive") if method == "both" else (method,)
+    # The 4x trade-off: widths 1x, 2x, 8/3x, 3x, 4x and 8x of d = 8 (8/3 * 8 rounds to 21).
+    EXPANSIONS = {8: "1×", 16: "2×", 21: "8/3×", 24: "3×", 32: "4×", 64: "8×"}
 
-    narrow, wide = main.fits[0], main.fits[-1]
-    cols = st.columns(4 if relu else 3)
-    cols[0].metric(t("sweep.metric_rmse", m=narrow.width), text.fit_error(narrow.rmse, main.exact_tol))
-    cols[1].metric(t("sweep.metric_rmse", m=wide.width), text.fit_error(wide.rmse, main.exact_tol))
-    cols[2].metric(t("sweep.metric_best", m=wide.width), text.fit_error(best_rmse[-1], main.exact_tol), help=t("sweep.metric_best_help"))
-    if relu:
-        cols[3].metric(t("sweep.metric_pieces", m=wide.width), f"{wide.pieces} / {wide.width + 1}",
-                       help=t("sweep.metric_pieces_help"))
+    with st.spinner(t("sweep.computing")):
+        results = {m: run(key, widths, act, m, int(seed)) for m in methods}
+        ref = reference(key, widths, act)
+    main = results[methods[0]]
+    relu = act == "relu"
+    show_seed = key == "sin3x" and relu
+    best_rmse = best_found(results, ref)
+    asked = questions.ask(results, best_rmse, {"target": key, "widths": widths, "act": act, "method": method,
+                                               "seed": int(seed)})
+    ask.questions(page, asked, asking)
+    # The charts' long tables, from the results' own frames (a few ms; the charts' specs are cached by widgets.chart).
+    curves = pd.concat([r.curves_frame() for r in results.values()], ignore_index=True)
+    kinks = pd.concat([r.kinks_frame() for r in results.values()], ignore_index=True)
+    pieces = pd.concat([r.rmse_frame() for r in results.values()], ignore_index=True)
+    by_width = charts.rmse_series(results.values(), best_rmse, lesson.SEED_RMSE if show_seed else None)
 
-    # --- RMSE by width and pieces ---------------------------------------------------------------------------------
-    left, right = st.columns(2, gap="large") if relu else (st.container(), None)
-    with left:
-        st.subheader(t("sweep.rmse_heading"))
-        if by_width.empty:
-            st.caption(t("sweep.rmse_all_exact"))
-        else:
-            widgets.chart(page, charts.rmse_by_width, by_width, t)
-            st.caption(t("sweep.rmse_caption_seed" if show_seed else "sweep.rmse_caption"))
-    if right is not None:
-        with right:
-            st.subheader(t("sweep.pieces_heading"))
-            widgets.chart(page, charts.pieces, pieces, t)
-            st.caption(t("sweep.pieces_caption"))
+    st.caption(t("sweep.setup_caption", target=main.label, lo=sweep.X_RANGE[0], hi=sweep.X_RANGE[1],
+                 points=sweep.POINTS, steps=main.steps, act=t(f"sweep.act_{act}")))
 
-    # --- claims and takeaway --------------------------------------------------------------------------------------
-    widgets.verdict(page, verdicts.judge(results, best_rmse))
+    # --- fits and kinks -------------------------------------------------------------------------------------------
+    if ask.shown(page, asked):
+        st.subheader(t("sweep.fits_heading"))
+        widgets.chart(page, charts.fits, curves, kinks, t)
+        st.caption(t("sweep.fits_caption" if relu else "sweep.fits_caption_gelu"))
 
-# --- the 4x expansion: finer pieces against parameters ---------------------------------------------------------
-if controls.draw(page, "expansion"):
-    trade = run(key, tuple(EXPANSIONS), act, "pieces", int(seed))
-    frame = trade.rmse_frame().assign(expansion=lambda d: d["width"].map(EXPANSIONS))
-    widgets.chart(page, charts.by_params, frame, t)
-    st.caption(t("sweep.params_caption"))
-    widgets.verdict(page, verdicts.judge_expansion(trade))
+        narrow, wide = main.fits[0], main.fits[-1]
+        cols = st.columns(4 if relu else 3)
+        cols[0].metric(t("sweep.metric_rmse", m=narrow.width), text.fit_error(narrow.rmse, main.exact_tol))
+        cols[1].metric(t("sweep.metric_rmse", m=wide.width), text.fit_error(wide.rmse, main.exact_tol))
+        cols[2].metric(t("sweep.metric_best", m=wide.width), text.fit_error(best_rmse[-1], main.exact_tol), help=t("sweep.metric_best_help"))
+        if relu:
+            cols[3].metric(t("sweep.metric_pieces", m=wide.width), f"{wide.pieces} / {wide.width + 1}",
+                           help=t("sweep.metric_pieces_help"))
 
-# --- live training --------------------------------------------------------------------------------------------
+        # --- RMSE by width and pieces ---------------------------------------------------------------------------------
+        left, right = st.columns(2, gap="large") if relu else (st.container(), None)
+        with left:
+            st.subheader(t("sweep.rmse_heading"))
+            if by_width.empty:
+                st.caption(t("sweep.rmse_all_exact"))
+            else:
+                widgets.chart(page, charts.rmse_by_width, by_width, t)
+                st.caption(t("sweep.rmse_caption_seed" if show_seed else "sweep.rmse_caption"))
+        if right is not None:
+            with right:
+                st.subheader(t("sweep.pieces_heading"))
+                widgets.chart(page, charts.pieces, pieces, t)
+                st.caption(t("sweep.pieces_caption"))
+
+        # --- claims and takeaway --------------------------------------------------------------------------------------
+        widgets.verdict(page, verdicts.judge(results, best_rmse))
+
+    # --- the 4x expansion: finer pieces against parameters ---------------------------------------------------------
+    if controls.draw(page, "expansion"):
+        trade = run(key, tuple(EXPANSIONS), act, "pieces", int(seed))
+        frame = trade.rmse_frame().assign(expansion=lambda d: d["width"].map(EXPANSIONS))
+        widgets.chart(page, charts.by_params, frame, t)
+        st.caption(t("sweep.params_caption"))
+        widgets.verdict(page, verdicts.judge_expansion(trade))
+
+    @st.fragment
+    def live_training() -> None:
+        st.subheader(t("sweep.live_heading"))
+        st.caption(t("sweep.live_caption" if act == "relu" else "sweep.live_caption_gelu"))
+        if not st.button(t("sweep.train"), key="train", type="primary"):
+            return
+        for m in methods:
+            bar = st.progress(0.0, text=t("sweep.progress", method=t(f"sweep.method_{m}"), step=0, steps=main.steps))
+            fit_slot, loss_slot = st.empty(), st.empty()
+
+            def show(snap: sweep.Sweep, bar=bar, fit_slot=fit_slot, loss_slot=loss_slot, m=m) -> None:  # noqa: ANN001
+                bar.progress(snap.step / snap.steps,
+                             text=t("sweep.progress", method=t(f"sweep.method_{m}"), step=snap.step, steps=snap.steps))
+                with fit_slot.container():
+                    widgets.chart(page, charts.fits(snap.curves_frame(), snap.kinks_frame(), t))
+                with loss_slot.container():
+                    widgets.chart(page, charts.loss(snap.loss_frame(), t))
+
+            final = compute.train(sweep.fit_widths, key, widths, act=act, method=m, seed=int(seed),
+                                  on_step=show, every=max(1, main.steps // 12))
+            show(final)
+
+    live_training()
+
+    # --- table and code -------------------------------------------------------------------------------------------
+    if page.show_details and ask.shown(page, asked, note=False):
+        with st.expander(t("sweep.table_heading")):
+            rows = []
+            for m, res in results.items():
+                for f, b in zip(res.fits, best_rmse):
+                    row = {
+                        t("sweep.col_method"): t(f"sweep.method_{m}"), t("sweep.col_width"): f.width,
+                        t("sweep.col_rmse"): f.rmse, t("sweep.col_exact"): f.exact, t("sweep.col_best"): b,
+                    }
+                    if show_seed:
+                        row[t("sweep.col_seed")] = lesson.SEED_RMSE.get(f.width)
+                        row[t("sweep.col_seed_kinks")] = lesson.SEED_KINKS.get(f.width)
+                    if relu:
+                        row.update({t("sweep.col_kinks"): f.kinks_inside, t("sweep.col_pieces_used"): f.pieces,
+                                    t("sweep.col_bound"): f.width + 1})
+                    rows.append(row)
+            widgets.table(page, pd.DataFrame(rows), "width_sweep.csv")
+            sources = ", ".join(t(f"sweep.source_{s}") for s in dict.fromkeys(ref.source))
+            st.caption(t("sweep.table_caption", source=sources))
+    widgets.show_code(page, sweep.fit_widths, varpro.fit, varpro.step_relu, snap.snap_fit, sweep.pieces_that_matter)
 
 
-@st.fragment
-def live_training() -> None:
-    st.subheader(t("sweep.live_heading"))
-    st.caption(t("sweep.live_caption" if act == "relu" else "sweep.live_caption_gelu"))
-    if not st.button(t("sweep.train"), key="train", type="primary"):
-        return
-    for m in methods:
-        bar = st.progress(0.0, text=t("sweep.progress", method=t(f"sweep.method_{m}"), step=0, steps=main.steps))
-        fit_slot, loss_slot = st.empty(), st.empty()
-
-        def show(snap: sweep.Sweep, bar=bar, fit_slot=fit_slot, loss_slot=loss_slot, m=m) -> None:  # noqa: ANN001
-            bar.progress(snap.step / snap.steps,
-                         text=t("sweep.progress", method=t(f"sweep.method_{m}"), step=snap.step, steps=snap.steps))
-            with fit_slot.container():
-                widgets.chart(page, charts.fits(snap.curves_frame(), snap.kinks_frame(), t))
-            with loss_slot.container():
-                widgets.chart(page, charts.loss(snap.loss_frame(), t))
-
-        final = compute.train(sweep.fit_widths, key, widths, act=act, method=m, seed=int(seed),
-                              on_step=show, every=max(1, main.steps // 12))
-        show(final)
-
-
-live_training()
-
-# --- table and code -------------------------------------------------------------------------------------------
-if page.show_details and ask.shown(page, asked, note=False):
-    with st.expander(t("sweep.table_heading")):
-        rows = []
-        for m, res in results.items():
-            for f, b in zip(res.fits, best_rmse):
-                row = {
-                    t("sweep.col_method"): t(f"sweep.method_{m}"), t("sweep.col_width"): f.width,
-                    t("sweep.col_rmse"): f.rmse, t("sweep.col_exact"): f.exact, t("sweep.col_best"): b,
-                }
-                if show_seed:
-                    row[t("sweep.col_seed")] = lesson.SEED_RMSE.get(f.width)
-                    row[t("sweep.col_seed_kinks")] = lesson.SEED_KINKS.get(f.width)
-                if relu:
-                    row.update({t("sweep.col_kinks"): f.kinks_inside, t("sweep.col_pieces_used"): f.pieces,
-                                t("sweep.col_bound"): f.width + 1})
-                rows.append(row)
-        widgets.table(page, pd.DataFrame(rows), "width_sweep.csv")
-        sources = ", ".join(t(f"sweep.source_{s}") for s in dict.fromkeys(ref.source))
-        st.caption(t("sweep.table_caption", source=sources))
-widgets.show_code(page, sweep.fit_widths, varpro.fit, varpro.step_relu, snap.snap_fit, sweep.pieces_that_matter)
+experiment()

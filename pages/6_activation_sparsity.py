@@ -17,25 +17,6 @@ st.title(t("sparsity.title"))
 lede.lesson(page, t("sparsity.lesson"),
             [r"\text{" + t("sparsity.formula_lhs") + r"}(x) = \frac{1}{m} \sum_{i=1}^{m} \mathbf{1}\left[k_i \cdot x + b_i > 0\right]"])
 glossary.note(t, "fan_in", "xavier_kaiming", "full_batch_adam", "cross_entropy")
-asking = st.container()  # the questions, filled once the results they are about are measured
-
-c1, c2, c3, c4 = st.columns([1, 2, 1, 1])  # the initialisation names are long; they are also the URL values
-act = controls.draw(page, "act", c1)
-init = controls.draw(page, "init", c2)
-bias = controls.draw(page, "bias", c3)
-seed = controls.draw(page, "seed", c4)
-with st.expander(t("activations.heading")):
-    widgets.chart(page, act_charts.activations, act, t)
-    st.caption(t(f"activations.caption_{act}"))
-c1, c2, c3, c4 = lede.less_used(page, 4)
-d = controls.draw(page, "d", c1)
-m = controls.draw(page, "m", c2)
-task = controls.draw(page, "task", c3)
-steps = controls.draw(page, "steps", c4)
-
-if N_KEYS * d * m * steps > memory_training.MAX_WORK:
-    st.warning(t("sparsity.too_costly"))
-    st.stop()
 
 
 @compute.cached(max_entries=256)
@@ -48,69 +29,93 @@ def train(d: int, m: int, steps: int, task: str, act: str, init: str, bias: bool
     return sparsity.train(n=N_KEYS, d=d, m=m, steps=steps, task=task, act=act, init=init, bias=bias, seed=seed)
 
 
-with st.spinner(t("common.computing")):
-    start = at_init(int(d), int(m), act, init, bool(bias), int(seed))
-    run = train(int(d), int(m), int(steps), task, act, init, bool(bias), int(seed))
-init_asked = questions.at_init(start, int(seed))
-train_asked = questions.training(start, run, act, {"d": int(d), "m": int(m), "steps": int(steps), "task": task,
-                                                   "act": act, "init": init, "bias": bool(bias), "seed": int(seed)})
-ask.questions(page, init_asked + train_asked, asking)
+@shell.part
+def experiment() -> None:
+    asking = st.container()  # the questions, filled once the results they are about are measured
 
-st.subheader(t("sparsity.init_heading"))
-if ask.shown(page, init_asked):
-    c1, c2, c3, c4 = st.columns(4)
-    c1.metric(t("sparsity.metric_mean"), f"{start.mean_active_fraction:.4f}", help=t("sparsity.metric_mean_help", n=N_TOKENS))
-    c2.metric(t("sparsity.metric_token_range"), f"{min(start.per_token):.2f} – {max(start.per_token):.2f}")
-    c3.metric(t("sparsity.metric_dead"), str(start.dead), help=t("sparsity.metric_dead_help"))
-    c4.metric(t("sparsity.metric_always_on"), str(start.always_on), help=t("sparsity.metric_always_on_help"))
-    left, right = st.columns(2)
-    with left:
-        st.markdown(f"**{t('sparsity.hist_heading')}**")
-        widgets.chart(page, charts.per_token, compute.derive(start.token_frame), t)
-    with right:
-        st.markdown(f"**{t('sparsity.neuron_heading')}**")
-        widgets.chart(page, charts.per_neuron, compute.derive(start.neuron_frame), t)
-    st.markdown(t("sparsity.why_half"))
+    c1, c2, c3, c4 = st.columns([1, 2, 1, 1])  # the initialisation names are long; they are also the URL values
+    act = controls.draw(page, "act", c1)
+    init = controls.draw(page, "init", c2)
+    bias = controls.draw(page, "bias", c3)
+    seed = controls.draw(page, "seed", c4)
+    with st.expander(t("activations.heading")):
+        widgets.chart(page, act_charts.activations, act, t)
+        st.caption(t(f"activations.caption_{act}"))
+    c1, c2, c3, c4 = lede.less_used(page, 4)
+    d = controls.draw(page, "d", c1)
+    m = controls.draw(page, "m", c2)
+    task = controls.draw(page, "task", c3)
+    steps = controls.draw(page, "steps", c4)
 
-    st.markdown(f"**{t('sparsity.table_heading')}**")
-    table = compute.derive(start.init_frame)
-    table["init"] = table["init"].map({i: t(f"sparsity.init_{i}") for i in table["init"].unique()})
-    table = table.rename(columns={
-        "init": t("sparsity.col_init"), "bias": t("sparsity.col_bias"),
-        "mean_active_fraction": t("sparsity.col_mean"), "dead": t("sparsity.col_dead"),
-        "always_on": t("sparsity.col_always_on"),
-    })
-    widgets.table(page, table, "sparsity_by_init.csv")
-    st.caption(t("sparsity.table_caption"))
-    widgets.verdict(page, verdicts.judge_init(start))
+    if N_KEYS * d * m * steps > memory_training.MAX_WORK:
+        st.warning(t("sparsity.too_costly"))
+        st.stop()
+
+    with st.spinner(t("common.computing")):
+        start = at_init(int(d), int(m), act, init, bool(bias), int(seed))
+        run = train(int(d), int(m), int(steps), task, act, init, bool(bias), int(seed))
+    init_asked = questions.at_init(start, int(seed))
+    train_asked = questions.training(start, run, act, {"d": int(d), "m": int(m), "steps": int(steps), "task": task,
+                                                       "act": act, "init": init, "bias": bool(bias), "seed": int(seed)})
+    ask.questions(page, init_asked + train_asked, asking)
+
+    st.subheader(t("sparsity.init_heading"))
+    if ask.shown(page, init_asked):
+        c1, c2, c3, c4 = st.columns(4)
+        c1.metric(t("sparsity.metric_mean"), f"{start.mean_active_fraction:.4f}", help=t("sparsity.metric_mean_help", n=N_TOKENS))
+        c2.metric(t("sparsity.metric_token_range"), f"{min(start.per_token):.2f} – {max(start.per_token):.2f}")
+        c3.metric(t("sparsity.metric_dead"), str(start.dead), help=t("sparsity.metric_dead_help"))
+        c4.metric(t("sparsity.metric_always_on"), str(start.always_on), help=t("sparsity.metric_always_on_help"))
+        left, right = st.columns(2)
+        with left:
+            st.markdown(f"**{t('sparsity.hist_heading')}**")
+            widgets.chart(page, charts.per_token, compute.derive(start.token_frame), t)
+        with right:
+            st.markdown(f"**{t('sparsity.neuron_heading')}**")
+            widgets.chart(page, charts.per_neuron, compute.derive(start.neuron_frame), t)
+        st.markdown(t("sparsity.why_half"))
+
+        st.markdown(f"**{t('sparsity.table_heading')}**")
+        table = compute.derive(start.init_frame)
+        table["init"] = table["init"].map({i: t(f"sparsity.init_{i}") for i in table["init"].unique()})
+        table = table.rename(columns={
+            "init": t("sparsity.col_init"), "bias": t("sparsity.col_bias"),
+            "mean_active_fraction": t("sparsity.col_mean"), "dead": t("sparsity.col_dead"),
+            "always_on": t("sparsity.col_always_on"),
+        })
+        widgets.table(page, table, "sparsity_by_init.csv")
+        st.caption(t("sparsity.table_caption"))
+        widgets.verdict(page, verdicts.judge_init(start))
+
+    st.subheader(t("sparsity.train_heading"))
+    st.markdown(t(f"sparsity.task_lesson_{task}", n=N_KEYS, classes=memory_training.N_CLASSES))
+    if ask.shown(page, init_asked + train_asked):  # its numbers start from the init's fraction
+        before, after = run.active_train[0], run.active_train[-1]
+        # Two to a row: "0.509 → 0.495" needs half the width, or the number the lesson is about is cut off.
+        c1, c2 = st.columns(2)
+        c1.metric(t("sparsity.metric_train"), text.change((before, after), "{:.3f}".format), t("sparsity.delta_points", value=f"{100 * run.change:+.1f}"),
+                  delta_color="off", help=t("sparsity.metric_train_help"))
+        c2.metric(t("sparsity.metric_fresh"), text.change((run.active_fresh[0], run.active_fresh[-1]), "{:.3f}".format),
+                  help=t("sparsity.metric_fresh_help"))
+        c3, c4 = st.columns(2)
+        c3.metric(t("sparsity.metric_recall"), f"{run.final_recall:.0%}", help=t(f"sparsity.metric_recall_help_{task}"))
+        c4.metric(t("sparsity.metric_dead_after"), f"{run.dead_after} / {run.always_on_after}",
+                  help=t("sparsity.metric_dead_after_help"))
+        # The published fractions are ReLU measurements (an inactive ReLU neuron is exactly zero): drawn for ReLU only.
+        published = sparsity.PUBLISHED if act == "relu" else {}
+        widgets.chart(page, charts.training, compute.derive(run.to_frame), published, t)
+        if act == "relu":
+            st.caption(t("sparsity.reference_caption"))
+        else:
+            st.caption(t("sparsity.reference_caption_smooth", act=t(f"sparsity.act_{act}")))
+        if page.show_details and steps > 0:
+            widgets.chart(page, charts.loss, compute.derive(run.loss_frame), t)
+
+        widgets.verdict(page, verdicts.judge(start, run, act))
+
+    st.page_link("pages/8_gpt_surgery.py", label=t("sparsity.link_trained"), icon=":material/arrow_forward:",
+                 query_params=shell.link_params(page))
+    widgets.show_code(page, sparsity.at_init, sparsity.train, memory_training.train_module)
 
 
-st.subheader(t("sparsity.train_heading"))
-st.markdown(t(f"sparsity.task_lesson_{task}", n=N_KEYS, classes=memory_training.N_CLASSES))
-if ask.shown(page, init_asked + train_asked):  # its numbers start from the init's fraction
-    before, after = run.active_train[0], run.active_train[-1]
-    # Two to a row: "0.509 → 0.495" needs half the width, or the number the lesson is about is cut off.
-    c1, c2 = st.columns(2)
-    c1.metric(t("sparsity.metric_train"), text.change((before, after), "{:.3f}".format), t("sparsity.delta_points", value=f"{100 * run.change:+.1f}"),
-              delta_color="off", help=t("sparsity.metric_train_help"))
-    c2.metric(t("sparsity.metric_fresh"), text.change((run.active_fresh[0], run.active_fresh[-1]), "{:.3f}".format),
-              help=t("sparsity.metric_fresh_help"))
-    c3, c4 = st.columns(2)
-    c3.metric(t("sparsity.metric_recall"), f"{run.final_recall:.0%}", help=t(f"sparsity.metric_recall_help_{task}"))
-    c4.metric(t("sparsity.metric_dead_after"), f"{run.dead_after} / {run.always_on_after}",
-              help=t("sparsity.metric_dead_after_help"))
-    # The published fractions are ReLU measurements (an inactive ReLU neuron is exactly zero): drawn for ReLU only.
-    published = sparsity.PUBLISHED if act == "relu" else {}
-    widgets.chart(page, charts.training, compute.derive(run.to_frame), published, t)
-    if act == "relu":
-        st.caption(t("sparsity.reference_caption"))
-    else:
-        st.caption(t("sparsity.reference_caption_smooth", act=t(f"sparsity.act_{act}")))
-    if page.show_details and steps > 0:
-        widgets.chart(page, charts.loss, compute.derive(run.loss_frame), t)
-
-    widgets.verdict(page, verdicts.judge(start, run, act))
-
-st.page_link("pages/8_gpt_surgery.py", label=t("sparsity.link_trained"), icon=":material/arrow_forward:",
-             query_params=shell.link_params(page))
-widgets.show_code(page, sparsity.at_init, sparsity.train, memory_training.train_module)
+experiment()

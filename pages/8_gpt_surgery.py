@@ -13,107 +13,125 @@ t = page.t
 
 st.title(t("gptsurgery.title"))
 lede.lesson(page, t("gptsurgery.lesson"))
-asking = st.container()  # the ablation's questions, filled once the ablated model is scored
 
 
-# 1. Take the FFN out
-st.header(t("gptsurgery.ablation_heading"))
-st.markdown(t("gptsurgery.ablation_lesson", examples="“of”, “is”, “의”, “수도”"))
-glossary.note(t, "residual_stream")
-st.latex(r"x \leftarrow x + \mathrm{attn}_l(\mathrm{LN}(x)),\qquad x \leftarrow x + \underbrace{\mathrm{FFN}_l(\mathrm{LN}(x))}_{\to\,0}")
-target = controls.draw(page, "target")
-with st.spinner(t("common.computing")):
-    base = gpt_probes.base_scores()
-    after = base if target == "none" else gpt_probes.ablated_scores(target)
-ablation_asked = questions.ablation(target, pages.target_label(t, target), base, after)
-ask.questions(page, ablation_asked, asking)
-if ask.shown(page, ablation_asked):
-    c1, c2, c3 = st.columns(3)
-    for column, name in zip((c1, c2, c3), ("seen", "heldout", "template")):
-        column.metric(t(f"gptsurgery.measure_{name}"), text.change((getattr(base, name), getattr(after, name)), text.pct),
-                      help=t(f"gptsurgery.measure_{name}_help"))
-    frame = pd.DataFrame([{"measure": name, "state": state, "accuracy": getattr(scores, name)}
-                          for name in ("seen", "heldout", "template")
-                          for state, scores in (("shipped", base), ("ablated", after))])
-    widgets.chart(page, charts.ablation, frame, t)
-    widgets.verdict(page, lessons.ablation(target, pages.target_label(t, target), base, after))
+@shell.part
+def ablation_section() -> None:
+    asking = st.container()  # the ablation's questions, filled once the ablated model is scored
 
-# 2. Edit one memory
-st.header(t("gptsurgery.edit_heading"))
-st.markdown(t("gptsurgery.edit_lesson"))
-with st.expander(t("gptsurgery.precise_label")):
-    st.markdown(t("gptsurgery.edit_precise"))
-glossary.note(t, "outer_product", "rank", "covariance", "c_inv_k")
-st.latex(r"W_2 \leftarrow W_2 + \frac{\delta\,(C^{-1}k_*)^{\top}}{k_*^{\top}C^{-1}k_*}"
-         r"\quad\text{" + t("gptsurgery.or") + r"}\quad W_2 \leftarrow W_2 + \frac{\delta\,k_*^{\top}}{k_*^{\top}k_*}")
-capitals = [f for f in corpus.FACTS if f.relation == "capital"]
-c1, c2, c3 = st.columns([2, 1, 2])
-country = controls.draw(page, "edit_country", c1)
-elang = controls.draw(page, "edit_lang", c2)
-fact = next(f for f in capitals if f.country == country)
-new_answer = controls.draw(page, "new", c3)  # another capital: its options follow the country and the language
-c1, c2, c3 = st.columns(3)
-layer = controls.draw(page, "block", c1)
-method = controls.draw(page, "method", c2, horizontal=True)
-apply = controls.draw(page, "apply", c3)
-
-prompt_words = " ".join(next(p.words for p in corpus.prompts("all")
-                             if p.fact == fact and p.lang == elang and p.template == corpus.template_id("capital", elang, 0)))
-st.caption(t("gptsurgery.edit_prompt", prompt=prompt_words, old=fact.answer(elang), new=new_answer))
-if not apply:
-    st.info(t("gptsurgery.undone", prompt=prompt_words, old=fact.answer(elang)))
-else:
+    # 1. Take the FFN out
+    st.header(t("gptsurgery.ablation_heading"))
+    st.markdown(t("gptsurgery.ablation_lesson", examples="“of”, “is”, “의”, “수도”"))
+    glossary.note(t, "residual_stream")
+    st.latex(r"x \leftarrow x + \mathrm{attn}_l(\mathrm{LN}(x)),\qquad x \leftarrow x + \underbrace{\mathrm{FFN}_l(\mathrm{LN}(x))}_{\to\,0}")
+    target = controls.draw(page, "target")
     with st.spinner(t("common.computing")):
-        res = gpt_probes.edit_fact(country, elang, new_answer, int(layer), method)
-    unchanged = gpt_probes.shipped_unchanged()
-    edit_asked = questions.edit(res, prompt_words)
-    ask.questions(page, edit_asked)
+        base = gpt_probes.base_scores()
+        after = base if target == "none" else gpt_probes.ablated_scores(target)
+    ablation_asked = questions.ablation(target, pages.target_label(t, target), base, after)
+    ask.questions(page, ablation_asked, asking)
+    if ask.shown(page, ablation_asked):
+        c1, c2, c3 = st.columns(3)
+        for column, name in zip((c1, c2, c3), ("seen", "heldout", "template")):
+            column.metric(t(f"gptsurgery.measure_{name}"), text.change((getattr(base, name), getattr(after, name)), text.pct),
+                          help=t(f"gptsurgery.measure_{name}_help"))
+        frame = pd.DataFrame([{"measure": name, "state": state, "accuracy": getattr(scores, name)}
+                              for name in ("seen", "heldout", "template")
+                              for state, scores in (("shipped", base), ("ablated", after))])
+        widgets.chart(page, charts.ablation, frame, t)
+        widgets.verdict(page, lessons.ablation(target, pages.target_label(t, target), base, after))
 
-    if ask.shown(page, edit_asked):
-        c1, c2, c3, c4 = st.columns(4)
-        c1.metric(t("gptsurgery.metric_edited"), text.pct_change(res.edited), help=t("gptsurgery.metric_edited_help"))
-        c2.metric(t("gptsurgery.metric_other_templates"), text.pct_change(res.other_templates),
-                  help=t("gptsurgery.metric_other_templates_help"))
-        c3.metric(t("gptsurgery.metric_other_lang"), text.pct_change(res.other_lang),
-                  help=t("gptsurgery.metric_other_lang_help", answer=res.new_answer_other))
-        c4.metric(t("gptsurgery.metric_changed"), f"{res.other_facts_changed} / {res.other_facts}",
-                  help=t("gptsurgery.metric_changed_help", prompts=res.other_prompts_changed, total=res.other_prompts))
-        rows = pd.DataFrame(res.rows, columns=["group", "lang", "prompt", "target", "before", "after"])
-        rows["group"] = rows["group"].map(lambda g: t(f"gptsurgery.group_{g}"))
-        rows["lang"] = rows["lang"].map(lambda lang: t(f"gpt.lang_{lang}"))
-        rows = rows.rename(columns={"group": t("gptsurgery.col_group"), "lang": t("gptsurgery.col_lang"),
-                                    "prompt": t("gptsurgery.col_prompt"), "target": t("gptsurgery.col_target"),
-                                    "before": t("gptsurgery.col_before"), "after": t("gptsurgery.col_after")})
-        widgets.table(page, rows, "gpt_edit.csv", first=(t("gptsurgery.col_prompt"), t("gptsurgery.col_after"),
-                                                         t("gptsurgery.col_before")))
-        widgets.verdict(page, lessons.edit(res, prompt_words, unchanged))
 
-# 3. Sparsity from training
-st.header(t("gptsurgery.sparsity_heading"))
-st.markdown(t("gptsurgery.sparsity_lesson"))
-st.latex(r"\text{" + t("gptsurgery.formula_lhs") + r"}_l = \frac{1}{N\,m}\sum_{n=1}^{N}\sum_{i=1}^{m}\mathbf{1}\left[k_i\cdot \mathrm{LN}(x_n) + b_i > 0\right]")
-steps = list(weights.steps())
-step = controls.draw(page, "step")
-with st.spinner(t("common.computing")):
-    # The final checkpoint's fraction comes with the shipped model's scores: one corpus pass for both.
-    now = base.active if step == steps[-1] else gpt_probes.active_at(int(step))
-logged_steps, logged = gpt_probes.logged_curve()
-curve = sparsity_curve.Curve((int(step),), (now,), logged_steps, logged)
-start = logged[0] if logged else now
-gap = curve.max_log_gap()
-sparsity_asked = questions.sparsity(int(step), start, now, gap)
-ask.questions(page, sparsity_asked)
-if ask.shown(page, sparsity_asked):
-    # Two to a row: "0.495 → 0.304" needs half the width, or the numbers the lesson is about are cut off.
-    for row in range(0, len(now), 2):
-        cols = st.columns(2)
-        for column, i in zip(cols, range(row, min(row + 2, len(now)))):
-            column.metric(t("gpt.block_n", layer=i + 1), text.change((start[i], now[i]), "{:.3f}".format),
-                          help=t("gptsurgery.metric_block_help", step=step))
-    widgets.chart(page, charts.sparsity, curve.to_frame(), ffn_sparsity.PUBLISHED, t)
-    st.caption(t("gptsurgery.sparsity_caption"))
-    widgets.verdict(page, lessons.sparsity(int(step), start, now, gap))
+ablation_section()
 
-# Exactly what this page calls (through ui/gpt_probes): the other core functions run inside these.
-widgets.show_code(page, states.corpus_states, ablation.kept_scores, ablation.scores_from, states.key_covariance,
-                  edit.edit, evaluate.active_fraction, sparsity_curve.logged_curve, sparsity_curve.Curve.max_log_gap)
+
+@shell.part
+def edit_section() -> None:
+    # 2. Edit one memory
+    st.header(t("gptsurgery.edit_heading"))
+    st.markdown(t("gptsurgery.edit_lesson"))
+    with st.expander(t("gptsurgery.precise_label")):
+        st.markdown(t("gptsurgery.edit_precise"))
+    glossary.note(t, "outer_product", "rank", "covariance", "c_inv_k")
+    st.latex(r"W_2 \leftarrow W_2 + \frac{\delta\,(C^{-1}k_*)^{\top}}{k_*^{\top}C^{-1}k_*}"
+             r"\quad\text{" + t("gptsurgery.or") + r"}\quad W_2 \leftarrow W_2 + \frac{\delta\,k_*^{\top}}{k_*^{\top}k_*}")
+    capitals = [f for f in corpus.FACTS if f.relation == "capital"]
+    c1, c2, c3 = st.columns([2, 1, 2])
+    country = controls.draw(page, "edit_country", c1)
+    elang = controls.draw(page, "edit_lang", c2)
+    fact = next(f for f in capitals if f.country == country)
+    new_answer = controls.draw(page, "new", c3)  # another capital: its options follow the country and the language
+    c1, c2, c3 = st.columns(3)
+    layer = controls.draw(page, "block", c1)
+    method = controls.draw(page, "method", c2, horizontal=True)
+    apply = controls.draw(page, "apply", c3)
+
+    prompt_words = " ".join(next(p.words for p in corpus.prompts("all")
+                                 if p.fact == fact and p.lang == elang and p.template == corpus.template_id("capital", elang, 0)))
+    st.caption(t("gptsurgery.edit_prompt", prompt=prompt_words, old=fact.answer(elang), new=new_answer))
+    if not apply:
+        st.info(t("gptsurgery.undone", prompt=prompt_words, old=fact.answer(elang)))
+    else:
+        with st.spinner(t("common.computing")):
+            res = gpt_probes.edit_fact(country, elang, new_answer, int(layer), method)
+        unchanged = gpt_probes.shipped_unchanged()
+        edit_asked = questions.edit(res, prompt_words)
+        ask.questions(page, edit_asked)
+
+        if ask.shown(page, edit_asked):
+            c1, c2, c3, c4 = st.columns(4)
+            c1.metric(t("gptsurgery.metric_edited"), text.pct_change(res.edited), help=t("gptsurgery.metric_edited_help"))
+            c2.metric(t("gptsurgery.metric_other_templates"), text.pct_change(res.other_templates),
+                      help=t("gptsurgery.metric_other_templates_help"))
+            c3.metric(t("gptsurgery.metric_other_lang"), text.pct_change(res.other_lang),
+                      help=t("gptsurgery.metric_other_lang_help", answer=res.new_answer_other))
+            c4.metric(t("gptsurgery.metric_changed"), f"{res.other_facts_changed} / {res.other_facts}",
+                      help=t("gptsurgery.metric_changed_help", prompts=res.other_prompts_changed, total=res.other_prompts))
+            rows = pd.DataFrame(res.rows, columns=["group", "lang", "prompt", "target", "before", "after"])
+            rows["group"] = rows["group"].map(lambda g: t(f"gptsurgery.group_{g}"))
+            rows["lang"] = rows["lang"].map(lambda lang: t(f"gpt.lang_{lang}"))
+            rows = rows.rename(columns={"group": t("gptsurgery.col_group"), "lang": t("gptsurgery.col_lang"),
+                                        "prompt": t("gptsurgery.col_prompt"), "target": t("gptsurgery.col_target"),
+                                        "before": t("gptsurgery.col_before"), "after": t("gptsurgery.col_after")})
+            widgets.table(page, rows, "gpt_edit.csv", first=(t("gptsurgery.col_prompt"), t("gptsurgery.col_after"),
+                                                             t("gptsurgery.col_before")))
+            widgets.verdict(page, lessons.edit(res, prompt_words, unchanged))
+
+
+edit_section()
+
+
+@shell.part
+def sparsity_section() -> None:
+    # 3. Sparsity from training
+    st.header(t("gptsurgery.sparsity_heading"))
+    st.markdown(t("gptsurgery.sparsity_lesson"))
+    st.latex(r"\text{" + t("gptsurgery.formula_lhs") + r"}_l = \frac{1}{N\,m}\sum_{n=1}^{N}\sum_{i=1}^{m}\mathbf{1}\left[k_i\cdot \mathrm{LN}(x_n) + b_i > 0\right]")
+    steps = list(weights.steps())
+    step = controls.draw(page, "step")
+    with st.spinner(t("common.computing")):
+        # The final checkpoint's fraction comes with the shipped model's scores: one corpus pass for both.
+        now = gpt_probes.base_scores().active if step == steps[-1] else gpt_probes.active_at(int(step))
+    logged_steps, logged = gpt_probes.logged_curve()
+    curve = sparsity_curve.Curve((int(step),), (now,), logged_steps, logged)
+    start = logged[0] if logged else now
+    gap = curve.max_log_gap()
+    sparsity_asked = questions.sparsity(int(step), start, now, gap)
+    ask.questions(page, sparsity_asked)
+    if ask.shown(page, sparsity_asked):
+        # Two to a row: "0.495 → 0.304" needs half the width, or the numbers the lesson is about are cut off.
+        for row in range(0, len(now), 2):
+            cols = st.columns(2)
+            for column, i in zip(cols, range(row, min(row + 2, len(now)))):
+                column.metric(t("gpt.block_n", layer=i + 1), text.change((start[i], now[i]), "{:.3f}".format),
+                              help=t("gptsurgery.metric_block_help", step=step))
+        widgets.chart(page, charts.sparsity, curve.to_frame(), ffn_sparsity.PUBLISHED, t)
+        st.caption(t("gptsurgery.sparsity_caption"))
+        widgets.verdict(page, lessons.sparsity(int(step), start, now, gap))
+
+    # Exactly what this page calls (through ui/gpt_probes): the other core functions run inside these.
+    widgets.show_code(page, states.corpus_states, ablation.kept_scores, ablation.scores_from, states.key_covariance,
+                      edit.edit, evaluate.active_fraction, sparsity_curve.logged_curve, sparsity_curve.Curve.max_log_gap)
+
+
+sparsity_section()

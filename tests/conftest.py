@@ -51,8 +51,23 @@ def _one_torch_thread():
     torch.set_num_threads(before)
 
 
-def open_page(path: str = "dashboard.py", lang: str = "en", **query: Any):
-    """Run dashboard.py, switch to `path` with the given query parameters, and return the AppTest."""
+def unfold(at):
+    """Open every box the page folds (ui.widgets.folded: the questions, the code) as a student's click does, and rerun."""
+    from ui import widgets
+
+    closed = [key for key in at.session_state.keys() if str(key).startswith(widgets.FOLDED) and not at.session_state[key]]
+    for key in closed:
+        at.session_state[key] = True
+    if closed:
+        at.run()
+    return at
+
+
+def open_page(path: str = "dashboard.py", lang: str = "en", *, folded: bool = False, **query: Any):
+    """Run dashboard.py, switch to `path` with the given query parameters, and return the AppTest.
+
+    Every folded box (the questions, the code) is then opened, as a student would, unless `folded`.
+    """
     from streamlit.testing.v1 import AppTest
 
     at = AppTest.from_file(str(ROOT / "dashboard.py"), default_timeout=TIMEOUT)
@@ -64,7 +79,7 @@ def open_page(path: str = "dashboard.py", lang: str = "en", **query: Any):
     for key, value in query.items():
         at.query_params[key] = value
     at.run()
-    return at
+    return at if folded or at.exception else unfold(at)
 
 
 def chart_specs(at) -> list[dict[str, Any]]:

@@ -244,14 +244,19 @@ def questions(page: Page, asked: Iterable[Asked], slot: Any = None) -> None:
         return
     t = page.t
     with slot if slot is not None else st.container():
-        with st.expander(t("questions.heading"), expanded=asking(page), icon=":material/quiz:"):
-            for a in items:
-                st.markdown(f"**{t(a.question.key, **a.values)}**")
-                answer = answer_of(a)
-                if answer is None:
-                    _form(page, a)
-                else:
-                    _outcome(page, a, answer)
+        # Folded, its forms are not drawn at all (a page's questions were a third of every rerun's work):
+        # opening the box reruns the page's part that holds it, which then draws them.
+        box = widgets.folded(t("questions.heading"), f"ask:{items[0].question.key}", expanded=asking(page),
+                             icon=":material/quiz:")
+        if box.open:
+            with box:
+                for a in items:
+                    st.markdown(f"**{t(a.question.key, **a.values)}**")
+                    answer = answer_of(a)
+                    if answer is None:
+                        _form(page, a)
+                    else:
+                        _outcome(page, a, answer)
         module = _room_module()
         if module is not None and _room(page) is not None:
             try:

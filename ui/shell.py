@@ -2,7 +2,10 @@
 the app-wide choices read as ui/pages.py declares them (lang, present, code, ask, room)."""
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import streamlit as st
 import torch
@@ -224,3 +227,26 @@ def setup(section: str) -> Page:
     _sidebar(page)
     warmup.start()  # once per process: the first run of any page starts the server's warm-up
     return page
+
+
+def part(func: Callable[..., None]) -> Callable[..., None]:
+    """A part of a page (an st.fragment): moving one of its controls reruns this part alone.
+
+    A student's change then costs the server only what the part draws, not the sidebar, the title
+    and the lesson above it, which stay on screen as they were. An instructor's view is written to
+    the class room on every full run (the sidebar's room section); after a part ran alone, the
+    room is told here, and the page reruns whole when the settings on screen changed, so the join
+    card's address follows them.
+
+    A part called inside another is a part of its own: the outer part's run draws it with the values
+    it passes (plain values: the prompt, a country), and its own controls rerun it alone with those.
+    """
+
+    @functools.wraps(func)
+    def run(*args: Any) -> None:
+        func(*args)
+        from ui.room import session as room  # imported here, as in _sidebar
+
+        room.after_part()
+
+    return st.fragment(run)

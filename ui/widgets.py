@@ -118,6 +118,18 @@ def takeaway(page: Page, text: str) -> None:
     st.info(f"**{page.t('common.takeaway')}** — {text}", icon=":material/lightbulb:")
 
 
+FOLDED = "_fold:"  # the session keys of the boxes folded(): their open state
+
+
+def folded(label: str, name: str, *, expanded: bool = False, icon: str | None = None) -> Any:
+    """An expander whose contents the caller draws only `if box.open`: a folded one costs its label alone.
+
+    Opening or closing it reruns the part of the page that drew it (the page, or its fragment), which
+    then draws what it holds. `name` tells it apart on the page; the box keeps its state under it.
+    """
+    return st.expander(label, expanded=expanded, key=f"{FOLDED}{name}", icon=icon, on_change="rerun")
+
+
 @functools.cache
 def _source(func: Callable[..., Any]) -> str:
     return inspect.getsource(func)
@@ -127,10 +139,12 @@ def show_code(page: Page, *funcs: Callable[..., Any]) -> None:
     """The source of the ffn_core functions that produced this page's numbers."""
     if not page.show_details:
         return
-    with st.expander(page.t("common.show_code")):
-        for func in funcs:
-            st.caption(f"`{func.__module__}.{func.__qualname__}`")
-            st.code(_source(func), language="python")
+    box = folded(page.t("common.show_code"), f"code:{page.section}")
+    if box.open:
+        with box:
+            for func in funcs:
+                st.caption(f"`{func.__module__}.{func.__qualname__}`")
+                st.code(_source(func), language="python")
 
 
 def verdict(page: Page, v: lessons.Verdict) -> None:

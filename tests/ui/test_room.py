@@ -126,7 +126,7 @@ def _rendered_text(at: AppTest) -> str:
 @pytest.mark.parametrize("lang", ["en", "ko"])
 def test_starting_a_class_keeps_the_key_off_the_screen_and_out_of_the_address(db, lang):
     t = i18n.Translator(lang)
-    at = open_page("pages/3_linear_collapse.py", lang, d="32", act="relu")
+    at = open_page("pages/3_linear_collapse.py", lang, folded=True, d="32", act="relu")
     at.sidebar.button(key="room_start").click().run()
     assert not at.exception
     seat, key = at.session_state[session.SEAT], at.session_state[session.KEY]
@@ -153,7 +153,7 @@ def test_starting_a_class_keeps_the_key_off_the_screen_and_out_of_the_address(db
 
 
 def test_the_one_time_link_is_shown_once_and_works_once(db):
-    at = open_page("pages/3_linear_collapse.py", "en")
+    at = open_page("pages/3_linear_collapse.py", "en", folded=True)
     at.sidebar.button(key="room_start").click().run()
     code, key = at.session_state[session.SEAT].code, at.session_state[session.KEY]
     at.sidebar.button(key="room_take").click().run()
@@ -163,11 +163,11 @@ def test_the_one_time_link_is_shown_once_and_works_once(db):
     at.run()
     assert not any("take=" in c.value for c in at.sidebar.code)  # hidden again on the next run
     # Another device opens it: that session leads the room; the link's second use does nothing.
-    other = open_page("pages/3_linear_collapse.py", "en", room=code, take=token)
+    other = open_page("pages/3_linear_collapse.py", "en", folded=True, room=code, take=token)
     assert other.session_state[session.SEAT].role == "instructor"
     assert other.session_state[session.KEY] == key
     assert "take" not in other.query_params
-    third = open_page("pages/3_linear_collapse.py", "en", room=code, take=token)
+    third = open_page("pages/3_linear_collapse.py", "en", folded=True, room=code, take=token)
     assert session.KEY not in third.session_state
     assert i18n.Translator("en")("room.link_used") in [c.value for c in third.sidebar.caption]
 
@@ -178,7 +178,7 @@ def test_the_one_time_link_is_shown_once_and_works_once(db):
 def test_a_student_joins_by_the_rooms_code_and_a_bad_code_gets_a_note(db):
     t = i18n.Translator("en")
     code, _ = db.create_room(time.time())
-    at = open_page("pages/3_linear_collapse.py", "en", room=code.lower())  # typed in lower case
+    at = open_page("pages/3_linear_collapse.py", "en", folded=True, room=code.lower())  # typed in lower case
     seat = at.session_state[session.SEAT]
     assert (seat.code, seat.role) == (code, "student")
     assert session.KEY not in at.session_state
@@ -188,7 +188,7 @@ def test_a_student_joins_by_the_rooms_code_and_a_bad_code_gets_a_note(db):
 
     expired_code, _ = db.create_room(time.time() - store.ROOM_TTL - 60)
     for bad in ("ZZZZZZ", expired_code, "'; DROP TABLE class_rooms;--"):
-        at = open_page("pages/3_linear_collapse.py", "en", room=bad)
+        at = open_page("pages/3_linear_collapse.py", "en", folded=True, room=bad)
         assert not at.exception
         assert session.SEAT not in at.session_state
         if store.normalize_code(bad):
@@ -206,14 +206,14 @@ def test_a_full_room_refuses_a_newcomer_with_a_note(db, monkeypatch):
     monkeypatch.setattr(session, "_store", lambda url: full)
     code, _ = db.create_room(time.time())
     assert db.join(code, store.new_token(), time.time()) == store.Status.JOINED
-    at = open_page("pages/3_linear_collapse.py", "en", room=code)
+    at = open_page("pages/3_linear_collapse.py", "en", folded=True, room=code)
     assert session.SEAT not in at.session_state
     assert i18n.Translator("en")("room.full") in [c.value for c in at.sidebar.caption]
 
 
 def test_an_unreachable_store_says_so_once_and_the_page_works(tmp_path, monkeypatch):
     monkeypatch.setenv("FFNLAB_CLASS_DB", f"sqlite:///{tmp_path / 'no' / 'such' / 'folder' / 'class.sqlite'}")
-    at = open_page("pages/3_linear_collapse.py", "en")
+    at = open_page("pages/3_linear_collapse.py", "en", folded=True)
     at.sidebar.button(key="room_start").click().run()
     assert not at.exception
     assert session.SEAT not in at.session_state
@@ -347,7 +347,7 @@ def test_instructor_actions_without_the_key_are_refused(db):
 def test_a_following_student_moves_to_the_instructors_page_and_settings(db):
     now = time.time()
     code, key = db.create_room(now)
-    at = open_page("pages/1_parameter_split.py", "en", room=code)
+    at = open_page("pages/1_parameter_split.py", "en", folded=True, room=code)
     assert at.session_state[session.SEAT].role == "student"
     assert db.view(code, time.time()) is None
     at.sidebar.toggle(key="_room_follow_widget").set_value(True).run()  # nothing to follow yet: stays
@@ -380,7 +380,7 @@ def test_a_students_guess_on_a_page_reaches_the_room_and_returns_with_the_class_
     t = i18n.Translator("en")
     code, key = db.create_room(time.time())
     others = [store.new_token() for _ in range(2)]
-    at = open_page("pages/3_linear_collapse.py", "en", room=code)
+    at = open_page("pages/3_linear_collapse.py", "en", folded=True, room=code)
     radio = at.main.get("radio")[0]
     qid = radio.key.removeprefix("_ask_in:")
     assert qid.startswith("collapse:")

@@ -19,6 +19,7 @@ from typing import Any, Literal
 import sqlalchemy.exc
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
+from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
 from ui import controls, query
 from ui.questions import Asked
@@ -397,6 +398,22 @@ def _watching(page) -> None:
 def _follow_changed() -> None:
     st.session_state[FOLLOW] = st.session_state["_room_follow_widget"]
     st.session_state.pop(SEEN, None)  # turned on: go to where the instructor is now
+
+
+def after_part(section: str | None = None) -> None:
+    """After a part of the page reran alone (ui.shell.part): an instructor whose settings on screen differ
+    from the view last written reruns the page whole, whose sidebar writes the view and draws the join card."""
+    seat = st.session_state.get(SEAT)
+    if not isinstance(seat, Seat) or seat.role != "instructor" or not st.session_state.get(KEY):
+        return
+    if get_script_run_ctx() is None or not get_script_run_ctx().fragment_ids_this_run:
+        return  # a full run: the sidebar has written the view already
+    section = section or st.session_state.get("_section")
+    if section is None:
+        return
+    params = controls.view_params(section)
+    if st.session_state.get(VIEW) != (section, tuple(sorted(params.items()))):
+        st.rerun(scope="app")
 
 
 def sidebar(page) -> None:

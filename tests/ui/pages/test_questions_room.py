@@ -60,7 +60,7 @@ def _rank_id(at) -> str:
 def test_in_a_room_a_guess_is_sent_stored_and_revealed(room, lang):
     r = room(stored=True)
     t = i18n.Translator(lang)
-    at = open_page(PAGE, lang)  # no ask=1: the room asks
+    at = open_page(PAGE, lang, folded=True)  # no ask=1: the room asks
     assert not at.exception, [e.value for e in at.exception]
     assert t("collapse.metric_rank") not in metric_values(at)
     assert [len(p) for p in r.panels] == [2, 1]  # the instructor's view gets the questions it shows
@@ -84,7 +84,7 @@ def test_in_a_room_a_guess_is_sent_stored_and_revealed(room, lang):
 def test_a_guess_the_room_did_not_keep_is_never_called_stored(room):
     r = room(stored=False)
     t = i18n.Translator("en")
-    at = open_page(PAGE, "en")
+    at = open_page(PAGE, "en", folded=True)
     qid = _rank_id(at)
     at.text_input(key=f"_ask_in:{qid}").input("64")
     at.button(key=f"_ask_commit:{qid}").click().run()
@@ -104,7 +104,7 @@ def test_a_failing_room_leaves_the_page_working(room, monkeypatch):
     module.submit = broken
     module.revealed = lambda page, asked: (_ for _ in ()).throw(RuntimeError("store down"))
     monkeypatch.setattr(ask, "_room_module", lambda: module)
-    at = open_page(PAGE, "en")
+    at = open_page(PAGE, "en", folded=True)
     qid = _rank_id(at)
     at.text_input(key=f"_ask_in:{qid}").input("64")
     at.button(key=f"_ask_commit:{qid}").click().run()
