@@ -43,7 +43,7 @@ def experiment() -> None:
     relation = controls.draw(page, "relation", c2)  # the relations this country has facts for
     plang = controls.draw(page, "plang", c3, horizontal=True)
     fact = next(f for f in corpus.FACTS if f.country == country and f.relation == relation)
-    own = [p for p in corpus.prompts("all") if p.fact == fact and p.lang == plang]
+    own = gpt_probes.prompts_of(fact, plang)
     by_words = {" ".join(p.words): p for p in own}  # a form is named by its own words (ui/pages.py)
     more, = lede.less_used(page, 1)
     form = controls.draw(page, "form", more, horizontal=True)

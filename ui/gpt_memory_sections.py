@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from ffn_core.gpt import context, corpus, progress
-from ui import controls, gpt_memory, text, widgets
+from ui import gpt_memory, text, widgets
 from ui.charts import gpt as gpt_charts
 from ui.charts import gpt_memory as charts
 from ui.lessons import gpt_memory as lessons
@@ -104,7 +104,7 @@ def contexts(page: Page, country: str) -> None:
     frame = frame.assign(stage_label=frame["stage"].map(stage_labels),
                          pair_label=[f"{labels[a]} ~ {labels[b]}" for a, b in zip(frame["a"], frame["b"])])
     widgets.chart(page, charts.similarity, frame, t)
-    first = sorted(context.word_contexts(country), key=lambda c: c.label.split(".")[1] != page.lang)
+    first = sorted(gpt_memory.word_contexts(country), key=lambda c: c.label.split(".")[1] != page.lang)
     st.caption(t("gptmemory.context_caption", sentences=" · ".join(f"“{' '.join(c.words)}”" for c in first)))
     widgets.verdict(page, lessons.contexts(_name(page, country), mean_by_stage(sim, within),
                                            mean_by_stage(sim, across) or None))

@@ -7,6 +7,8 @@ what they share is built once in ui.compute.resource.
 """
 from __future__ import annotations
 
+import functools
+
 import torch
 
 import ffn_core.gpt.model
@@ -35,6 +37,19 @@ def parse(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     words = corpus.tokenize(text[:300])
     unknown = tuple(dict.fromkeys(vocab.vocab().unknown(words)))
     return tuple(words[-weights.config().block_size:]), unknown
+
+
+@functools.cache
+def _prompts_by_fact() -> dict[tuple[corpus.Fact, str], tuple[corpus.Prompt, ...]]:
+    out: dict[tuple[corpus.Fact, str], list[corpus.Prompt]] = {}
+    for p in corpus.prompts("all"):
+        out.setdefault((p.fact, p.lang), []).append(p)
+    return {key: tuple(ps) for key, ps in out.items()}
+
+
+def prompts_of(fact: corpus.Fact, lang: str) -> tuple[corpus.Prompt, ...]:
+    """The corpus prompts of one fact in one language, in corpus order (a scan of 2,552 prompts was ~10 ms a rerun)."""
+    return _prompts_by_fact().get((fact, lang), ())
 
 
 def known_answer(words: tuple[str, ...]) -> str | None:

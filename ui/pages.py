@@ -165,12 +165,24 @@ def _country_names() -> tuple[str, ...]:
     return tuple(sorted({f.country for f in corpus.FACTS}))
 
 
+@functools.cache
+def _korean_names() -> dict[str, str]:
+    return {f.country: f.country_ko for f in corpus.FACTS}
+
+
 def country_label(tr: Translator, country: str) -> str:
-    return next(f.country_ko for f in corpus.FACTS if f.country == country) if tr.lang == "ko" else country
+    # A select of 178 countries labels every option on every rerun: a scan of the fact table for
+    # each was most of page 7's controls' cost.
+    return _korean_names()[country] if tr.lang == "ko" else country
+
+
+@functools.cache
+def _relations_of(country: object) -> tuple[str, ...]:
+    return tuple(r for r in corpus.RELATIONS if any(f.country == country and f.relation == r for f in corpus.FACTS))
 
 
 def _relations(v: Values) -> list[str]:
-    return [r for r in corpus.RELATIONS if any(f.country == v["country"] and f.relation == r for f in corpus.FACTS)]
+    return list(_relations_of(v["country"]))
 
 
 def _forms(v: Values) -> list[str]:
