@@ -65,12 +65,36 @@ class Translator:
         self.lang = lang if lang in LANGS else DEFAULT_LANG
 
     def __call__(self, key: str, /, **values: Any) -> str:
-        sentence = strings(self.lang).get(key)
-        if sentence is None:
-            sentence = strings(DEFAULT_LANG).get(key, key)
-        values = {name: self(v.key) if isinstance(v, text.Term) else v for name, v in values.items()}
-        # Numbers never in scientific notation, Korean particles agreeing with them (ui.text.render).
-        return text.render(sentence, values) if values else sentence
+        if not values:
+            return _sentence(self.lang, key)
+        try:
+            return _rendered(self.lang, key, tuple(values.items()))
+        except TypeError:  # a value that cannot be a key (a list): rendered each time
+            return _render(self.lang, key, values)
 
     def has(self, key: str) -> bool:
         return key in strings(self.lang)
+
+
+def _sentence(lang: str, key: str) -> str:
+    sentence = strings(lang).get(key)
+    return strings(DEFAULT_LANG).get(key, key) if sentence is None else sentence
+
+
+def _render(lang: str, key: str, values: dict[str, Any]) -> str:
+    values = {name: _sentence(lang, v.key) if isinstance(v, text.Term) else v for name, v in values.items()}
+    # Numbers never in scientific notation, Korean particles agreeing with them (ui.text.render).
+    return text.render(_sentence(lang, key), values)
+
+
+# A page says the same few hundred sentences with the same values on every rerun of the same view:
+# formatting them (numbers, particles) was a tenth of a chart-heavy page's rerun. Keyed on the exact
+# values: 1, 1.0 and True apart, and 0.0 apart from -0.0, as the text they give may differ.
+def _rendered(lang: str, key: str, items: tuple[tuple[str, Any], ...]) -> str:
+    return _rendered_exact(lang, key, tuple((name, type(v).__name__, v.hex() if isinstance(v, float) else v, v)
+                                            for name, v in items))
+
+
+@functools.lru_cache(maxsize=8192)
+def _rendered_exact(lang: str, key: str, items: tuple[tuple[str, str, Any, Any], ...]) -> str:
+    return _render(lang, key, {name: v for name, _, _, v in items})

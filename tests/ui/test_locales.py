@@ -2,8 +2,10 @@
 import re
 import tomllib
 
+import pytest
+
 from tests.conftest import ROOT
-from ui import i18n, shell
+from ui import i18n, shell, text
 
 KEY_CALL = re.compile(r"""\bt\(\s*f?["']([a-z_]+\.[a-z0-9_.]+)["']""")
 
@@ -67,3 +69,17 @@ def test_every_key_used_in_code_exists():
         if "{" not in key and key not in en
     }
     assert missing == set()
+
+
+@pytest.mark.parametrize("lang", i18n.LANGS)
+def test_a_sentence_said_again_reads_as_when_first_formatted(lang):
+    """Formatted sentences are kept (ui.i18n): values that compare equal but print apart must not share one."""
+    t = i18n.Translator(lang)
+    values = [1, 1.0, True, 0.0, -0.0, 2.5e-16, float("nan"), 7, text.Term("common.claim")]
+    for order in (values, values[::-1]):
+        for v in order:
+            for _ in range(2):
+                assert t("position.claim_perm", moved=v, n=v, diff=abs(v) if isinstance(v, float) else 1e-16) == \
+                    i18n._render(lang, "position.claim_perm", {"moved": v, "n": v,
+                                                               "diff": abs(v) if isinstance(v, float) else 1e-16})
+    assert t("position.claim_perm", moved=[1], n=2, diff=0.0)  # an unhashable value is formatted all the same
