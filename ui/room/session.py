@@ -34,9 +34,10 @@ SEEN = "_room_seen"  # the room's view version a following student last moved to
 FOLLOW = "_room_follow"
 LINK = "_room_link"  # a one-time link, shown on one run only
 REVEALED = "_room_revealed"  # question ids this student has seen revealed
+WATCHING = "_room_watching"  # whether the last whole run started this student's watcher
 ASKED = "_ask"  # ui/ask.py's guesses: id -> Answer (guess, stored, message)
 # A page switch clears only the pages' declared controls (ui/shell.py): these outlive it.
-KEPT = frozenset({SEAT, KEY, NOTE, TRIED, VIEW, SEEN, FOLLOW, LINK, REVEALED, "_room_follow_widget"})
+KEPT = frozenset({SEAT, KEY, NOTE, TRIED, VIEW, SEEN, FOLLOW, LINK, REVEALED, WATCHING, "_room_follow_widget"})
 
 TAKE = "take"  # the query parameter of a one-time instructor link
 
@@ -401,19 +402,35 @@ def _follow_changed() -> None:
 
 
 def after_part(section: str | None = None) -> None:
-    """After a part of the page reran alone (ui.shell.part): an instructor whose settings on screen differ
-    from the view last written reruns the page whole, whose sidebar writes the view and draws the join card."""
-    seat = st.session_state.get(SEAT)
-    if not isinstance(seat, Seat) or seat.role != "instructor" or not st.session_state.get(KEY):
+    """After a part of the page reran alone (ui.shell.part), what only a whole run does for the room.
+
+    The sidebar's class section runs on whole runs only: an instructor whose settings on screen differ
+    from the view last written, and a student whose guess (committed in the part) now waits for a Reveal
+    that no watcher is looking for, rerun the page whole, whose sidebar then writes the view and draws
+    the join card, or starts the watcher.
+    """
+    state = st.session_state
+    seat = state.get(SEAT)
+    if not isinstance(seat, Seat):
         return
-    if get_script_run_ctx() is None or not get_script_run_ctx().fragment_ids_this_run:
-        return  # a full run: the sidebar has written the view already
-    section = section or st.session_state.get("_section")
+    ctx = get_script_run_ctx()
+    if ctx is None or not ctx.fragment_ids_this_run:
+        return  # a whole run: the sidebar has done both already
+    section = section or state.get("_section")
     if section is None:
         return
-    params = controls.view_params(section)
-    if st.session_state.get(VIEW) != (section, tuple(sorted(params.items()))):
+    if seat.role == "instructor" and state.get(KEY):
+        params = controls.view_params(section)
+        if state.get(VIEW) != (section, tuple(sorted(params.items()))):
+            st.rerun(scope="app")
+    elif seat.role == "student" and not state.get(WATCHING) and _waiting(_Section(section), state.get(ASKED),
+                                                                          state.get(REVEALED)):
         st.rerun(scope="app")
+
+
+@dataclass(frozen=True)
+class _Section:
+    section: str  # what _waiting reads of a page
 
 
 def sidebar(page) -> None:
@@ -427,8 +444,9 @@ def sidebar(page) -> None:
             link=st.session_state.pop(LINK, None))
         # Only a student who follows, or waits for a Reveal, looks at the room every few seconds.
         state = st.session_state
-        if seat is not None and seat.role == "student" and (
-                state.get(FOLLOW) or _waiting_for_reveal(page, state.get(ASKED), state.get(REVEALED))):
+        state[WATCHING] = seat is not None and seat.role == "student" and bool(
+            state.get(FOLLOW) or _waiting_for_reveal(page, state.get(ASKED), state.get(REVEALED)))
+        if state[WATCHING]:
             _watching(page)
     if seat is not None and is_instructor(page):
         params = controls.view_params(page.section)
