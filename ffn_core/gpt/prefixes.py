@@ -38,16 +38,29 @@ class Part:
         return self.tokens.numel()
 
     @functools.cached_property
-    def words(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """(word, position) of each distinct pair among the prefixes' last words, and each prefix's pair.
-
-        The first block's input, the embedding, depends on that pair alone.
-        """
+    def words(self) -> Words:
+        """The distinct (word, position) pairs among the prefixes' last words: the first block's input,
+        the embedding, depends on that pair alone."""
         key = self.tokens * (int(self.positions.max()) + 1) + self.positions
         unique, pair = torch.unique(key, return_inverse=True)
         first = torch.full((unique.numel(),), self.size, dtype=torch.long).scatter_reduce(
             0, pair, torch.arange(self.size), reduce="amin")
-        return self.tokens[first], self.positions[first], pair
+        weight = torch.bincount(pair, minlength=unique.numel())
+        if self.shared.numel():
+            weight = weight + torch.bincount(pair[self.shared], weights=self.extra, minlength=unique.numel()).long()
+        shared = torch.nonzero(weight > 1).squeeze(1)
+        return Words(self.tokens[first], self.positions[first], pair, shared, weight[shared] - 1)
+
+
+@dataclass(frozen=True)
+class Words:
+    """A part's distinct (word, position) pairs, each prefix's pair, and the corpus tokens of each pair."""
+
+    tokens: torch.Tensor
+    positions: torch.Tensor
+    pair: torch.Tensor  # (prefixes,) each prefix's pair
+    shared: torch.Tensor  # the pairs that stand for more than one corpus token
+    extra: torch.Tensor  # and how many tokens each stands for past the first
 
 
 def _reads(grids: tuple[torch.Tensor, ...], valid: tuple[torch.Tensor, ...], size: int) -> torch.Tensor:

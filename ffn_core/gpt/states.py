@@ -42,9 +42,10 @@ class States:
         return sum(x.numel() * x.element_size() for x in (*(x for b in self.inputs for x in b), *self.keys))
 
 
-def _attention(attn: gpt_model.CausalSelfAttention, qkv: torch.Tensor, part: prefixes.Part) -> torch.Tensor:
+def _attention(attn: gpt_model.CausalSelfAttention, qkv: torch.Tensor, part: prefixes.Part,
+               reads: torch.Tensor) -> torch.Tensor:
     """CausalSelfAttention.forward from c_attn's output per prefix (prefixes, 3d) on the part's grids,
-    read back per prefix: (prefixes, d), before c_proj."""
+    read back at the given places of the grids (part.reads, or some of them): (places, d), before c_proj."""
     c = qkv.shape[1] // 3
     hs = c // attn.n_head
     out = []
@@ -57,23 +58,29 @@ def _attention(attn: gpt_model.CausalSelfAttention, qkv: torch.Tensor, part: pre
         v = v.view(n, t, attn.n_head, hs).transpose(1, 2)
         y = F.scaled_dot_product_attention(q, k, v, is_causal=True)  # (n, nh, T, hs)
         out.append(y.transpose(1, 2).reshape(n * t, c))
-    return (out[0] if len(out) == 1 else torch.cat(out)).index_select(0, part.reads)
+    return (out[0] if len(out) == 1 else torch.cat(out)).index_select(0, reads)
 
 
-def _hidden(ffn: nn.Module, y: torch.Tensor, part: prefixes.Part | None) -> tuple[torch.Tensor, int]:
-    """(the FFN's hidden vector, with part: its units with a positive pre-activation over the corpus tokens)."""
+def _hidden(ffn: nn.Module, y: torch.Tensor, weight: prefixes.Part | prefixes.Words | None) -> tuple[torch.Tensor, int]:
+    """(the FFN's hidden vector per row, and with weight: its units with a positive pre-activation
+    counted over the corpus tokens the rows stand for)."""
     pre = ffn.w_1(y)
     active = 0
-    if part is not None:
+    if weight is not None:
         positive = pre > 0
-        # Once per prefix, and again for each further token a prefix stands for.
+        # Once per row, and again for each further token a row stands for.
         active = int(torch.count_nonzero(positive))
-        active += int(torch.count_nonzero(positive.index_select(0, part.shared), dim=1) @ part.extra)
-    # relu in place: the same numbers, without a second (prefixes, d_ff) tensor to allocate.
+        active += int(torch.count_nonzero(positive.index_select(0, weight.shared), dim=1) @ weight.extra)
+    # relu in place: the same numbers, without a second (rows, d_ff) tensor to allocate.
     h = torch.relu_(pre) if isinstance(ffn.act, nn.ReLU) else ffn.act(pre)
     if ffn.w_3 is not None:
         h = h * ffn.w_3(y)
     return h, active
+
+
+def _write(blk: gpt_model.Block, h: torch.Tensor, w_2: torch.Tensor | None) -> torch.Tensor:
+    """The FFN's output from its hidden vector, with w_2 (an edited W2) in place of its own when given."""
+    return blk.ffn.w_2(h) if w_2 is None else F.linear(h, w_2, blk.ffn.w_2.bias)
 
 
 @torch.no_grad()
@@ -95,28 +102,41 @@ def _run(model: gpt_model.GPT, part: prefixes.Part, x: torch.Tensor, start: int,
         blk = model.blocks[layer]
         if keep is not None:
             keep.append(x)
+        counted = layer in count
+        edited = w_2 if layer == start else None
+        if layer == 0 and layer in attn_off and layer not in ffn_off and keys is None:
+            # Without its attention the first block maps each (word, position) pair on its own.
+            words = part.words
+            e = model.wte(words.tokens) + model.wpe(words.positions)
+            h, n = _hidden(blk.ffn, blk.ln_2(e), words if counted else None)
+            active.update({layer: n} if counted else {})
+            x = (e + _write(blk, h, edited)).index_select(0, words.pair)
+            continue
+        # In the last block only part.out needs the block's output, unless every prefix's FFN is read.
+        narrow = layer == last and not counted and keys is None
         if layer not in attn_off:
             if layer == 0:
-                # The embedding is one per (word, position): ln_1 and c_attn run once per pair.
-                tokens, positions, pair = part.words
-                qkv = blk.attn.c_attn(blk.ln_1(model.wte(tokens) + model.wpe(positions))).index_select(0, pair)
+                # The embedding is one per (word, position) pair: ln_1 and c_attn run once per pair.
+                words = part.words
+                qkv = blk.attn.c_attn(blk.ln_1(model.wte(words.tokens) + model.wpe(words.positions)))
+                qkv = qkv.index_select(0, words.pair)
             else:
                 qkv = blk.attn.c_attn(blk.ln_1(x))
-            x = x + blk.attn.c_proj(_attention(blk.attn, qkv, part))
-        counted = layer in count
-        if layer == last and not counted and keys is None:
-            x = x.index_select(0, part.out)  # nothing reads the other prefixes' output any more
+            reads = part.reads.index_select(0, part.out) if narrow else part.reads
+            x = (x.index_select(0, part.out) if narrow else x) + blk.attn.c_proj(_attention(blk.attn, qkv, part, reads))
+        elif narrow:
+            x = x.index_select(0, part.out)
         if layer in ffn_off and not counted and keys is None:
             continue
         h, n = _hidden(blk.ffn, blk.ln_2(x), part if counted else None)
-        if counted:
-            active[layer] = n
+        active.update({layer: n} if counted else {})
         if keys is not None:
             keys.append(h.index_select(0, keys_at))
-        if layer == last and x.shape[0] != part.out.numel():
+        if layer in ffn_off:
+            continue
+        if layer == last and not narrow:
             x, h = x.index_select(0, part.out), h.index_select(0, part.out)
-        if layer not in ffn_off:
-            x = x + (blk.ffn.w_2(h) if w_2 is None or layer != start else F.linear(h, w_2, blk.ffn.w_2.bias))
+        x = x + _write(blk, h, edited)
     if x.shape[0] != part.out.numel():
         x = x.index_select(0, part.out)
     return model.head(model.ln_f(x)).argmax(dim=-1), active
