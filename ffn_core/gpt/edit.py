@@ -176,8 +176,8 @@ def edit(model: gpt_model.GPT, country: str, relation: str, lang: str, template:
 
     covariance (key_covariance of the edited block, for the ROME update) and before (evaluate.predictions
     of the model on every prompt) may be passed when the caller keeps them. With kept (the model's corpus
-    pass, states.corpus_states), the edited W2 is measured by rerunning the blocks from the edited one up
-    on the kept inputs, and the predictions before are the kept ones.
+    pass, states.corpus_states), the edited W2 is measured by rerunning the prompts from the edited
+    block's FFN up on the kept states, and the predictions before are the kept ones.
     """
     if scope not in SCOPES:
         raise ValueError(f"scope must be one of {SCOPES}, not {scope!r}")

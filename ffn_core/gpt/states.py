@@ -2,17 +2,20 @@
 
 Zeroing one block's FFN or attention, or editing one block's W2, leaves every block below it as it
 was. So the shipped model's pass over the whole corpus is run once and each block's input kept; an
-ablation or an edit reruns the blocks from the changed one up, on those inputs: the same operations
-on the same numbers as a whole pass of the changed model, over every corpus sentence.
+ablation reruns the blocks from the changed one up, on those inputs: the same operations on the same
+numbers as a whole pass of the changed model, over every corpus sentence.
 
 The pass runs on the corpus's distinct prefixes (prefixes.py): a linear layer, a norm or the FFN runs
 once per prefix, the attention on each length batch's sentence grid gathered from them, as the whole
-pass calls it. Each prefix's numbers are the ones the whole pass computes at every place it occurs,
-so a count over the corpus tokens is a count over the prefixes, each weighted by its occurrences.
+pass calls it. Each prefix's numbers are the ones the whole pass computes at every place it occurs
+(bit for bit, tested), so a count over the corpus tokens is a count over the prefixes, each weighted
+by the tokens it stands for.
 
 The prompts are prefixes of the corpus sentences, so in a causal model a prompt's prediction is the
 sentence's at the position before the answer: the predictions after every prompt are read from the
-same pass, with no second pass over the prompts.
+same pass, with no second pass over the prompts. An edit of block l's W2 changes nothing before
+block l's FFN, so each block's FFN input is kept at the prompts' prefixes too (5 MB a block), and an
+edit reruns the prompts' prefixes from there.
 """
 from __future__ import annotations
 
@@ -29,17 +32,18 @@ from ffn_core.gpt import model as gpt_model
 
 @dataclass(frozen=True)
 class States:
-    """The shipped model's corpus pass: block inputs per prefix, its scores, its prompt predictions and keys."""
+    """The shipped model's corpus pass: block inputs per prefix, its scores and its prompt predictions."""
 
     inputs: tuple[tuple[torch.Tensor, ...], ...]  # [batch][block] (prefixes, d_model): what enters the block
-    keys: tuple[torch.Tensor, ...]  # [block] (prompts, d_ff): the FFN's hidden vector at each prompt's last word
+    ffn_inputs: tuple[tuple[torch.Tensor, ...], ...]  # [prefixes.prompts() part][block] (prompt prefixes, d_model):
+    # what enters the block's FFN (its input with the attention's output added), at the prompts' prefixes
     evaluation: evaluate.Evaluation
     active: tuple[int, ...]  # per block, FFN units with a positive pre-activation over every corpus token
     predictions: tuple[int, ...]  # argmax next token after each of corpus.prompts("all"), in that order
 
     @property
     def nbytes(self) -> int:
-        return sum(x.numel() * x.element_size() for x in (*(x for b in self.inputs for x in b), *self.keys))
+        return sum(x.numel() * x.element_size() for kept in (self.inputs, self.ffn_inputs) for b in kept for x in b)
 
 
 def _attention(attn: gpt_model.CausalSelfAttention, qkv: torch.Tensor, part: prefixes.Part,
@@ -84,54 +88,58 @@ def _write(blk: gpt_model.Block, h: torch.Tensor, w_2: torch.Tensor | None) -> t
 
 
 @torch.no_grad()
-def _run(model: gpt_model.GPT, part: prefixes.Part, x: torch.Tensor, start: int, *,
+def _run(model: gpt_model.GPT, part: prefixes.Part, x: torch.Tensor | None, start: int, *,
          attn_off: Collection[int] = (), ffn_off: Collection[int] = (), w_2: torch.Tensor | None = None,
-         count: Collection[int] = (), keep: list[torch.Tensor] | None = None,
-         keys_at: torch.Tensor | None = None, keys: list[torch.Tensor] | None = None
+         attended: bool = False, count: Collection[int] = (), keep: list[torch.Tensor] | None = None,
+         ffn_at: torch.Tensor | None = None, ffn_kept: list[torch.Tensor] | None = None
          ) -> tuple[torch.Tensor, dict[int, int]]:
     """Blocks start.. of Block.forward on the part's prefixes: (argmax next token at part.out, active units per counted block).
 
-    A part switched off writes nothing, as the ablation's zeroing hook makes it. w_2 stands in for
-    block `start`'s FFN output weight (an edited W2). Blocks in `count` count their FFN units active
-    over the corpus tokens; keep gets each block's input, keys each block's hidden vector at keys_at.
-    The last block's attention reads every prefix, but only those in part.out need its output.
+    x is block `start`'s input, or None for the embedding (start 0); with `attended` it is block
+    `start`'s FFN input instead, its attention already added. A part switched off writes nothing, as
+    the ablation's zeroing hook makes it. w_2 stands in for block `start`'s FFN output weight (an
+    edited W2). Blocks in `count` count their FFN units active over the corpus tokens; keep gets each
+    block's input, ffn_kept each block's FFN input at the prefixes ffn_at. The last block's attention
+    reads every prefix, but only those in part.out need the block's output.
     """
     last = len(model.blocks) - 1
     active: dict[int, int] = {}
     for layer in range(start, last + 1):
         blk = model.blocks[layer]
-        if keep is not None:
-            keep.append(x)
         counted = layer in count
         edited = w_2 if layer == start else None
-        if layer == 0 and layer in attn_off and layer not in ffn_off and keys is None:
-            # Without its attention the first block maps each (word, position) pair on its own.
+        attend = layer not in attn_off and not (attended and layer == start)
+        if x is None:
+            # The embedding is one per (word, position) pair, and so is what the first block computes
+            # from it alone: ln_1 and c_attn, or the whole block when its attention is off.
             words = part.words
             e = model.wte(words.tokens) + model.wpe(words.positions)
-            h, n = _hidden(blk.ffn, blk.ln_2(e), words if counted else None)
-            active.update({layer: n} if counted else {})
-            x = (e + _write(blk, h, edited)).index_select(0, words.pair)
-            continue
+            x = e.index_select(0, words.pair)
+            if not attend and layer not in ffn_off and ffn_kept is None:
+                if keep is not None:
+                    keep.append(x)
+                h, n = _hidden(blk.ffn, blk.ln_2(e), words if counted else None)
+                active.update({layer: n} if counted else {})
+                x = (e + _write(blk, h, edited)).index_select(0, words.pair)
+                continue
+            qkv = blk.attn.c_attn(blk.ln_1(e)).index_select(0, words.pair) if attend else None
+        else:
+            qkv = blk.attn.c_attn(blk.ln_1(x)) if attend else None
+        if keep is not None:
+            keep.append(x)
         # In the last block only part.out needs the block's output, unless every prefix's FFN is read.
-        narrow = layer == last and not counted and keys is None
-        if layer not in attn_off:
-            if layer == 0:
-                # The embedding is one per (word, position) pair: ln_1 and c_attn run once per pair.
-                words = part.words
-                qkv = blk.attn.c_attn(blk.ln_1(model.wte(words.tokens) + model.wpe(words.positions)))
-                qkv = qkv.index_select(0, words.pair)
-            else:
-                qkv = blk.attn.c_attn(blk.ln_1(x))
+        narrow = layer == last and not counted and ffn_kept is None
+        if attend:
             reads = part.reads.index_select(0, part.out) if narrow else part.reads
             x = (x.index_select(0, part.out) if narrow else x) + blk.attn.c_proj(_attention(blk.attn, qkv, part, reads))
         elif narrow:
             x = x.index_select(0, part.out)
-        if layer in ffn_off and not counted and keys is None:
+        if ffn_kept is not None:
+            ffn_kept.append(x.index_select(0, ffn_at))
+        if layer in ffn_off and not counted:
             continue
         h, n = _hidden(blk.ffn, blk.ln_2(x), part if counted else None)
         active.update({layer: n} if counted else {})
-        if keys is not None:
-            keys.append(h.index_select(0, keys_at))
         if layer in ffn_off:
             continue
         if layer == last and not narrow:
@@ -154,10 +162,6 @@ def _tally(b: evaluate._Batch, part: prefixes.Part, path: torch.Tensor, best: to
             predictions[p] = guess
 
 
-def _embed(model: gpt_model.GPT, part: prefixes.Part) -> torch.Tensor:
-    return model.wte(part.tokens) + model.wpe(part.positions)
-
-
 @torch.no_grad()
 def corpus_states(model: gpt_model.GPT) -> States:
     """One pass of the model over every corpus prefix, each block's input kept (float32, ~11 MB a block)."""
@@ -165,22 +169,21 @@ def corpus_states(model: gpt_model.GPT) -> States:
     counts = evaluate.Counts()
     predictions = [0] * len(corpus.prompts("all"))
     active = [0] * len(model.blocks)
-    inputs, keys = [], [torch.empty(len(predictions), model.config.d_ff) for _ in layers]
+    inputs, ffn_inputs = [], []
     at = {p.batch: p for p in prefixes.prompts()}
     for i, (b, (part, path)) in enumerate(zip(evaluate.corpus_batches(), prefixes.corpus())):
         keep: list[torch.Tensor] = []
-        found: list[torch.Tensor] = []
+        ffn_kept: list[torch.Tensor] = []
         prompts = at.get(i)
-        best, n = _run(model, part, _embed(model, part), 0, count=layers, keep=keep,
-                       keys_at=None if prompts is None else prompts.members[prompts.last],
-                       keys=None if prompts is None else found)
+        best, n = _run(model, part, None, 0, count=layers, keep=keep, ffn_at=None if prompts is None else prompts.members,
+                       ffn_kept=None if prompts is None else ffn_kept)
         for layer in layers:
             active[layer] += n[layer]
-            if prompts is not None:
-                keys[layer][prompts.index] = found[layer]
         inputs.append(tuple(keep))
+        if prompts is not None:
+            ffn_inputs.append(tuple(ffn_kept))
         _tally(b, part, path, best, counts, predictions)
-    return States(tuple(inputs), tuple(keys), evaluate.evaluation(counts, active, model.config.d_ff),
+    return States(tuple(inputs), tuple(ffn_inputs), evaluate.evaluation(counts, active, model.config.d_ff),
                   tuple(active), tuple(predictions))
 
 
@@ -193,7 +196,8 @@ def rerun(model: gpt_model.GPT, states: States, start: int, attn_off: Collection
     active = list(states.active[:start + 1 if same else start]) + [0] * len(count)
     counts = evaluate.Counts()
     for b, (part, path), kept in zip(evaluate.corpus_batches(), prefixes.corpus(), states.inputs):
-        best, n = _run(model, part, kept[start], start, attn_off=attn_off, ffn_off=ffn_off, count=count)
+        best, n = _run(model, part, None if start == 0 else kept[start], start, attn_off=attn_off, ffn_off=ffn_off,
+                       count=count)
         for layer in count:
             active[layer] += n[layer]
         _tally(b, part, path, best, counts)
@@ -204,12 +208,12 @@ def rerun(model: gpt_model.GPT, states: States, start: int, attn_off: Collection
 def prompt_predictions(model: gpt_model.GPT, states: States, layer: int, w_2: torch.Tensor) -> tuple[int, ...]:
     """The argmax after every corpus prompt with block `layer`'s (0-based) W2 replaced by w_2.
 
-    Only the prompts' prefixes are rerun, from block `layer` up; the last block's output is needed at
-    the prompts' last words alone.
+    Only the prompts' prefixes are rerun, from block `layer`'s FFN (its input kept from the corpus
+    pass) up; the last block's output is needed at the prompts' last words alone.
     """
     out = [0] * len(states.predictions)
-    for p in prefixes.prompts():
-        best, _ = _run(model, p.part, states.inputs[p.batch][layer].index_select(0, p.members), layer, w_2=w_2)
+    for p, kept in zip(prefixes.prompts(), states.ffn_inputs):
+        best, _ = _run(model, p.part, kept[layer], layer, w_2=w_2, attended=True)
         every = torch.empty(p.part.size, dtype=torch.long)
         every[p.part.out] = best
         for place, guess in zip(p.index.tolist(), every[p.last].tolist()):
@@ -220,5 +224,12 @@ def prompt_predictions(model: gpt_model.GPT, states: States, layer: int, w_2: to
 @torch.no_grad()
 def key_covariance(model: gpt_model.GPT, states: States, layer: int) -> torch.Tensor:
     """edit.key_covariance read from the kept pass: E[k·kᵀ] of block `layer`'s keys at every prompt's last token."""
-    k = states.keys[layer].to(torch.float64)
-    return (k.T @ k) / k.shape[0]
+    ffn = model.blocks[layer].ffn
+    d_ff = model.config.d_ff
+    total, count = torch.zeros(d_ff, d_ff, dtype=torch.float64), 0
+    for p, kept in zip(prefixes.prompts(), states.ffn_inputs):
+        # The FFN's hidden vector, row by row as the corpus pass computed it, at each prompt's last word.
+        k = ffn.hidden(model.blocks[layer].ln_2(kept[layer].index_select(0, p.last))).to(torch.float64)
+        total += k.T @ k
+        count += k.shape[0]
+    return total / count

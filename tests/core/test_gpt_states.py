@@ -88,17 +88,19 @@ def test_key_covariance_from_the_kept_pass(model, kept, layer):
 
 
 def _cases(model):
+    # Every block with both methods, over facts and languages spread across the corpus.
     capitals = [f for f in corpus.FACTS if f.relation == "capital"]
     n = len(model.blocks)
     out = []
-    for i, (fact, lang) in enumerate([(capitals[0], "en"), (capitals[len(capitals) // 2], "ko"),
-                                      (capitals[-1], "en"), (capitals[3], "ko")]):
-        new = next(f.answer(lang) for f in capitals if f.answer(lang) != fact.answer(lang))
-        out.append((fact.country, lang, new, 1 + i % n, edit.METHODS[i % 2]))
+    for i in range(2 * n):
+        fact, lang = capitals[(i * 7) % len(capitals)], ("en", "ko")[i % 2]
+        others = capitals[(i * 5 + len(capitals) // 2) % len(capitals):] + capitals
+        new = next(f.answer(lang) for f in others if f.answer(lang) != fact.answer(lang))
+        out.append((fact.country, lang, new, 1 + i % n, edit.METHODS[(i // n) % 2]))
     return out
 
 
-@pytest.mark.parametrize("case", range(4))
+@pytest.mark.parametrize("case", range(2 * len(weights.load().blocks)))
 def test_edit_on_the_kept_pass_equals_the_edited_copy(model, kept, case):
     country, lang, new, layer, method = _cases(model)[case]
     template = corpus.template_id("capital", lang, 0)
