@@ -89,7 +89,7 @@ def parameter_split() -> split.Split:
 
 @compute.resource
 def corpus_states() -> states.States:
-    """The shipped model's pass over every corpus sentence, each block's input kept (~60 MB): an ablation
+    """The shipped model's pass over every corpus sentence, each block's input kept (~62 MB): an ablation
     or an edit reruns only the blocks from the changed one up, over the whole corpus all the same."""
     return states.corpus_states(shipped())
 

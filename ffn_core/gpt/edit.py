@@ -73,13 +73,28 @@ def key_prompts(fact: corpus.Fact, lang: str, template: str, scope: str) -> tupl
     return tuple(p for p in own if not p.heldout) or tuple(own)
 
 
+def _from_block(model: gpt_model.GPT, layer: int, x: torch.Tensor, delta: torch.Tensor) -> torch.Tensor:
+    """Block.forward from block `layer` up, δ added to block `layer`'s FFN output at the last token."""
+    for i in range(layer, len(model.blocks)):
+        block = model.blocks[i]
+        x = x + block.attn(block.ln_1(x))
+        out = block.ffn(block.ln_2(x))
+        if i == layer:
+            shift = torch.zeros_like(out)
+            shift[:, -1] = delta
+            out = out + shift
+        x = x + out
+    return x
+
+
 def _find_delta(model: gpt_model.GPT, layer: int, prompts: Sequence[corpus.Prompt], target: int,
                 steps: int, lr: float) -> torch.Tensor:
-    """δ (d,) added to block `layer`'s FFN output at the last token that makes `target` the next token."""
+    """δ (d,) added to block `layer`'s FFN output at the last token that makes `target` the next token.
+
+    The model is only read (no hook, no copy): the gradient is taken for δ alone, so no parameter's
+    .grad is touched even when the model's weights require one.
+    """
     v = gpt_vocab.vocab()
-    twin = copy.deepcopy(model).eval()
-    for p in twin.parameters():
-        p.requires_grad_(False)
     delta = torch.zeros(model.config.d_model, requires_grad=True)
     batches = {}
     for p in prompts:
@@ -89,33 +104,21 @@ def _find_delta(model: gpt_model.GPT, layer: int, prompts: Sequence[corpus.Promp
         below = []
         for ids in batches.values():
             idx = torch.tensor(ids, dtype=torch.long)
-            x = twin.wte(idx) + twin.wpe(torch.arange(idx.shape[1]))
-            for block in twin.blocks[:layer]:
+            x = model.wte(idx) + model.wpe(torch.arange(idx.shape[1]))
+            for block in model.blocks[:layer]:
                 x = block(x)
             below.append(x)
-
-    def add_delta(_module, _inputs, output):
-        shift = torch.zeros_like(output)
-        shift[:, -1] = delta
-        return output + shift
-
-    handle = twin.blocks[layer].ffn.register_forward_hook(add_delta)
     state = adam.moments([delta])
-    try:
-        for t in range(1, steps + 1):
-            loss = torch.zeros(())
-            for x in below:
-                for block in twin.blocks[layer:]:
-                    x = block(x)
-                logits = twin.head(twin.ln_f(x[:, -1]))
-                loss = loss + torch.nn.functional.cross_entropy(
-                    logits, torch.full((x.shape[0],), target), reduction="sum")
-            loss = loss / len(prompts) + DECAY * delta.pow(2).sum()
-            delta.grad = None
-            loss.backward()
-            adam.step([delta], [delta.grad], state, t, lr)
-    finally:
-        handle.remove()
+    for t in range(1, steps + 1):
+        loss = torch.zeros(())
+        for x in below:
+            x = _from_block(model, layer, x, delta)
+            logits = model.head(model.ln_f(x[:, -1]))
+            loss = loss + torch.nn.functional.cross_entropy(
+                logits, torch.full((x.shape[0],), target), reduction="sum")
+        loss = loss / len(prompts) + DECAY * delta.pow(2).sum()
+        (grad,) = torch.autograd.grad(loss, [delta])
+        adam.step([delta], [grad], state, t, lr)
     return delta.detach()
 
 
@@ -176,8 +179,8 @@ def edit(model: gpt_model.GPT, country: str, relation: str, lang: str, template:
 
     covariance (key_covariance of the edited block, for the ROME update) and before (evaluate.predictions
     of the model on every prompt) may be passed when the caller keeps them. With kept (the model's corpus
-    pass, states.corpus_states), the edited W2 is measured by rerunning the blocks from the edited one up
-    on the kept inputs, and the predictions before are the kept ones.
+    pass, states.corpus_states), the edited W2 is measured by rerunning the prompts from the edited
+    block's FFN up on the kept states, and the predictions before are the kept ones.
     """
     if scope not in SCOPES:
         raise ValueError(f"scope must be one of {SCOPES}, not {scope!r}")

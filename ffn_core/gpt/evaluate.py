@@ -141,6 +141,12 @@ def tally(model: gpt_model.GPT, b: _Batch, x: torch.Tensor, c: Counts) -> torch.
     """
     best = torch.full(b.ids.shape, -1, dtype=torch.long)
     best[b.needed] = model.head(x[b.needed]).argmax(dim=-1)
+    tally_best(b, best, c)
+    return best
+
+
+def tally_best(b: _Batch, best: torch.Tensor, c: Counts) -> None:
+    """Add one batch's fact and template-word hits to c from its argmax next token at every scored position."""
     right = (best[:, :-1] == b.ids[:, 1:])[b.template_mask]
     c.template += right.numel()
     c.template_right += int(right.sum())
@@ -151,7 +157,6 @@ def tally(model: gpt_model.GPT, b: _Batch, x: torch.Tensor, c: Counts) -> torch.
         c.facts_heldout_right += int(hit[b.prompt_heldout].sum())
         c.facts_seen += int((~b.prompt_heldout).sum())
         c.facts_seen_right += int(hit[~b.prompt_heldout].sum())
-    return best
 
 
 def _corpus_pass(model: gpt_model.GPT) -> tuple[Counts, list[int]]:

@@ -9,7 +9,7 @@ import dataclasses
 import pytest
 import torch
 
-from ffn_core.gpt import ablation, corpus, edit, evaluate, states, weights
+from ffn_core.gpt import ablation, corpus, edit, evaluate, prefixes, states, vocab, weights
 
 
 @pytest.fixture(scope="module")
@@ -31,18 +31,43 @@ def test_kept_pass_scores_as_the_whole_pass(model, kept):
 
 
 def test_kept_inputs_are_the_blocks_inputs(model, kept):
-    b = evaluate.corpus_batches()[0]
-    seen = []
-    handles = [blk.register_forward_pre_hook(lambda _m, args: seen.append(args[0].clone())) for blk in model.blocks]
-    try:
-        with torch.no_grad():
-            evaluate.final_states(model, b.ids)
-    finally:
-        for h in handles:
-            h.remove()
-    assert len(seen) == len(kept.inputs[0]) == len(model.blocks)
-    for mine, theirs in zip(kept.inputs[0], seen):
-        assert torch.equal(mine, theirs)
+    # Every block's input at every corpus token, read from its prefix, is the whole pass's bit for bit.
+    for b, (_, path), inputs in zip(evaluate.corpus_batches(), prefixes.corpus(), kept.inputs):
+        seen = []
+        handles = [blk.register_forward_pre_hook(lambda _m, args: seen.append(args[0].clone())) for blk in model.blocks]
+        try:
+            with torch.no_grad():
+                evaluate.final_states(model, b.ids)
+        finally:
+            for h in handles:
+                h.remove()
+        assert len(seen) == len(inputs) == len(model.blocks)
+        for mine, theirs in zip(inputs, seen):
+            assert torch.equal(mine[path], theirs)
+
+
+def test_prefixes_cover_the_corpus():
+    for b, (part, path) in zip(evaluate.corpus_batches(), prefixes.corpus()):
+        assert torch.equal(part.tokens[path], b.ids)
+        assert torch.equal(part.positions[path], torch.arange(b.ids.shape[1]).expand_as(b.ids))
+        # One prefix per distinct start of a sentence, and the tokens they stand for are the batch's.
+        starts = {tuple(row[:t + 1]) for row in b.ids.tolist() for t in range(b.ids.shape[1])}
+        assert part.size == len(starts)
+        assert part.size + int(part.extra.sum()) == b.ids.numel()
+
+
+def test_prompt_prefixes_are_the_prompts():
+    prompts = corpus.prompts("all")
+    v = vocab.vocab()
+    seen = set()
+    for p in prefixes.prompts():
+        whole, _ = prefixes.corpus()[p.batch]
+        for place, last in zip(p.index.tolist(), p.last.tolist()):
+            node = int(p.members[last])
+            assert int(whole.tokens[node]) == v.encode([prompts[place].words[-1]])[0]
+            assert int(whole.positions[node]) == len(prompts[place].words) - 1
+            seen.add(place)
+    assert seen == set(range(len(prompts)))
 
 
 @pytest.mark.parametrize("target", ablation.targets(len(weights.load().blocks)))
@@ -63,17 +88,19 @@ def test_key_covariance_from_the_kept_pass(model, kept, layer):
 
 
 def _cases(model):
+    # Every block with both methods, over facts and languages spread across the corpus.
     capitals = [f for f in corpus.FACTS if f.relation == "capital"]
     n = len(model.blocks)
     out = []
-    for i, (fact, lang) in enumerate([(capitals[0], "en"), (capitals[len(capitals) // 2], "ko"),
-                                      (capitals[-1], "en"), (capitals[3], "ko")]):
-        new = next(f.answer(lang) for f in capitals if f.answer(lang) != fact.answer(lang))
-        out.append((fact.country, lang, new, 1 + i % n, edit.METHODS[i % 2]))
+    for i in range(2 * n):
+        fact, lang = capitals[(i * 7) % len(capitals)], ("en", "ko")[i % 2]
+        others = capitals[(i * 5 + len(capitals) // 2) % len(capitals):] + capitals
+        new = next(f.answer(lang) for f in others if f.answer(lang) != fact.answer(lang))
+        out.append((fact.country, lang, new, 1 + i % n, edit.METHODS[(i // n) % 2]))
     return out
 
 
-@pytest.mark.parametrize("case", range(4))
+@pytest.mark.parametrize("case", range(2 * len(weights.load().blocks)))
 def test_edit_on_the_kept_pass_equals_the_edited_copy(model, kept, case):
     country, lang, new, layer, method = _cases(model)[case]
     template = corpus.template_id("capital", lang, 0)
