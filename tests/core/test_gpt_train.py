@@ -7,10 +7,13 @@ from safetensors.torch import load_file
 
 from ffn_core.gpt import corpus, evaluate, train, vocab, weights
 
-# The early checkpoints ship as int8 rows with a float32 scale per row: a retrain in float32 rounds to
-# the same levels, except where another CPU's float32 sums land a hair apart across a rounding boundary
-# (one level) — hence the tolerance of one level, and of float32 rounding on the scales and vectors.
-SCALE_RTOL = 1e-5
+# A retrain on the machine that trained the shipped weights gives them again to the last int8 level.
+# On another CPU, MKL sums float32 products in another order, and fifty steps of Adam carry those last
+# bits into differences of a few per cent: measured on such a machine, every tensor of the retrain sat
+# within 0.5-4.3 % of the shipped one, relative to how far the shipped one moved from the seed's model.
+# A different recipe (seed, learning rate, data order) lands about as far away as the weights moved,
+# so the bound below tells the shipped recipe from any other on any CPU.
+RETRAIN_RTOL = 0.10
 LIMIT_BYTES = 12_000_000
 
 
@@ -29,6 +32,14 @@ def test_shipped_files_fit_the_budget():
     assert names - {"config.json", "log.json"} == {weights.checkpoint_name(s) for s in weights.steps() if s != 0}
 
 
+def _off_by(mine: dict[str, torch.Tensor], step: int) -> dict[str, float]:
+    """Per tensor: |retrain - shipped| / |shipped - seed model| at a shipped step (dequantised, float32)."""
+    shipped, start = weights.load(step).state_dict(), weights.load(0).state_dict()
+    retrained = weights.from_state(weights.config(), mine).state_dict()
+    return {name: float((retrained[name] - t).norm() / (t - start[name]).norm().clamp_min(1e-12))
+            for name, t in shipped.items() if name != "head.weight"}  # the head is the token embedding
+
+
 def test_a_short_retrain_matches_the_shipped_early_checkpoint():
     tc = shipped_train_config()
     early = min(s for s in tc.checkpoints if s > 0)
@@ -36,19 +47,20 @@ def test_a_short_retrain_matches_the_shipped_early_checkpoint():
     shipped = load_file(weights.WEIGHTS_DIR / weights.checkpoint_name(early))
     mine = result.checkpoints[early]
     assert set(mine) == set(shipped)
-    for name, tensor in shipped.items():
-        if name.endswith(weights.SCALE):
-            assert tensor.dtype == torch.float32
-            assert torch.allclose(mine[name], tensor, rtol=SCALE_RTOL, atol=0), name
-        elif tensor.dim() == 2:
-            assert tensor.dtype == torch.int8 and name + weights.SCALE in shipped
-            levels = (mine[name].int() - tensor.int()).abs()
-            assert int(levels.max()) <= 1 and float((levels > 0).float().mean()) < 1e-3, name
-        else:
-            assert tensor.dtype == torch.float32
-            assert torch.allclose(mine[name], tensor, rtol=1e-4, atol=1e-6), name
+    for name, tensor in shipped.items():  # stored as shipped: int8 rows with float32 scales, float32 vectors
+        assert mine[name].dtype == tensor.dtype and mine[name].shape == tensor.shape, name
+    off = _off_by(mine, early)
+    assert max(off.values()) <= RETRAIN_RTOL, sorted(off.items(), key=lambda kv: -kv[1])[:3]
     # And training moved the weights: the checkpoint is not the seed's model.
     assert not torch.allclose(shipped["wte.weight"].float(), weights.load(0).wte.weight.detach(), atol=1e-3)
+
+
+def test_another_recipe_does_not_pass_for_the_shipped_one():
+    """The bound above is no formality: another seed's fifty steps land far outside it."""
+    tc = shipped_train_config()
+    early = min(s for s in tc.checkpoints if s > 0)
+    other = train.train(train.TrainConfig(**{**tc.__dict__, "seed": tc.seed + 1}), until=early, measure=False)
+    assert max(_off_by(other.checkpoints[early], early).values()) > 5 * RETRAIN_RTOL
 
 
 @pytest.mark.parametrize("step", [0, 50, 200, 400, 900])
