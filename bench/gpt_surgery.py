@@ -49,14 +49,7 @@ def pair(old, new):  # noqa: ANN001, ANN201
 def same_inputs(model, kept) -> bool:  # noqa: ANN001
     """Every kept block input at every corpus token is the whole pass's, bit for bit."""
     for b, (_, path), inputs in zip(evaluate.corpus_batches(), prefixes.corpus(), kept.inputs):
-        seen = []
-        handles = [blk.register_forward_pre_hook(lambda _m, a: seen.append(a[0].clone())) for blk in model.blocks]
-        try:
-            with torch.no_grad():
-                evaluate.final_states(model, b.ids)
-        finally:
-            for h in handles:
-                h.remove()
+        seen = states.whole_pass_inputs(model, b.ids)
         if not all(torch.equal(mine[path], theirs) for mine, theirs in zip(inputs, seen)):
             return False
     return True

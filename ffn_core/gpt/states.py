@@ -233,3 +233,17 @@ def key_covariance(model: gpt_model.GPT, states: States, layer: int) -> torch.Te
         total += k.T @ k
         count += k.shape[0]
     return total / count
+
+
+@torch.no_grad()
+def whole_pass_inputs(model: gpt_model.GPT, ids: torch.Tensor) -> list[torch.Tensor]:
+    """Each block's input on one batch (n, T) as the model's own forward computes it, read by hooks: the
+    reference the kept pass is checked against, bit for bit."""
+    seen: list[torch.Tensor] = []
+    handles = [blk.register_forward_pre_hook(lambda _m, args: seen.append(args[0].clone())) for blk in model.blocks]
+    try:
+        evaluate.final_states(model, ids)
+    finally:
+        for h in handles:
+            h.remove()
+    return seen

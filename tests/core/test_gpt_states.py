@@ -33,14 +33,7 @@ def test_kept_pass_scores_as_the_whole_pass(model, kept):
 def test_kept_inputs_are_the_blocks_inputs(model, kept):
     # Every block's input at every corpus token, read from its prefix, is the whole pass's bit for bit.
     for b, (_, path), inputs in zip(evaluate.corpus_batches(), prefixes.corpus(), kept.inputs):
-        seen = []
-        handles = [blk.register_forward_pre_hook(lambda _m, args: seen.append(args[0].clone())) for blk in model.blocks]
-        try:
-            with torch.no_grad():
-                evaluate.final_states(model, b.ids)
-        finally:
-            for h in handles:
-                h.remove()
+        seen = states.whole_pass_inputs(model, b.ids)
         assert len(seen) == len(inputs) == len(model.blocks)
         for mine, theirs in zip(inputs, seen):
             assert torch.equal(mine[path], theirs)
