@@ -233,10 +233,9 @@ def part(func: Callable[..., None]) -> Callable[..., None]:
     """A part of a page (an st.fragment): moving one of its controls reruns this part alone.
 
     A student's change then costs the server only what the part draws, not the sidebar, the title
-    and the lesson above it, which stay on screen as they were. An instructor's view is written to
-    the class room on every full run (the sidebar's room section); after a part ran alone, the
-    room is told here, and the page reruns whole when the settings on screen changed, so the join
-    card's address follows them.
+    and the lesson above it, which stay on screen as they were. The sidebar's class room section
+    runs on whole runs only; after a part ran alone, the room decides whether the page must rerun
+    whole (ui.room.session.after_part: an instructor's new settings, a student's guess to watch).
 
     A part called inside another is a part of its own: the outer part's run draws it with the values
     it passes (plain values: the prompt, a country), and its own controls rerun it alone with those.

@@ -364,23 +364,23 @@ def _apply_here(section: str, params: dict[str, str]) -> None:
         known[control.key] = value
 
 
-def _waiting(page, answers: Any, seen: Any) -> list[str]:
+def _waiting(section: str, answers: Any, seen: Any) -> list[str]:
     """The ids of this student's guesses on this page that the room stored and has not shown revealed yet."""
     answers, seen = answers or {}, seen or set()
-    prefix = f"{page.section}:"
+    prefix = f"{section}:"
     return [qid for qid, answer in answers.items() if isinstance(qid, str) and qid.startswith(prefix)
             and qid not in seen and getattr(answer, "stored", None)]
 
 
 def _waiting_for_reveal(page, answers: Any, seen: Any) -> bool:
-    return bool(_waiting(page, answers, seen))
+    return bool(_waiting(page.section, answers, seen))
 
 
 def _revealed_meanwhile(page, seat: Seat) -> bool:
     """On the first look only: was a waiting guess revealed before this student started looking?"""
     try:
         return any(getattr(_call("snapshot", seat.code, qid), "revealed", False)
-                   for qid in _waiting(page, st.session_state.get(ASKED), st.session_state.get(REVEALED)))
+                   for qid in _waiting(page.section, st.session_state.get(ASKED), st.session_state.get(REVEALED)))
     except Unavailable:
         return False
 
@@ -401,7 +401,7 @@ def _follow_changed() -> None:
     st.session_state.pop(SEEN, None)  # turned on: go to where the instructor is now
 
 
-def after_part(section: str | None = None) -> None:
+def after_part() -> None:
     """After a part of the page reran alone (ui.shell.part), what only a whole run does for the room.
 
     The sidebar's class section runs on whole runs only: an instructor whose settings on screen differ
@@ -416,21 +416,15 @@ def after_part(section: str | None = None) -> None:
     ctx = get_script_run_ctx()
     if ctx is None or not ctx.fragment_ids_this_run:
         return  # a whole run: the sidebar has done both already
-    section = section or state.get("_section")
+    section = state.get("_section")  # the page on screen (ui/shell.py)
     if section is None:
         return
     if seat.role == "instructor" and state.get(KEY):
         params = controls.view_params(section)
         if state.get(VIEW) != (section, tuple(sorted(params.items()))):
             st.rerun(scope="app")
-    elif seat.role == "student" and not state.get(WATCHING) and _waiting(_Section(section), state.get(ASKED),
-                                                                          state.get(REVEALED)):
+    elif seat.role == "student" and not state.get(WATCHING) and _waiting(section, state.get(ASKED), state.get(REVEALED)):
         st.rerun(scope="app")
-
-
-@dataclass(frozen=True)
-class _Section:
-    section: str  # what _waiting reads of a page
 
 
 def sidebar(page) -> None:
