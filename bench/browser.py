@@ -14,15 +14,13 @@ as a multiple of the floor's, with the load average. Wall time: the machine's lo
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from stclient import ROOT, AppPage, FloorServer, Server, discover_pages, load_average  # noqa: E402
+from stclient import ROOT, FloorServer, Server, discover_pages, load_average  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

@@ -18,7 +18,6 @@ import argparse
 import random
 import statistics
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
