@@ -14,6 +14,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.conftest import TIMEOUT, chart_specs, open_page
+from ui import questions
 from ui.base import i18n
 from ui.questions import Asked, Question
 from ui.questions import collapse as collapse_questions
@@ -398,13 +399,13 @@ def test_a_students_guess_on_a_page_reaches_the_room_and_returns_with_the_class_
     token = at.session_state[session.SEAT].token
     assert db.student_guess(code, token, qid, time.time()) == mine  # the page's widget sent it through submit
     assert t("questions.stored") in [c.value for c in at.caption]
-    assert session._waiting_for_reveal(_page("collapse"), at.session_state[session.ASKED], set())
+    assert session._waiting_for_reveal(_page("collapse"), at.session_state[questions.GUESSES], set())
     charts_before = len(at.get("vega_lite_chart"))
     db.reveal(code, key, qid, time.time())
     at.run()
     assert len(at.get("vega_lite_chart")) == charts_before + 1  # the class's guesses beside the student's own
     assert qid in at.session_state[session.REVEALED]
-    assert not session._waiting_for_reveal(_page("collapse"), at.session_state[session.ASKED],
+    assert not session._waiting_for_reveal(_page("collapse"), at.session_state[questions.GUESSES],
                                            at.session_state[session.REVEALED])
 
 
@@ -435,7 +436,7 @@ def test_a_reveal_that_came_before_the_first_look_is_not_missed(db):
     db.reveal(code, key, ASK_NUMBER.id, time.time())
     db.set_view(code, key, "collapse", {}, time.time())
     waiting = OrderedDict({ASK_NUMBER.id: quiz.Answer(0.3, True)})
-    at = run_scene("watch_scene", {**seated(code, "student", token), session.ASKED: waiting})
+    at = run_scene("watch_scene", {**seated(code, "student", token), questions.GUESSES: waiting})
     assert at.session_state["runs"] == 2  # looked, found it revealed, reran
     # Without a waiting guess, the first look only notes the version.
     at = run_scene("watch_scene", seated(code, "student", token))

@@ -79,9 +79,9 @@ from sqlalchemy import exc as sa_exc
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
+from ui.base.room_code import CODE_ALPHABET, CODE_LENGTH, CODE_PATTERN
+
 SCHEMA_VERSION = 1
-CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no I, L, O, 0, 1: read off a projector without doubt
-CODE_LENGTH = 6
 ROOM_TTL = 4 * 3600.0
 LINK_TTL = 300.0
 MAX_STUDENTS = 500
@@ -94,7 +94,7 @@ MAX_SECTION = 64
 MAX_VIEW_PARAMS = 40
 MAX_VIEW_TEXT = 200
 OPTION_RE = re.compile(r"[A-Za-z0-9_.-]{1,32}")
-_CODE_RE = re.compile(f"[{CODE_ALPHABET}]{{{CODE_LENGTH}}}")
+_CODE_RE = re.compile(CODE_PATTERN)
 _PG_LOCK = 0x46464E4C  # "FFNL": the advisory lock two replicas take while one creates the schema
 
 
