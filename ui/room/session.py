@@ -130,13 +130,13 @@ def revealed(page, asked: Asked) -> list[float | str] | None:
     if seat is None:
         return None
     try:
-        snapshot = _call("snapshot", seat.code, asked.id)
+        values = _call("revealed_guesses", seat.code, asked.id)  # one read before the reveal: every student's rerun
     except Unavailable:
         return None
-    if snapshot is None or not snapshot.revealed:
+    if values is None:
         return None
     st.session_state.setdefault(REVEALED, set()).add(asked.id)
-    return list(snapshot.values)
+    return list(values)
 
 
 def instructor_panel(page, asked: Sequence[Asked]) -> None:
