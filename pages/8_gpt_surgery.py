@@ -23,11 +23,14 @@ def ablation_section() -> None:
     st.header(t("gptsurgery.ablation_heading"))
     st.markdown(t("gptsurgery.ablation_lesson", examples="“of”, “is”, “의”, “수도”"))
     glossary.note(t, "residual_stream")
-    st.latex(r"x \leftarrow x + \mathrm{attn}_l(\mathrm{LN}(x)),\qquad x \leftarrow x + \underbrace{\mathrm{FFN}_l(\mathrm{LN}(x))}_{\to\,0}")
-    target = controls.draw(page, "target")
+    st.latex(r"x \leftarrow x + \mathrm{attn}_l(\mathrm{LN}(x)),\qquad x \leftarrow x + \underbrace{\mathrm{FFN}_l(\mathrm{LN}(x))}"
+             r"_{\to\,0\ \text{" + t("gptsurgery.or") + r"}\ \overline{\mathrm{FFN}_l}}")
+    c1, c2 = st.columns([2, 1])
+    target = controls.draw(page, "target", c1)
+    how = controls.draw(page, "how", c2, horizontal=True)
     with st.spinner(t("common.computing")):
         base = gpt_probes.base_scores()
-        after = base if target == "none" else gpt_probes.ablated_scores(target)
+        after = base if target == "none" else gpt_probes.ablated_scores(target, how)
     ablation_asked = questions.ablation(target, pages.target_label(t, target), base, after)
     ask.questions(page, ablation_asked, asking)
     if ask.shown(page, ablation_asked):
@@ -39,7 +42,7 @@ def ablation_section() -> None:
                               for name in ("seen", "heldout", "template")
                               for state, scores in (("shipped", base), ("ablated", after))])
         widgets.chart(page, charts.ablation, frame, t)
-        widgets.verdict(page, lessons.ablation(target, pages.target_label(t, target), base, after))
+        widgets.verdict(page, lessons.ablation(target, pages.target_label(t, target), base, after, how))
 
 
 ablation_section()
