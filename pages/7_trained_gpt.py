@@ -67,7 +67,7 @@ def experiment() -> None:
         attr = gpt_probes.attribute(words, target)
         top = gpt_probes.top_neurons(words, target)
         parts = gpt_probes.parameter_split()
-    prompt_asked = questions.prompt(words, answer, nxt.tokens[0], acc, attr.attn, attr.ffn)
+    prompt_asked = questions.prompt(words, answer, nxt.tokens[0], attr.attn, attr.ffn)
     heldout_asked = questions.heldout(acc)
     predict.questions(page, prompt_asked + heldout_asked, asking)
 
@@ -158,7 +158,7 @@ def experiment() -> None:
     # 5–8. The prompt at every checkpoint, the corpus across training, one word in context (ui/gpt_memory_sections.py):
     # the training step and the other word each rerun their own section alone.
     checkpoint_part(tuple(words), answer)
-    gpt_memory_sections.curve(page)
+    gpt_memory_sections.curve(page, heldout_asked)  # its last point is the held-out answer
     gpt_memory_sections.contexts(page, country)
     roles_part(country, chosen.template)
 

@@ -23,9 +23,9 @@ from typing import Any
 
 import streamlit as st
 
-from ui import text, widgets
+from ui import widgets
 from ui.charts import questions as charts
-from ui.questions import Asked
+from ui.questions import Asked, explain, tolerance_text, written
 from ui.shell import Page
 
 STATE = "_ask"  # the session's guesses: id -> Answer, newest last (a page switch clears only declared controls)
@@ -166,17 +166,11 @@ def _again(asked: Asked) -> None:
 
 def shown_value(page: Page, asked: Asked, value: float | str) -> str:
     """A guess or an answer as the page writes it: an option's label, or a number with its unit."""
-    question = asked.question
-    if question.kind == "choice":
-        return page.t(f"{question.key}_opt_{value}")
-    number = float(value)
-    written = text.number(int(number)) if number.is_integer() and abs(number) < 1e15 else text.sig(number)
-    unit = page.t(question.unit) if question.unit else ""
-    return f"{written}{unit}" if unit in ("%", "") else f"{written} {unit}"
+    return written(page.t, asked.question, value)
 
 
 def _whole(x: float) -> float | int:
-    """A bound or a tolerance as a sentence writes it: 100, not 100.0."""
+    """A bound as a sentence writes it: 100, not 100.0."""
     return int(x) if float(x).is_integer() else x
 
 
@@ -192,12 +186,13 @@ def _form(page: Page, asked: Asked) -> None:
             box, commit, look = st.columns([2, 2, 2], vertical_alignment="bottom")
             unit = t(question.unit) if question.unit else ""
             box.text_input(t("questions.your_number"), key=_input_key(asked), max_chars=24,
-                           placeholder=t("questions.range", lo=_whole(question.lo), hi=_whole(question.hi), unit=unit),
-                           help=t("questions.tolerance", tolerance=_whole(question.tolerance), unit=unit))
+                           placeholder=t("questions.range", lo=_whole(question.lo), hi=_whole(question.hi), unit=unit))
         commit.form_submit_button(t("questions.commit"), type="primary", key=f"_ask_commit:{asked.id}",
                                   on_click=_commit, args=(page, asked), width="stretch")
         look.form_submit_button(t("questions.look"), key=f"_ask_look:{asked.id}", on_click=_look, args=(asked,),
                                 width="stretch")
+    if question.kind == "number":  # on screen, not in a tooltip: a projector never shows one
+        st.caption(tolerance_text(t, question))
     error = st.session_state.get(ERRORS, {}).get(asked.id)
     if error:
         unit = t(question.unit) if question.unit else ""
@@ -215,8 +210,7 @@ def _outcome(page: Page, asked: Asked, answer: Answer) -> None:
             st.success(f"{said} ✓")
         else:
             st.error(f"{said} ✗")
-    why = t(asked.why, **asked.why_values)
-    st.markdown(why[:1].upper() + why[1:])  # a verdict's claim may start in lower case
+    st.markdown(explain(t, asked))
     if answer.stored:
         st.caption(t("questions.stored"))
     elif answer.message:  # why the room did not keep it

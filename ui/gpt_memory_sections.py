@@ -9,10 +9,13 @@ import pandas as pd
 import streamlit as st
 
 from ffn_core.gpt import context, corpus, progress
+from ui import ask as predict  # ffn_core.gpt.ask is the model-asking module
 from ui import gpt_memory, text, widgets
 from ui.charts import gpt as gpt_charts
 from ui.charts import gpt_memory as charts
 from ui.lessons import gpt_memory as lessons
+from ui.questions import Asked
+from ui.questions import gpt as questions
 from ui.shell import Page
 
 # The defaults of the two controls declared in ui/pages.py (the tests open the page on them).
@@ -57,6 +60,10 @@ def checkpoint(page: Page, step: int, words: tuple[str, ...], answer: str | None
     with st.spinner(t("common.computing")):
         snap = gpt_memory.snapshot(step, tuple(words), answer)
     attr, acc = snap.attribution, snap.accuracy
+    asked = questions.checkpoint(step, words, answer, snap.next.tokens[0], snap.next.probs[0])
+    predict.questions(page, asked)
+    if not predict.shown(page, asked):
+        return
     c1, c2, c3, c4 = st.columns(4)
     c1.metric(t("gptmemory.metric_top", step=step), snap.next.tokens[0])
     c2.metric(t("gptmemory.metric_prob"), text.pct(snap.next.probs[0]))
@@ -76,11 +83,13 @@ def checkpoint(page: Page, step: int, words: tuple[str, ...], answer: str | None
                                              acc.heldout, logged, attr.attn, attr.ffn))
 
 
-def curve(page: Page) -> None:
-    """The whole corpus across training, from the training log."""
+def curve(page: Page, asked: tuple[Asked, ...] = ()) -> None:
+    """The whole corpus across training, from the training log; folded while `asked` (which it answers) waits."""
     t = page.t
     st.header(t("gptmemory.curve_heading"))
     st.markdown(t("gptmemory.curve_lesson"))
+    if not predict.shown(page, asked):
+        return
     measured = gpt_memory.curve()
     widgets.chart(page, charts.curve, measured.to_frame(), t)
     widgets.chart(page, charts.writers, measured.writers_frame(), t)
