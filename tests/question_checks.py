@@ -6,9 +6,9 @@ import re
 from collections.abc import Iterable
 
 from tests.lesson_checks import EXPONENT, NONFINITE
-from ui import i18n
-from ui.lessons import Verdict
+from ui.base import i18n
 from ui.questions import Asked, Why, explain, why_key, written
+from ui.verdicts import Verdict
 
 _SUPER = str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")
 

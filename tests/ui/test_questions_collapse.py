@@ -4,9 +4,9 @@ from hypothesis import strategies as st
 
 from ffn_core import collapse, ffn
 from tests.question_checks import assert_sound, korean_is_korean, shown_number
-from ui import i18n
-from ui.lessons import collapse as lessons
+from ui.base import i18n
 from ui.questions import collapse as questions
+from ui.verdicts import collapse as verdicts
 
 MS = (4, 8, 16, 32, 64, 128, 256, 512, 1024)
 NARROW = (0, 1, 2, 4, 8, 16, 32)
@@ -21,7 +21,7 @@ def _err(x: float) -> str:  # the page's formatter
 def test_collapse_questions_are_answered_by_the_page(d, m, act, bias, seed):
     res = collapse.measure(d, m, act, bias, seed)
     asked = questions.ask(res)
-    by_key = assert_sound(asked, "collapse", [lessons.judge(res)])
+    by_key = assert_sound(asked, "collapse", [verdicts.judge(res)])
     if act == "none":
         assert by_key["questions.collapse_rank"].answer == res.rank <= min(d, m)
         # One matrix replaces both layers to rounding: the two layers compute nothing more.
@@ -43,7 +43,7 @@ def test_stack_question_is_answered_by_the_page(d, layers, narrow, bias, seed):
         widths[(layers - 1) // 2] = narrow
     tower = collapse.stack(d, tuple(widths), bias, seed)
     (asked,) = questions.stack(tower, bias)
-    assert_sound([asked], "collapse", [lessons.judge_stack(tower)])
+    assert_sound([asked], "collapse", [verdicts.judge_stack(tower)])
     assert asked.answer == tower.rank <= min(d, *widths)
     assert asked.values["narrow"] == min(widths)
 

@@ -10,7 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.conftest import ROOT
-from ui import i18n, questions
+from ui import questions
+from ui.base import i18n
 from ui.questions import Question, at, band, fingerprint, tolerance_text, why_key
 
 NUMBER = Question("q.number", "number", lo=0, hi=100, tolerance=5, unit="questions.unit_pct")

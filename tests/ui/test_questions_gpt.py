@@ -11,11 +11,12 @@ from hypothesis import strategies as st
 from ffn_core.gpt import ask, attribution, corpus, weights
 from ffn_core.gpt.ask import Accuracy
 from tests.question_checks import assert_sound, korean_is_korean, shown_number
-from ui import gpt_memory, i18n
-from ui.lessons import gpt as lessons
-from ui.text import pct
+from ui.base import i18n
+from ui.base.text import pct
+from ui.gpt import checkpoints
 from ui.questions import explain
 from ui.questions import gpt as questions
+from ui.verdicts import gpt as verdicts
 
 share = st.floats(0.0, 1.0, allow_nan=False)
 term = st.floats(-50.0, 50.0, allow_nan=False)
@@ -32,7 +33,7 @@ def test_prompt_questions_follow_the_numbers(words, answer, top, attn, data):
     ffn = data.draw(st.lists(term, min_size=len(attn), max_size=len(attn)))
     asked = questions.prompt(words, answer, top, attn, ffn)
     target = answer if answer is not None else top
-    by_key = assert_sound(asked, "gpt", [lessons.layers(target, 0.0, 0.0, attn, ffn, None)])
+    by_key = assert_sound(asked, "gpt", [verdicts.layers(target, 0.0, 0.0, attn, ffn, None)])
     # The page's metrics: f"{sum(attn):+.3f}" and f"{sum(ffn):+.3f}"; the claim compares the sums themselves.
     if abs(sum(ffn) - sum(attn)) > 1e-3:
         more = shown_number(f"{sum(ffn):+.3f}") > shown_number(f"{sum(attn):+.3f}")
@@ -63,7 +64,7 @@ def test_at_step_300_the_model_names_another_capital():
     """The page's default checkpoint: not Paris and not noise, a capital of the wrong country."""
     prompt = next(p for p in corpus.prompts("all") if p.lang == "en" and p.fact.country == "France"
                   and p.fact.relation == "capital")
-    snap = gpt_memory.snapshot(300, tuple(prompt.words), prompt.answer)
+    snap = checkpoints.snapshot(300, tuple(prompt.words), prompt.answer)
     (asked,) = questions.checkpoint(300, prompt.words, prompt.answer, snap.next.tokens[0], snap.next.probs[0])
     assert_sound([asked], "gpt")
     assert snap.next.tokens[0] != "Paris" and asked.answer == "kind"
@@ -96,7 +97,7 @@ def test_the_shipped_model_answers_the_prompt_questions(model, prompt):
     attr = attribution.attribute(model, prompt.words, prompt.answer)
     nxt = ask.next_token(model, prompt.words, prompt.answer)
     asked = questions.prompt(prompt.words, prompt.answer, nxt.tokens[0], attr.attn, attr.ffn)
-    by_key = assert_sound(asked, "gpt", [lessons.layers(prompt.answer, attr.max_abs_residual, attr.embedding,
+    by_key = assert_sound(asked, "gpt", [verdicts.layers(prompt.answer, attr.max_abs_residual, attr.embedding,
                                                         attr.attn, attr.ffn, None)])
     # Independent of the attribution's parts: the logit they add up to, minus the embedding and the constant.
     writes = by_key["questions.gpt_writes"].answer

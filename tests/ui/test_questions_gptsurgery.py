@@ -11,11 +11,11 @@ import dataclasses
 from ffn_core.gpt import ablation, corpus, edit, weights
 from ffn_core.gpt.ablation import Scores
 from tests.question_checks import assert_sound, korean_is_korean, shown_number
-from ui import i18n
-from ui.lessons import gpt as lessons
-from ui.text import pct
+from ui.base import i18n
+from ui.base.text import pct
 from ui.questions import explain
 from ui.questions import gptsurgery as questions
+from ui.verdicts import gpt as verdicts
 
 N_LAYERS = 4
 
@@ -33,7 +33,7 @@ def test_ablation_questions_follow_the_page_metrics(target, seen0, seen1, templa
     if target == "none":
         assert asked == ()
         return
-    verdict = lessons.ablation(target, target, Scores(seen0, 0.5, template0, ()), Scores(seen1, 0.5, template1, ()))
+    verdict = verdicts.ablation(target, target, Scores(seen0, 0.5, template0, ()), Scores(seen1, 0.5, template1, ()))
     by_key = assert_sound(asked, "gptsurgery", [verdict])
     # The page's metric: f"{pct(before)} → {pct(after)}".
     shown_after = pct(seen1)
@@ -68,7 +68,7 @@ def test_edit_questions_follow_the_edit(an_edit, other_lang, layer, method, delt
     res = dataclasses.replace(an_edit, other_lang=None if other_lang is None else (0.0, other_lang), layer=layer,
                               method=method, delta_norm=delta, weight_norm=weight)
     asked = questions.edit(res, "the capital of France is")
-    by_key = assert_sound(asked, "gptsurgery", [lessons.edit(res, "the capital of France is", True)])
+    by_key = assert_sound(asked, "gptsurgery", [verdicts.edit(res, "the capital of France is", True)])
     if other_lang is None:
         assert "questions.gptsurgery_other_lang" not in by_key
     else:
@@ -95,7 +95,7 @@ def test_with_every_ffn_zeroed_the_grammar_falls_further(model):
     base = ablation.scores(model)
     after = ablation.scores(ablation.ablated(model, "ffn_all"))
     asked = questions.ablation("ffn_all", "every FFN", base, after)
-    by_key = assert_sound(asked, "gptsurgery", [lessons.ablation("ffn_all", "every FFN", base, after)])
+    by_key = assert_sound(asked, "gptsurgery", [verdicts.ablation("ffn_all", "every FFN", base, after)])
     assert by_key["questions.gptsurgery_falls"].answer == "grammar"
     assert base.template - after.template > base.seen - after.seen
     korean_is_korean(asked)

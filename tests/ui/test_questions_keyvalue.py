@@ -6,8 +6,8 @@ from hypothesis import assume, example, given, settings
 from ffn_core import keyvalue, memory_training
 from tests.question_checks import assert_sound, korean_is_korean, shown_number
 from tests.ui.test_lessons_keyvalue import _memory, space
-from ui.lessons import keyvalue as lessons
 from ui.questions import keyvalue as questions
+from ui.verdicts import keyvalue as verdicts
 
 
 @settings(max_examples=6)
@@ -19,7 +19,7 @@ def test_keyvalue_questions_are_answered_by_the_page(s: dict) -> None:
     assume(s["n"] * s["d"] * s["m"] * s["steps"] <= memory_training.MAX_WORK)  # likewise
     res = keyvalue.read_token(_memory(s["d"], s["m"], s["n"], s["steps"], s["seed"]), s["token"])
     asked = questions.ask(res, s["seed"])
-    by_key = assert_sound(asked, "keyvalue", [lessons.judge(res)])
+    by_key = assert_sound(asked, "keyvalue", [verdicts.judge(res)])
     after = res.trained
     # The page's metrics: "{before} → {after}" neurons for 90%, and recall f"{before:.0%} → {after:.0%}".
     shown_n90 = f"{after.n_for_90}" if after.n_for_90 is not None else "—"

@@ -4,8 +4,8 @@ from hypothesis import given
 from ffn_core import position
 from tests.question_checks import assert_sound, korean_is_korean, shown_number
 from tests.ui.test_lessons_position import FEWER, controls
-from ui.lessons import position as lessons
 from ui.questions import position as questions
+from ui.verdicts import position as verdicts
 
 
 def _measure(s):
@@ -21,7 +21,7 @@ def _share(x: float) -> str:  # the page's formatter
 def test_position_questions_are_answered_by_the_page(s):
     res = _measure(s)
     asked = questions.ask(res)
-    by_key = assert_sound(asked, "position", [lessons.judge(res)])
+    by_key = assert_sound(asked, "position", [verdicts.judge(res)])
     assert abs(by_key["questions.position_ffn_off"].answer
                - shown_number(_share(res.ffn_off_diagonal_fraction))) <= 0.05
     assert abs(by_key["questions.position_attention_off"].answer
@@ -51,7 +51,7 @@ def test_block_question_is_answered_by_the_block_on_screen(s):
     blk = position.block_influence(s["n"], s["d"], 4 * s["d"], s["act"], s["heads"], s["causal"], s["seed"])
     settings = {k: s[k] for k in ("n", "d", "act", "heads", "causal", "seed")}
     (asked,) = questions.block(blk, settings)
-    assert_sound([asked], "position", [lessons.judge_block(blk)])
+    assert_sound([asked], "position", [verdicts.judge_block(blk)])
     assert abs(asked.answer - shown_number(_share(blk.block_off_diagonal_fraction))) <= 0.05
     # The sentence of the expected picture (the FFN keeps to itself, the block mixes) only when measured so.
     mixes = blk.ffn_off_diagonal_fraction == 0 and blk.block_off_diagonal_fraction > 0

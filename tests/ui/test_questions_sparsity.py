@@ -6,8 +6,8 @@ from hypothesis import assume, given, settings
 from ffn_core import memory_training
 from tests.question_checks import assert_sound, korean_is_korean, shown_number
 from tests.ui.test_lessons_sparsity import N_KEYS, _at_init, _train, space
-from ui.lessons import sparsity as lessons
 from ui.questions import sparsity as questions
+from ui.verdicts import sparsity as verdicts
 
 
 def _asked(s: dict):
@@ -21,7 +21,7 @@ def _asked(s: dict):
 def test_sparsity_questions_are_answered_by_the_page(s: dict) -> None:
     assume(N_KEYS * s["d"] * s["m"] * s["steps"] <= memory_training.MAX_WORK)  # the page stops otherwise
     start, run, asked = _asked(s)
-    by_key = assert_sound(asked, "sparsity", [lessons.judge_init(start), lessons.judge(start, run, s["act"])])
+    by_key = assert_sound(asked, "sparsity", [verdicts.judge_init(start), verdicts.judge(start, run, s["act"])])
     # The page's metrics: f"{mean:.4f}" and str(dead); the training metric f"{before:.3f} → {after:.3f}".
     assert abs(by_key["questions.sparsity_half"].answer - 100 * shown_number(f"{start.mean_active_fraction:.4f}")) <= 0.005
     # The per-neuron chart's lowest bar: the most selective neuron's share of the tokens.

@@ -5,10 +5,10 @@ from hypothesis import example, given
 from ffn_core import model_counts, params, presets
 from tests.question_checks import assert_sound, korean_is_korean, shown_number
 from tests.ui.test_lessons_split import blocks
-from ui import i18n
-from ui.lessons import split as lessons
+from ui.base import i18n
 from ui.questions import explain
 from ui.questions import split as questions
+from ui.verdicts import split as verdicts
 
 
 def _asked(b):
@@ -18,7 +18,7 @@ def _asked(b):
 
 def _verdict(s, b):
     full = params.split(b["d"], b["expansion"], b["heads"], b["heads"], b["bias"], b["glu"])
-    return lessons.judge_block(s, b["expansion"], full.attention_params)
+    return verdicts.judge_block(s, b["expansion"], full.attention_params)
 
 
 @given(blocks())

@@ -6,8 +6,8 @@ from hypothesis import example, given, settings
 from ffn_core.sweep import best, targets
 from tests.question_checks import assert_sound, korean_is_korean, shown_number
 from tests.ui.test_lessons_sweep import _reference, _run, _usable, settings_space
-from ui.lessons import sweep as lessons
 from ui.questions import sweep as questions
+from ui.verdicts import sweep as verdicts
 
 
 def _page(s: dict):
@@ -18,7 +18,7 @@ def _page(s: dict):
     found = [best.combine(r, *(res.fits[j].rmse for res in results.values())) for j, r in enumerate(ref.rmse)]
     settings_on_screen = {"target": key, "widths": s["widths"], "act": s["act"], "method": s["method"],
                           "seed": s["seed"]}
-    return results, questions.ask(results, settings_on_screen), lessons.judge(results, found)
+    return results, questions.ask(results, settings_on_screen), verdicts.judge(results, found)
 
 
 @settings(max_examples=8)

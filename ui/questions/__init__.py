@@ -1,6 +1,6 @@
 """Questions a page asks before it shows: what a question is, and what one asked at the settings on screen holds.
 
-A page's questions are pure functions of its core result (like its verdicts in ui/lessons): the
+A page's questions are pure functions of its core result (like its verdicts in ui/verdicts): the
 right answer is read from the measurement, never written into the question. Nothing here imports
 streamlit, so property tests can run them over a page's whole control space, and the class room's
 store can check a guess with the same rules the page uses.
@@ -10,6 +10,9 @@ a verdict: a choice question has one sentence per option (`<question>_why_<optio
 question one sentence that restates the measured number (`{measured}`), or one per declared case.
 There is no way to hand a claim's key to a question, so a claim the page refutes can never be
 shown as the reason for an answer.
+
+One module per page (split.py, position.py, collapse.py, sweep.py, keyvalue.py, sparsity.py, gpt.py,
+gptsurgery.py); quiz.py draws them (the ask form, the outcome, the class's guesses on chart.py's chart).
 """
 from __future__ import annotations
 
@@ -19,7 +22,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ui import text
+from ui.base import text
+from ui.base.page import Page
 
 Kind = Literal["number", "choice"]
 
@@ -149,6 +153,11 @@ def written(t: Translate, question: Question, value: float | str) -> str:
     shown = text.number(int(number)) if number.is_integer() and abs(number) < 1e15 else text.sig(number)
     unit = t(question.unit) if question.unit else ""
     return f"{shown}{unit}" if unit in ("%", "") else f"{shown} {unit}"
+
+
+def shown_value(page: Page, asked: Asked, value: float | str) -> str:
+    """A guess or an answer as the page writes it: an option's label, or a number with its unit."""
+    return written(page.t, asked.question, value)
 
 
 def tolerance_text(t: Translate, question: Question) -> str:

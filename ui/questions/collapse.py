@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 
 from ffn_core import collapse
-from ui.text import Term
-from ui.lessons import collapse as lessons
+from ui.base.text import Term
 from ui.questions import Asked, Question, at
+from ui.verdicts import collapse as verdicts
 
 SECTION = "collapse"
 # "The expansion alone adds power": four times wider must compute more? Without the activation the two layers
@@ -27,14 +27,14 @@ def ask(res: collapse.Collapse) -> tuple[Asked, ...]:
     settings = _settings(res)
     shown = {"d": res.d_model, "m": res.d_ff, "ratio": res.d_ff / res.d_model, "act": Term(f"collapse.act_{res.act}")}
     if res.act == "none":
-        one = res.max_abs_residual <= lessons.EXACT
+        one = res.max_abs_residual <= verdicts.EXACT
         because = {"d": res.d_model, "m": res.d_ff, "rank": res.rank, "bound": res.rank_bound,
                    "residual": res.max_abs_residual}
         return (
             at(SECTION, settings, WIDE, "no" if one else "yes", because, shown),
             at(SECTION, settings, RANK, res.rank, because, shown),
         )
-    nonlinear = res.fit_relative_error > lessons.NONLINEAR
+    nonlinear = res.fit_relative_error > verdicts.NONLINEAR
     because = {"error": res.fit_relative_error, "act": Term(f"collapse.act_{res.act}")}
     asked = [at(SECTION, settings, LINEAR, "no" if nonlinear else "yes", because, shown)]
     if math.isfinite(res.fit_relative_error) and 100 * res.fit_relative_error <= FIT.hi:

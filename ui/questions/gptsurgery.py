@@ -6,9 +6,9 @@ import math
 
 from ffn_core.gpt.ablation import Scores
 from ffn_core.gpt.edit import Edit
-from ui.lessons import gpt as lessons
+from ui.base.text import Term
 from ui.questions import Asked, Question, at
-from ui.text import Term
+from ui.verdicts import gpt as verdicts
 
 SECTION = "gptsurgery"
 # Facts live in the FFNs, so surely facts fall further? With every FFN zeroed the grammar falls further.
@@ -37,7 +37,7 @@ def facts_case(shipped: Scores, ablated: Scores) -> str:
     drop = shipped.seen - ablated.seen
     if drop <= 0:
         return "kept"
-    return "fell" if drop >= lessons.SEVERE * shipped.seen else "held"
+    return "fell" if drop >= verdicts.SEVERE * shipped.seen else "held"
 
 
 def ablation(target: str, label: str, shipped: Scores, ablated: Scores) -> tuple[Asked, ...]:

@@ -3,8 +3,8 @@ and how much of a whole block's output comes from other tokens."""
 from __future__ import annotations
 
 from ffn_core import position
-from ui.lessons import position as lessons
 from ui.questions import Asked, Question, at
+from ui.verdicts import position as verdicts
 
 SECTION = "position"
 # "The FFN mixes tokens" is the misconception: any guess above a point off the diagonal is it.
@@ -22,7 +22,7 @@ BLOCK_OFF = Question("questions.position_block_off", "number", lo=0, hi=100, tol
 
 def shuffle(res: position.PositionWise) -> str:
     """"follows": attention's outputs for shuffled tokens are its outputs shuffled (to rounding); else "changes"."""
-    return "follows" if res.attention_permutation_max_abs_diff <= lessons.EXACT else "changes"
+    return "follows" if res.attention_permutation_max_abs_diff <= verdicts.EXACT else "changes"
 
 
 def ask(res: position.PositionWise) -> tuple[Asked, ...]:

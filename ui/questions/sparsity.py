@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ffn_core import sparsity
-from ui.lessons import sparsity as lessons
 from ui.questions import Asked, Question, at
+from ui.verdicts import sparsity as verdicts
 
 SECTION = "sparsity"
 # "Neurons fire sparsely" is true of trained models; at random init about half fire.
@@ -29,7 +29,7 @@ def at_init(start: sparsity.AtInit, seed: int) -> tuple[Asked, ...]:
     least, most = min(start.per_neuron), max(start.per_neuron)
     return (
         at(SECTION, settings, HALF, 100 * mean, shown, shown,
-           case="half" if lessons.HALF[0] <= mean <= lessons.HALF[1] else "off"),
+           case="half" if verdicts.HALF[0] <= mean <= verdicts.HALF[1] else "off"),
         at(SECTION, settings, SELECTIVE, 100 * least, {**shown, "most": most, "rule": RULE}, shown,
            case="broad" if least >= RULE else "narrow"),
     )
@@ -42,5 +42,5 @@ def training(start: sparsity.AtInit, run: sparsity.Training, act: str,
     if steps == 0:
         return ()
     before, after = run.active_train[0], run.active_train[-1]
-    return (at(SECTION, settings, TRAINED, lessons.direction(after - before),
+    return (at(SECTION, settings, TRAINED, verdicts.direction(after - before),
                {"steps": steps, "n": run.n_keys, "before": before, "after": after}, {"steps": steps, "n": run.n_keys}),)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ffn_core.sweep import sweep
-from ui.lessons import sweep as lessons
 from ui.questions import Asked, Question, at, band
+from ui.verdicts import sweep as verdicts
 
 SECTION = "sweep"
 # "Wider is better, in proportion": sixteen times the neurons, sixteen times lower? A ratio spans orders of
@@ -47,7 +47,7 @@ def ask(results: Mapping[str, sweep.Sweep], settings: Mapping[str, object]) -> t
                         case=gain_case(gain, times)))
     rmse = 0.0 if wide.exact else wide.rmse
     asked.append(at(SECTION, settings, RMSE, band(rmse, EDGES),
-                    {"m": wide.width, "rmse": lessons.EXACT_MARK if wide.exact else wide.rmse},
+                    {"m": wide.width, "rmse": verdicts.EXACT_MARK if wide.exact else wide.rmse},
                     {"m": wide.width, "target": main.label}))
     if main.act == "relu" and wide.pieces is not None:
         bound = wide.width + 1
