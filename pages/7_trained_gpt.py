@@ -72,7 +72,7 @@ def experiment() -> None:
         attr = probes.attribute(words, target)
         top = probes.top_neurons(words, target)
         parts = probes.parameter_split()
-    prompt_asked = questions.prompt(words, answer, nxt.tokens[0], acc, attr.attn, attr.ffn)
+    prompt_asked = questions.prompt(words, answer, nxt.tokens[0], attr.attn, attr.ffn)
     heldout_asked = questions.heldout(acc)
     quiz.questions(page, prompt_asked + heldout_asked, asking)
 
@@ -163,7 +163,7 @@ def experiment() -> None:
     # 5–8. The prompt at every checkpoint, the corpus across training, one word in context (ui/gpt/sections.py):
     # the training step and the other word each rerun their own section alone.
     checkpoint_part(tuple(words), answer)
-    sections.curve(page)
+    sections.curve(page, heldout_asked)  # its last point is the held-out answer
     sections.contexts(page, country)
     roles_part(country, chosen.template)
 

@@ -124,18 +124,15 @@ def sparsity_section() -> None:
     curve = sparsity_curve.Curve((int(step),), (now,), logged_steps, logged)
     start = logged[0] if logged else now
     gap = curve.max_log_gap()
-    sparsity_asked = questions.sparsity(int(step), start, now, gap)
-    quiz.questions(page, sparsity_asked)
-    if quiz.shown(page, sparsity_asked):
-        # Two to a row: "0.495 → 0.304" needs half the width, or the numbers the lesson is about are cut off.
-        for row in range(0, len(now), 2):
-            cols = st.columns(2)
-            for column, i in zip(cols, range(row, min(row + 2, len(now)))):
-                column.metric(t("gpt.block_n", layer=i + 1), text.change((start[i], now[i]), "{:.3f}".format),
-                              help=t("gptsurgery.metric_block_help", step=step))
-        widgets.chart(page, charts.sparsity, curve.to_frame(), ffn_sparsity.PUBLISHED, t)
-        st.caption(t("gptsurgery.sparsity_caption"))
-        widgets.verdict(page, verdicts.sparsity(int(step), start, now, gap))
+    # Two to a row: "0.495 → 0.304" needs half the width, or the numbers the lesson is about are cut off.
+    for row in range(0, len(now), 2):
+        cols = st.columns(2)
+        for column, i in zip(cols, range(row, min(row + 2, len(now)))):
+            column.metric(t("gpt.block_n", layer=i + 1), text.change((start[i], now[i]), "{:.3f}".format),
+                          help=t("gptsurgery.metric_block_help", step=step))
+    widgets.chart(page, charts.sparsity, curve.to_frame(), ffn_sparsity.PUBLISHED, t)
+    st.caption(t("gptsurgery.sparsity_caption"))
+    widgets.verdict(page, verdicts.sparsity(int(step), start, now, gap))
 
     # Exactly what this page calls (through ui/gpt_probes): the other core functions run inside these.
     widgets.show_code(page, states.corpus_states, ablation.kept_scores, ablation.scores_from, states.key_covariance,

@@ -8,8 +8,8 @@ from ui import verdicts
 from ui.base import i18n
 
 # "1.1e+02", "3e-16": a sentence never carries an exponent; "inf" and "nan" never reach it either.
-_EXPONENT = re.compile(r"\d[eE][+-]?\d")
-_NONFINITE = re.compile(r"\b(inf|nan|NaN)\b")
+EXPONENT = re.compile(r"\d[eE][+-]?\d")
+NONFINITE = re.compile(r"\b(inf|nan|NaN)\b")
 
 
 def sentences(v: verdicts.Verdict) -> dict[str, list[str]]:
@@ -32,8 +32,8 @@ def assert_readable(v: verdicts.Verdict) -> dict[str, list[str]]:
     for lang, texts in shown.items():
         for text in texts:
             assert "{" not in text and "}" not in text.replace("\\}", ""), (lang, text)
-            assert not _EXPONENT.search(text), (lang, text)
-            assert not _NONFINITE.search(text), (lang, text)
+            assert not EXPONENT.search(text), (lang, text)
+            assert not NONFINITE.search(text), (lang, text)
     return shown
 
 
