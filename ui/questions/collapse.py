@@ -31,7 +31,9 @@ def ask(res: collapse.Collapse) -> tuple[Asked, ...]:
         rank, replace = claims["collapse.fact_rank"], claims["collapse.claim_replace"]
         more = "no" if replace.ok else "yes"
         return (
-            at(SECTION, settings, WIDE, more, "questions.collapse_wide_why", verdict.takeaway_values, shown),
+            # Below d the two layers reach only rank ≤ m: a strict part of one matrix's functions, not all of them.
+            at(SECTION, settings, WIDE, more, "questions.collapse_wide_why" + ("_narrow" if res.d_ff < res.d_model else ""),
+               verdict.takeaway_values, shown),
             at(SECTION, settings, RANK, res.rank, rank.key, rank.values, shown),
         )
     nonlinear = claims["collapse.claim_nonlinear"]

@@ -37,7 +37,8 @@ def ask(results: Mapping[str, sweep.Sweep], best: Sequence[float], settings: Map
     if main.act == "relu" and wide.pieces is not None:
         kinks = next(c for c in verdict.claims if c.key == "sweep.fact_kinks")
         asked.append(at(SECTION, settings, pieces_question(wide.width), wide.pieces, "questions.sweep_pieces_why",
-                        {"m": wide.width, "pieces": wide.pieces, "kinks": wide.kinks_inside, "bound": wide.width + 1,
+                        {"m": wide.width, "pieces": wide.pieces, "turns": wide.pieces - 1, "kinks": wide.kinks_inside,
+                         "bound": wide.width + 1,
                          "counts": kinks.values["counts"]},
                         {"m": wide.width, "bound": wide.width + 1}))
     return tuple(asked)
