@@ -155,7 +155,8 @@ def experiment() -> None:
                 for f, b in zip(res.fits, best_rmse):
                     row = {
                         t("sweep.col_method"): t(f"sweep.method_{m}"), t("sweep.col_width"): f.width,
-                        t("sweep.col_rmse"): f.rmse, t("sweep.col_exact"): f.exact, t("sweep.col_best"): b,
+                        t("sweep.col_rmse"): f.rmse, t("sweep.col_rmse_between"): f.rmse_between,
+                        t("sweep.col_exact"): f.exact, t("sweep.col_best"): b,
                     }
                     if show_seed:
                         row[t("sweep.col_seed")] = lesson.SEED_RMSE.get(f.width)

@@ -30,9 +30,9 @@ def ask(results: Mapping[str, sweep.Sweep], best: Sequence[float], settings: Map
         claim = next(c for c in verdict.claims if c.key == "sweep.claim_falls")
         asked.append(at(SECTION, settings, FALLS, "yes" if lessons.falls(fits) else "no", claim.key, claim.values,
                         {"m0": narrow.width, "m1": wide.width, "target": main.label}))
-    rmse = 0.0 if wide.exact else wide.rmse
+    rmse = 0.0 if wide.exact_on_grid else wide.rmse  # the RMSE asked is the grid's, as the page shows it
     asked.append(at(SECTION, settings, RMSE, band(rmse, EDGES), "questions.sweep_rmse_why",
-                    {"m": wide.width, "rmse": lessons.EXACT_MARK if wide.exact else wide.rmse},
+                    {"m": wide.width, "rmse": lessons.EXACT_MARK if wide.exact_on_grid else wide.rmse},
                     {"m": wide.width, "target": main.label}))
     if main.act == "relu" and wide.pieces is not None:
         kinks = next(c for c in verdict.claims if c.key == "sweep.fact_kinks")
