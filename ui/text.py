@@ -183,7 +183,8 @@ def _latin_final(text: str) -> int:
             break
         word = char + word
     lower = word.lower()
-    if len(word) == 1 or word.isupper() or not _VOWEL_LETTERS & set(lower):  # m, GPT, d_ff: read letter by letter
+    # m, GPT, d_ff and short names (exp, log, max) are read letter by letter; longer words by how they end.
+    if len(word) <= 3 or word.isupper() or not _VOWEL_LETTERS & set(lower):
         return _LETTER_FINAL.get(lower[-1], 0)
     if len(lower) > 3 and lower[-1] == "e" and lower[-2] not in _VOWEL_LETTERS:
         lower = lower[:-1]  # a silent e: Rome, Ukraine

@@ -35,6 +35,7 @@ from ui import i18n, text
     ("FFN", "을", "으로", "이"),       # 에프에프엔
     ("d_ff", "를", "로", "가"),        # 디 에프 에프: no vowel, read by letters
     ("Adam", "을", "으로", "이"),      # 아담
+    ("exp", "를", "로", "가"),         # 이엑스피: a short name by its letters
 ])
 def test_particles_agree_with_how_the_word_is_read(word, eul, ro, i):
     assert (text.particle(word, "을"), text.particle(word, "으로"), text.particle(word, "가")) == (eul, ro, i)
