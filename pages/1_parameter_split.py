@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from ffn_core import model_counts, params, presets
-from ui import ask, compute, controls, lede, shell, text, widgets
+from ui import ask, compute, controls, glossary, lede, shell, text, widgets
 from ui.charts import split as charts
 from ui.lessons import split as lessons
 from ui.questions import split as questions
@@ -19,6 +19,7 @@ lede.lesson(page, t("split.lesson"), [
     r"\qquad P_{\mathrm{FFN}} = 2\,d\,d_{ff}\ \ (\mathrm{GLU}{:}\ 3\,d\,d_{ff})",
     r"h_{kv} = h,\ d_{ff} = 4d:\qquad \frac{P_{\mathrm{FFN}}}{P_{\mathrm{attn}} + P_{\mathrm{FFN}}} = \frac{8d^2}{4d^2 + 8d^2} = \frac{2}{3}",
 ])
+glossary.note(t, "self_attention", "glu", "gqa", "layernorm", "embedding")
 
 
 @compute.cached(max_entries=64)

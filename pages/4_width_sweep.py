@@ -14,7 +14,7 @@ t = page.t
 
 st.title(t("sweep.title"))
 lede.lesson(page, t("sweep.lesson"), [t("sweep.formula")])
-glossary.note(t, "kink", "least_squares", "rmse")
+glossary.note(t, "relu_gelu", "kink", "least_squares", "rmse")
 
 
 @compute.cached(max_entries=32)

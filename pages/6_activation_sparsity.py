@@ -16,7 +16,7 @@ N_KEYS = 128  # pairs (or labelled keys) in the training run
 st.title(t("sparsity.title"))
 lede.lesson(page, t("sparsity.lesson"),
             [r"\text{" + t("sparsity.formula_lhs") + r"}(x) = \frac{1}{m} \sum_{i=1}^{m} \mathbf{1}\left[k_i \cdot x + b_i > 0\right]"])
-glossary.note(t, "fan_in", "xavier_kaiming", "full_batch_adam", "cross_entropy")
+glossary.note(t, "active", "relu_gelu", "fan_in", "xavier_kaiming", "full_batch_adam", "cross_entropy")
 
 
 @compute.cached(max_entries=256)

@@ -9,11 +9,14 @@ import pandas as pd
 import streamlit as st
 
 from ffn_core.gpt import context, corpus, progress
-from ui import gpt_memory, text, widgets
+from ui import glossary, gpt_memory, text, widgets
 from ui.charts import gpt as gpt_charts
 from ui.charts import gpt_memory as charts
 from ui.lessons import gpt_memory as lessons
 from ui.shell import Page
+
+# The words each section's lesson uses, explained under it.
+TERMS = {"step": ("checkpoint",), "roles": ("cosine_similarity",)}
 
 # The defaults of the two controls declared in ui/pages.py (the tests open the page on them).
 DEFAULT_STEP = 300
@@ -48,6 +51,7 @@ def intro(page: Page, section: str) -> None:
     """A section's heading and lesson: "step" or "roles" (drawn before the control the page adds)."""
     st.header(page.t(f"gptmemory.{section}_heading"))
     st.markdown(page.t(f"gptmemory.{section}_lesson"))
+    glossary.note(page.t, *TERMS[section])
 
 
 def checkpoint(page: Page, step: int, words: tuple[str, ...], answer: str | None) -> None:
