@@ -4,7 +4,8 @@ from __future__ import annotations
 import functools
 import re
 
-from ui import i18n, lessons, text
+from ui import verdicts
+from ui.base import i18n, text
 
 # "1.1e+02", "3e-16": a sentence never carries an exponent; "inf" and "nan" never reach it either.
 _EXPONENT = re.compile(r"\d[eE][+-]?\d")
@@ -17,7 +18,7 @@ _LATIN_PARTICLE = re.compile(r"([A-Za-z]+)(으로|을|를|이|가|은|는|과|�
 _NUMBER_COPULA = re.compile(r"(\d[\d,.]*%?)(이라서|라서|이라면|라면)(?=[\s.,]|$)")
 
 
-def sentences(v: lessons.Verdict) -> dict[str, list[str]]:
+def sentences(v: verdicts.Verdict) -> dict[str, list[str]]:
     """The verdict's claims and takeaway as each language shows them."""
     shown = {}
     for lang in i18n.LANGS:
@@ -28,7 +29,7 @@ def sentences(v: lessons.Verdict) -> dict[str, list[str]]:
     return shown
 
 
-def assert_readable(v: lessons.Verdict) -> dict[str, list[str]]:
+def assert_readable(v: verdicts.Verdict) -> dict[str, list[str]]:
     """Every key exists in both languages, every placeholder is filled, no exponent or inf; returns the texts."""
     en = i18n.strings("en")
     for key in [c.key for c in v.claims] + v.takeaway.split():
