@@ -9,7 +9,7 @@ from ui import widgets
 from ui.base import text
 from ui.charts import split as charts
 from ui.compute import cache
-from ui.kit import controls, lede, shell
+from ui.kit import controls, glossary, lede, shell
 from ui.questions import quiz
 from ui.questions import split as questions
 from ui.verdicts import split as verdicts
@@ -23,6 +23,7 @@ lede.lesson(page, t("split.lesson"), [
     r"\qquad P_{\mathrm{FFN}} = 2\,d\,d_{ff}\ \ (\mathrm{GLU}{:}\ 3\,d\,d_{ff})",
     r"h_{kv} = h,\ d_{ff} = 4d:\qquad \frac{P_{\mathrm{FFN}}}{P_{\mathrm{attn}} + P_{\mathrm{FFN}}} = \frac{8d^2}{4d^2 + 8d^2} = \frac{2}{3}",
 ])
+glossary.note(t, "self_attention", "glu", "gqa", "layernorm", "embedding")
 
 
 @cache.cached(max_entries=64)

@@ -28,7 +28,7 @@ lede.lesson(page, t("position.lesson"), [
     r"y_i = \mathrm{FFN}(x_i) \;\Rightarrow\; \frac{\partial y_i}{\partial x_j} = 0 \;(i \neq j)"
     r"\qquad\text{vs.}\qquad y_i = \sum_j a_{ij}\, W_O W_V\, x_j"
 ])
-glossary.note(t, "jacobian", "equivariant")
+glossary.note(t, "self_attention", "causal_mask", "jacobian", "equivariant")
 
 
 @cache.cached(max_entries=256)

@@ -18,7 +18,7 @@ t = page.t
 
 st.title(t("sweep.title"))
 lede.lesson(page, t("sweep.lesson"), [t("sweep.formula")])
-glossary.note(t, "kink", "least_squares", "rmse")
+glossary.note(t, "relu_gelu", "kink", "least_squares", "rmse")
 
 
 @cache.cached(max_entries=32)
@@ -159,7 +159,8 @@ def experiment() -> None:
                 for f, b in zip(res.fits, best_rmse):
                     row = {
                         t("sweep.col_method"): t(f"sweep.method_{m}"), t("sweep.col_width"): f.width,
-                        t("sweep.col_rmse"): f.rmse, t("sweep.col_exact"): f.exact, t("sweep.col_best"): b,
+                        t("sweep.col_rmse"): f.rmse, t("sweep.col_rmse_between"): f.rmse_between,
+                        t("sweep.col_exact"): f.exact, t("sweep.col_best"): b,
                     }
                     if show_seed:
                         row[t("sweep.col_seed")] = lesson.SEED_RMSE.get(f.width)

@@ -27,7 +27,7 @@ def ablation_section() -> None:
     # 1. Take the FFN out
     st.header(t("gptsurgery.ablation_heading"))
     st.markdown(t("gptsurgery.ablation_lesson", examples="“of”, “is”, “의”, “수도”"))
-    glossary.note(t, "residual_stream")
+    glossary.note(t, "ablation", "residual_stream")
     st.latex(r"x \leftarrow x + \mathrm{attn}_l(\mathrm{LN}(x)),\qquad x \leftarrow x + \underbrace{\mathrm{FFN}_l(\mathrm{LN}(x))}"
              r"_{\to\,0\ \text{" + t("gptsurgery.or") + r"}\ \overline{\mathrm{FFN}_l}}")
     c1, c2 = st.columns([2, 1])
@@ -114,6 +114,7 @@ def sparsity_section() -> None:
     # 3. Sparsity from training
     st.header(t("gptsurgery.sparsity_heading"))
     st.markdown(t("gptsurgery.sparsity_lesson"))
+    glossary.note(t, "checkpoint", "active")
     st.latex(r"\text{" + t("gptsurgery.formula_lhs") + r"}_l = \frac{1}{N\,m}\sum_{n=1}^{N}\sum_{i=1}^{m}\mathbf{1}\left[k_i\cdot \mathrm{LN}(x_n) + b_i > 0\right]")
     steps = list(weights.steps())
     step = controls.draw(page, "step")

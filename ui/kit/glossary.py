@@ -13,19 +13,23 @@ from ui.base.i18n import Translator
 TERMS: tuple[str, ...] = (
     "logit", "residual_stream", "logit_lens", "direct_logit_attribution", "jacobian", "equivariant", "affine",
     "least_squares", "rank", "singular_value", "fan_in", "xavier_kaiming", "full_batch_adam", "cross_entropy",
-    "covariance", "outer_product", "c_inv_k", "symlog", "kink", "rmse",
+    "covariance", "outer_product", "c_inv_k", "symlog", "kink", "rmse", "self_attention", "embedding",
+    "residual_connection", "layernorm", "relu_gelu", "glu", "gqa", "causal_mask", "active", "ablation", "checkpoint",
+    "cosine_similarity", "softmax",
 )
 
 # Which terms each page explains, and in which order they first appear there (tests/ui/pages/test_glossary.py
 # opens each page and finds each term's plain words in a help tooltip).
 PAGE_TERMS: dict[str, tuple[str, ...]] = {
-    "position": ("jacobian", "equivariant"),
+    "split": ("self_attention", "glu", "gqa", "layernorm", "embedding"),
+    "position": ("self_attention", "causal_mask", "jacobian", "equivariant"),
     "collapse": ("affine", "least_squares", "rank", "singular_value"),
-    "sweep": ("kink", "least_squares", "rmse"),
-    "keyvalue": ("full_batch_adam",),
-    "sparsity": ("fan_in", "xavier_kaiming", "full_batch_adam", "cross_entropy"),
-    "gpt": ("logit", "logit_lens", "residual_stream", "direct_logit_attribution"),
-    "gptsurgery": ("residual_stream", "outer_product", "rank", "covariance", "c_inv_k"),
+    "sweep": ("relu_gelu", "kink", "least_squares", "rmse"),
+    "keyvalue": ("active", "full_batch_adam"),
+    "sparsity": ("active", "relu_gelu", "fan_in", "xavier_kaiming", "full_batch_adam", "cross_entropy"),
+    "gpt": ("logit", "softmax", "causal_mask", "embedding", "logit_lens", "residual_stream", "direct_logit_attribution",
+            "checkpoint", "cosine_similarity"),
+    "gptsurgery": ("ablation", "residual_stream", "outer_product", "rank", "covariance", "c_inv_k", "checkpoint", "active"),
 }
 
 

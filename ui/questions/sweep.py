@@ -39,15 +39,15 @@ def ask(results: Mapping[str, sweep.Sweep], settings: Mapping[str, object]) -> t
     narrow, wide = fits[0], fits[-1]
     asked = []
     # An exact fit's error is rounding: a ratio against it says nothing.
-    if len(fits) > 1 and not narrow.exact and not wide.exact and wide.rmse > 0:
+    if len(fits) > 1 and not narrow.exact_on_grid and not wide.exact_on_grid and wide.rmse > 0:
         gain, times = narrow.rmse / wide.rmse, wide.width / narrow.width
         asked.append(at(SECTION, settings, GAIN, gain,
                         {"m0": narrow.width, "m1": wide.width, "e0": narrow.rmse, "e1": wide.rmse, "times": times},
                         {"m0": narrow.width, "m1": wide.width, "target": main.label, "times": times},
                         case=gain_case(gain, times)))
-    rmse = 0.0 if wide.exact else wide.rmse
+    rmse = 0.0 if wide.exact_on_grid else wide.rmse  # the RMSE asked is the grid's, as the page shows it
     asked.append(at(SECTION, settings, RMSE, band(rmse, EDGES),
-                    {"m": wide.width, "rmse": verdicts.EXACT_MARK if wide.exact else wide.rmse},
+                    {"m": wide.width, "rmse": verdicts.EXACT_MARK if wide.exact_on_grid else wide.rmse},
                     {"m": wide.width, "target": main.label}))
     if main.act == "relu" and wide.pieces is not None:
         bound = wide.width + 1
