@@ -15,11 +15,9 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 import resource
 import threading
 import time
-from pathlib import Path
 from urllib.parse import urlencode
 
 from streamlit import config
@@ -46,11 +44,6 @@ def enabled() -> bool:
     return os.environ.get("FFNLAB_WARMUP", "1") != "0" and Runtime.exists() and type(Runtime.instance()) is Runtime
 
 
-def _router_name(path: str) -> str:
-    # Streamlit's pages/ router names a page by its file, minus the "N_" that orders the menu.
-    return "" if path == "dashboard.py" else re.sub(r"^\d+_", "", Path(path).stem)
-
-
 # Page 8's ablation targets: a few, each a full rerun of the blocks above the part taken out.
 EVERY_OPTION = {"gptsurgery": ("target",)}
 
@@ -58,12 +51,12 @@ EVERY_OPTION = {"gptsurgery": ("target",)}
 def views() -> list[tuple[str, str]]:
     """(page name as the router knows it, query string): every declared page by its plain link, then
     each option of the controls in EVERY_OPTION, read from the page's declared controls (ui/registry/catalog.py)."""
-    out = [(_router_name(entry.path), "") for entry in catalog.PAGES]
+    out = [(catalog.url_path(entry.path), "") for entry in catalog.PAGES]
     for entry in catalog.PAGES:
         for key in EVERY_OPTION.get(entry.section, ()):
             control = next(c for c in catalog.CONTROLS[entry.section] if c.key == key)
             values: dict[str, object] = {}
-            out += [(_router_name(entry.path), urlencode({key: str(option)}))
+            out += [(catalog.url_path(entry.path), urlencode({key: str(option)}))
                     for option in control.options_for(values)]  # type: ignore[attr-defined]
     return out
 

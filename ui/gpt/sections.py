@@ -19,10 +19,6 @@ from ui.questions import Asked, quiz
 from ui.questions import gpt as questions
 from ui.verdicts import gpt_checkpoints as verdicts
 
-# The defaults of the two controls declared in ui/registry/catalog.py (the tests open the page on them).
-DEFAULT_STEP = 300
-DEFAULT_OTHER = "Germany"
-
 
 def _name(page: Page, country: str) -> str:
     return next((f.country_ko for f in corpus.FACTS if f.country == country), country) if page.lang == "ko" else country

@@ -26,6 +26,9 @@ from ui.base import text
 from ui.base.page import Page
 
 Kind = Literal["number", "choice"]
+# The session's guesses (ui/questions/quiz.py's Answer by Asked.id, newest last); the class room reads them
+# too. A page switch clears only the pages' declared controls, so they outlive it.
+GUESSES = "_ask"
 
 
 @dataclass(frozen=True)

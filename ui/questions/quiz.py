@@ -21,11 +21,10 @@ import streamlit as st
 
 from ui import widgets
 from ui.base.page import Page
-from ui.questions import Asked, explain, shown_value, tolerance_text
+from ui.questions import GUESSES, Asked, explain, shown_value, tolerance_text
 from ui.questions import chart as charts
 from ui.room import session as room
 
-STATE = "_ask"  # the session's guesses: id -> Answer, newest last (a page switch clears only declared controls)
 ERRORS = "_ask_errors"  # id -> locale key of the message for a guess just refused
 LIMIT = 300  # guesses kept per session; the oldest go first
 
@@ -47,10 +46,10 @@ def asks_first(page: Page) -> bool:
 # --- the session's guesses ------------------------------------------------------------------------
 
 def _answers() -> OrderedDict[str, Answer]:
-    answers = st.session_state.get(STATE)
+    answers = st.session_state.get(GUESSES)
     if not isinstance(answers, OrderedDict):
         answers = OrderedDict()
-        st.session_state[STATE] = answers
+        st.session_state[GUESSES] = answers
     return answers
 
 
