@@ -169,6 +169,7 @@ def experiment() -> None:
     checkpoint_part(tuple(words), answer)
     sections.curve(page, heldout_asked)  # its last point is the held-out answer
     sections.contexts(page, country)
+    sections.meanings(page)
     roles_part(country, chosen.template)
 
     st.page_link("pages/8_gpt_surgery.py", label=t("gpt.link_surgery"), icon=":material/arrow_forward:",

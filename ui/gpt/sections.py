@@ -117,6 +117,30 @@ def contexts(page: Page, country: str) -> None:
                                            mean_by_stage(sim, across) or None))
 
 
+def meanings(page: Page) -> None:
+    """The corpus's one word with two meanings, at both its places in one sentence of the page's language."""
+    t = page.t
+    res = checkpoints.two_meanings(page.lang)
+    word, country, capital = res.words[res.country], res.reference[res.country], res.reference[res.city]
+    st.subheader(t("gptmemory.two_heading"))
+    st.markdown(t("gptmemory.two_lesson", sentence=" ".join(res.words), reference=" ".join(res.reference)))
+    stage_labels = [charts.stage_label(t, s) for s in res.stages]
+    names = {"two": t("gptmemory.line_two", word=word), "country": t("gptmemory.line_two_country", word=word, country=country),
+             "city": t("gptmemory.line_two_city", word=word, capital=capital)}
+    lines = pd.DataFrame(
+        [{"stage_label": label, "line": names[line], "cosine": c}
+         for line, series in (("two", res.cosine), ("city", res.like_city), ("country", res.like_country))
+         for label, c in zip(stage_labels, series)],
+        columns=["stage_label", "line", "cosine"])
+    widgets.chart(page, charts.roles, lines, t)
+    lens = pd.DataFrame({t("gptmemory.col_stage"): stage_labels,
+                         t("gptmemory.col_lens_country", word=word): list(res.lens_country),
+                         t("gptmemory.col_lens_city", word=word): list(res.lens_city)})
+    widgets.table(page, lens, "gpt_two_meanings.csv")
+    widgets.verdict(page, verdicts.two_meanings(word, capital, country, res.cosine, res.like_country, res.like_city,
+                                                res.lens_country, res.lens_city))
+
+
 def roles(page: Page, country: str, other: str, template: str) -> None:
     """Two countries in one sentence form: their own words and the prompt's last word, by stage."""
     t = page.t
@@ -133,4 +157,4 @@ def roles(page: Page, country: str, other: str, template: str) -> None:
 
 
 CODE = (progress.snapshot, progress.curve, context.word_contexts, context.role_contexts, context.states,
-        context.compare)
+        context.compare, context.two_meanings)
