@@ -9,7 +9,7 @@ RANK = Question("questions.collapse_rank", "number", lo=0, hi=1024, tolerance=0)
 
 def test_a_session_keeps_the_latest_guesses_only():
     st.session_state.pop(questions.GUESSES, None)
-    asked = [at("collapse", {"seed": i}, RANK, 64, "collapse.fact_rank") for i in range(quiz.LIMIT + 50)]
+    asked = [at("collapse", {"seed": i}, RANK, 64) for i in range(quiz.LIMIT + 50)]
     for i, a in enumerate(asked):
         quiz._keep(a, quiz.Answer(float(i)))
     kept = st.session_state[questions.GUESSES]
@@ -24,7 +24,7 @@ def test_a_session_keeps_the_latest_guesses_only():
 
 
 def test_other_settings_are_another_question():
-    a = at("collapse", {"d": 64, "seed": 0}, RANK, 64, "collapse.fact_rank")
-    b = at("collapse", {"d": 64, "seed": 1}, RANK, 64, "collapse.fact_rank")
-    c = at("collapse", {"seed": 0, "d": 64}, RANK, 64, "collapse.fact_rank")
+    a = at("collapse", {"d": 64, "seed": 0}, RANK, 64)
+    b = at("collapse", {"d": 64, "seed": 1}, RANK, 64)
+    c = at("collapse", {"seed": 0, "d": 64}, RANK, 64)
     assert a.id != b.id and a.id == c.id

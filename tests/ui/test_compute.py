@@ -14,6 +14,8 @@ import pytest
 
 from ui.compute import cache, fair_queue
 
+pytestmark = pytest.mark.usefixtures("fresh_caches")  # counts what is computed: starts from empty caches
+
 WAIT_S = 60.0  # generous: a deadline for things that happen at once on an idle machine
 
 

@@ -2,7 +2,11 @@
 queue it is given, and the memory hand-back (ui/compute/allocator.py) is safe to call anywhere."""
 import pickle
 
+import pytest
+
 from ui.compute import allocator, cache, fair_queue, lru, metrics
+
+pytestmark = pytest.mark.usefixtures("fresh_caches")  # counts what is computed: starts from empty caches
 
 
 def _stats(results, turns, family):

@@ -13,7 +13,9 @@ from ui.base.i18n import Translator
 TERMS: tuple[str, ...] = (
     "logit", "residual_stream", "logit_lens", "direct_logit_attribution", "jacobian", "equivariant", "affine",
     "least_squares", "rank", "singular_value", "fan_in", "xavier_kaiming", "full_batch_adam", "cross_entropy",
-    "covariance", "outer_product", "c_inv_k", "symlog", "kink", "rmse",
+    "covariance", "outer_product", "c_inv_k", "symlog", "kink", "rmse", "self_attention", "embedding",
+    "residual_connection", "layernorm", "relu_gelu", "glu", "gqa", "causal_mask", "active", "ablation", "checkpoint",
+    "cosine_similarity", "softmax",
 )
 
 

@@ -260,9 +260,17 @@ def _new_answers(v: Values) -> list[str]:
     return sorted({f.answer(v["edit_lang"]) for f in capitals} - {own.answer(v["edit_lang"])})
 
 
+def _ablation_kinds(v: Values) -> tuple[str, ...]:
+    # Mean-ablation is the FFNs' (their corpus mean is kept with the corpus pass); attention is only zeroed.
+    return ablation.HOWS if str(v["target"]).startswith("ffn") else ("zero",)
+
+
 GPTSURGERY = (
     Choice("target", lambda v: ablation.targets(weights.config().n_layer), "ffn_all", option_label=target_label,
            label="gptsurgery.target"),
+    # Zero by default: the headline figures (README, report) are zero-ablation's.
+    Choice("how", _ablation_kinds, "zero", option_label="gptsurgery.how_", widget="radio", label="gptsurgery.how",
+           help="gptsurgery.how_help"),
     Choice("edit_country", _capital_countries, "France", option_label=country_label, label="gptsurgery.country"),
     Choice("edit_lang", corpus.LANGS, page_lang, option_label="gpt.lang_", widget="radio", label="gptsurgery.edit_lang"),
     # Rome in either language: the report's fixed example edit (ffn_core/gpt/report.py).
