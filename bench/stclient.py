@@ -271,11 +271,7 @@ class Session:
 
     def open(self, page: AppPage, query_string: str = "") -> Run:
         """Open a page as a fresh page load does: the link's query string, no widget states."""
-        self.page = page
-        self.query_string = query_string
-        self.widget_states = {}
-        self.values = {}
-        return self.rerun()
+        return self.read_run(self.start(page, query_string))
 
     def set(self, widget: Widget, value) -> Run:
         """Move a widget to a value and rerun as the browser does: a widget drawn inside an st.fragment
