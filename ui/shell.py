@@ -10,7 +10,7 @@ from typing import Any
 import streamlit as st
 import torch
 
-from ui import controls, i18n, pages, query, warmup
+from ui import controls, i18n, pages, query
 
 # Torch's intra-op pool would spawn a thread per core for every student's session thread;
 # one thread each keeps a class on a 2-core server from fighting over the cores.
@@ -225,7 +225,6 @@ def setup(section: str) -> Page:
     st.html(_NARROW_CSS)
     st.markdown(_WRAP_CSS + (_PRESENTER_CSS if presenter else ""), unsafe_allow_html=True)
     _sidebar(page)
-    warmup.start()  # once per process: the first run of any page starts the server's warm-up
     return page
 
 
