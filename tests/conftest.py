@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-# No results kept on disk between test runs (ui/disk_cache.py): a test that counts computations must
+# No results kept on disk between test runs (ui/compute/disk_cache.py): a test that counts computations must
 # not find them done by an earlier run. Read when ui.compute is first imported, so set before any test's.
 import os  # noqa: E402
 
@@ -41,7 +41,7 @@ TIMEOUT = 60.0
 
 @pytest.fixture(scope="session", autouse=True)
 def _one_torch_thread():
-    """One intra-op thread, as the app runs each session (ui/shell.py).
+    """One intra-op thread, as the app runs each session (ui/kit/shell.py).
 
     On a busy 2-core machine a second thread mostly waits for a core: the report's sections took 10×
     the wall time and CPU time with two. No figure a test checks depends on the count;

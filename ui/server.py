@@ -5,8 +5,8 @@
 so the App is built there from the parts below), imports the file as a module and serves the App with
 uvicorn. Community Cloud runs the same command, so the same App runs there.
 
-- `lifespan`: at process start, before the first visitor, the warm-up begins (ui/warmup.py): every
-  page's default view, then the neighbours of each (ui/neighbours.py), computed in the background.
+- `lifespan`: at process start, before the first visitor, the warm-up begins (ui/compute/warmup.py): every
+  page's default view, then the neighbours of each (ui/compute/neighbours.py), computed in the background.
 - `ROUTES`: `/ready`, which says whether the warm-up is over, so an instructor can wake the app before
   class and see when it is warm. Other owners add their routes to ROUTES from their own modules.
 """
@@ -20,7 +20,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from ui import warmup
+from ui.compute import warmup
 
 
 @contextlib.asynccontextmanager

@@ -1,7 +1,7 @@
 """Experiments on every core: as many compute at once as there are workers, in arrival order, lanes kept
 apart, the server's own background work behind every student.
 
-Plain threads drive the scheduler (ui/fair_queue.py) as in tests/ui/test_compute.py: threads meet on
+Plain threads drive the scheduler (ui/compute/fair_queue.py) as in tests/ui/test_compute.py: threads meet on
 Events, never on sleeps, and no assertion is about time.
 """
 from __future__ import annotations
@@ -11,7 +11,7 @@ import threading
 import pytest
 
 from tests.ui.test_compute import WAIT_S, Gone, caller, until
-from ui import fair_queue
+from ui.compute import fair_queue
 
 
 class Workers:

@@ -1,4 +1,4 @@
-"""Results on disk (ui/disk_cache.py): read back only whole, signed and ours; bounded; shared by processes."""
+"""Results on disk (ui/compute/disk_cache.py): read back only whole, signed and ours; bounded; shared by processes."""
 from __future__ import annotations
 
 import multiprocessing
@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from ui import compute, disk_cache
+from ui.compute import cache as compute
+from ui.compute import disk_cache
 
 MB = 2**20
 

@@ -15,7 +15,7 @@ from tests.conftest import ROOT
 
 sys.path.insert(0, str(ROOT / "bench"))
 stclient = pytest.importorskip("stclient")
-from ui import warmup  # noqa: E402
+from ui.compute import warmup  # noqa: E402
 
 WARMUP_TIMEOUT_S = 600
 
@@ -38,11 +38,11 @@ def _views():
 
 def test_views_cover_every_page_and_every_ablation_target():
     from ffn_core.gpt import ablation, weights
-    from ui import pages
+    from ui.registry import catalog
 
     listed = warmup.views()
     assert {name for name, _ in listed} == {p.url_path for p in stclient.discover_pages(ROOT)}
-    default = next(c for c in pages.GPTSURGERY if c.key == "target").default
+    default = next(c for c in catalog.GPTSURGERY if c.key == "target").default
     targets = {q.removeprefix("target=") if q else default for name, q in listed
                if name == "gpt_surgery" and not q.startswith("lang=")}
     assert targets == set(ablation.targets(weights.config().n_layer))
