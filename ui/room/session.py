@@ -179,10 +179,24 @@ def own_guess(page, asked: Asked) -> float | str | None:
         return None
     own.add(asked.id)
     try:
-        return _call("student_guess", seat.code, seat.token, asked.id)
+        guess = _call("student_guess", seat.code, seat.token, asked.id)
     except Unavailable:
         own.discard(asked.id)
         return None
+    if guess is not None and not st.session_state.get(WATCHING):
+        _watch_now(page)  # the sidebar ran before this guess was known: this student now waits for the Reveal
+    return guess
+
+
+def _watch_now(page) -> None:
+    session_id = _session_id()
+    if not (push.running() and session_id):
+        return
+    version = watch_step(page, whole=True)
+    seat = current(page)
+    if version is not None and seat is not None:
+        st.session_state[WATCHING] = True
+        push.watch(seat.code, session_id, version)
 
 
 def instructor_panel(page, asked: Sequence[Asked]) -> None:
