@@ -36,8 +36,8 @@ def running() -> bool:
 
 def watch(code: str, session_id: str, version: int) -> None:
     with _lock:
-        for sessions in _watched.values():
-            sessions.pop(session_id, None)
+        for other in [c for c, sessions in _watched.items() if sessions.pop(session_id, None) is not None and not sessions]:
+            del _watched[other]
         _watched.setdefault(code, {})[session_id] = version
 
 
