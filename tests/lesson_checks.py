@@ -4,14 +4,15 @@ from __future__ import annotations
 import functools
 import re
 
-from ui import i18n, lessons
+from ui import verdicts
+from ui.base import i18n
 
 # "1.1e+02", "3e-16": a sentence never carries an exponent; "inf" and "nan" never reach it either.
 _EXPONENT = re.compile(r"\d[eE][+-]?\d")
 _NONFINITE = re.compile(r"\b(inf|nan|NaN)\b")
 
 
-def sentences(v: lessons.Verdict) -> dict[str, list[str]]:
+def sentences(v: verdicts.Verdict) -> dict[str, list[str]]:
     """The verdict's claims and takeaway as each language shows them."""
     shown = {}
     for lang in i18n.LANGS:
@@ -22,7 +23,7 @@ def sentences(v: lessons.Verdict) -> dict[str, list[str]]:
     return shown
 
 
-def assert_readable(v: lessons.Verdict) -> dict[str, list[str]]:
+def assert_readable(v: verdicts.Verdict) -> dict[str, list[str]]:
     """Every key exists in both languages, every placeholder is filled, no exponent or inf; returns the texts."""
     en = i18n.strings("en")
     for key in [c.key for c in v.claims] + v.takeaway.split():

@@ -6,9 +6,9 @@ import re
 from collections.abc import Iterable
 
 from tests.lesson_checks import assert_readable
-from ui import i18n
-from ui.lessons import Claim, Verdict
+from ui.base import i18n
 from ui.questions import Asked
+from ui.verdicts import Claim, Verdict
 
 _SUPER = str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")
 

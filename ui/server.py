@@ -8,24 +8,27 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
+
+from ui.room import passes, push, session
 
 SCRIPT = str(Path(__file__).resolve().parents[1] / "dashboard.py")
 
 
 def routes() -> list[Any]:
-    from ui.room import passes
+    return passes.routes(session.store_for_routes)
 
-    return passes.routes()
+
+def _versions(codes: list[str]) -> dict[str, int]:
+    return session.store_for_routes().versions(codes, time.time())
 
 
 @contextlib.asynccontextmanager
 async def lifespan(app: Any) -> AsyncIterator[None]:
-    from ui.room import push
-
-    watcher = asyncio.create_task(push.run(push.store_reader()))
+    watcher = asyncio.create_task(push.run(_versions))
     try:
         yield
     finally:

@@ -24,7 +24,7 @@ if NGINX is None:
     pytest.skip("nginx not installed (apt-get install nginx): the class test skipped", allow_module_level=True)
 
 sys.path.insert(0, str(APP_ROOT))
-from ui import i18n  # noqa: E402
+from ui.base import i18n  # noqa: E402
 
 pytestmark = pytest.mark.e2e
 HOME = discover_pages()[0]

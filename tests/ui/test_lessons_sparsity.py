@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from ffn_core import ffn, memory_training, sparsity
 from tests.lesson_checks import Branches, assert_readable
-from ui.lessons import sparsity as verdicts
+from ui.verdicts import sparsity as verdicts
 
 N_KEYS, N_TOKENS = 128, 1024  # the page's fixed sizes
 

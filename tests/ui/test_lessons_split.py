@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 from ffn_core import model_counts, params, presets
 from tests.lesson_checks import Branches, assert_readable
-from ui.lessons import split as lessons
+from ui.verdicts import split as verdicts
 
 HEADS = (1, 2, 4, 8, 16, 32, 64)
 BLOCK = Branches("expansion", "rounding")
@@ -29,7 +29,7 @@ def blocks(draw):
 def test_block_verdict_agrees_with_its_numbers(b):
     s = params.split(b["d"], b["expansion"], b["heads"], b["kv"], b["bias"], b["glu"])
     full = params.split(b["d"], b["expansion"], b["heads"], b["heads"], b["bias"], b["glu"])
-    v = lessons.judge_block(s, b["expansion"], full.attention_params)
+    v = verdicts.judge_block(s, b["expansion"], full.attention_params)
     formula, two_thirds = v.claims
     assert formula.ok == (s.attention_params == s.attention_formula and s.ffn_params == s.ffn_formula)
     # "2/3" checked in integers on the block on screen: 3·FFN = 2·(attention + FFN).
@@ -57,9 +57,9 @@ def test_block_verdict_agrees_with_its_numbers(b):
 
 def test_models_verdict_states_its_counts_as_facts():
     catalogue = model_counts.catalogue()
-    causes = tuple(model_counts.causes(i) for i in lessons.PAST_EIGHTY)
+    causes = tuple(model_counts.causes(i) for i in verdicts.PAST_EIGHTY)
     for preset in presets.IDS:
-        v = lessons.judge_models(catalogue, causes, catalogue.models[presets.IDS.index(preset)])
+        v = verdicts.judge_models(catalogue, causes, catalogue.models[presets.IDS.index(preset)])
         assert all(c.ok is None for c in v.claims)  # fixed configs: stated facts, not checks
         eighty, *per_model = v.claims
         assert eighty.key == "split.claim_eighty" and min(eighty.values.values()) > 0.8

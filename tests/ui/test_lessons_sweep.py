@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from ffn_core.sweep import best, expr, sweep, targets
 from tests.lesson_checks import Branches, assert_readable
-from ui.lessons import sweep as verdicts
+from ui.verdicts import sweep as verdicts
 
 WIDTH_OPTIONS = (1, 2, 4, 8, 16, 32, 64, 128, 256)  # the page's multiselect
 NEAR = verdicts.NEAR_BEST

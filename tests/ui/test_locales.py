@@ -5,7 +5,9 @@ import tomllib
 import pytest
 
 from tests.conftest import ROOT
-from ui import i18n, shell, text
+from ui.base import i18n, text
+from ui.kit import shell
+from ui.registry import catalog
 
 KEY_CALL = re.compile(r"""\bt\(\s*f?["']([a-z_]+\.[a-z0-9_.]+)["']""")
 
@@ -49,12 +51,12 @@ def test_placeholders_match_between_languages():
 def test_every_page_has_menu_title_and_summary_in_both_languages():
     for lang in i18n.LANGS:
         table = i18n.strings(lang)
-        for section, _path, _icon in shell.PAGES:
+        for section, _path, _icon in catalog.PAGES:
             for key in ("menu", "title"):
                 assert table.get(f"{section}.{key}"), (lang, section, key)
             if section != "home":
                 assert table.get(f"{section}.summary"), (lang, section)
-        menus = [table[f"{section}.menu"] for section, _, _ in shell.PAGES]
+        menus = [table[f"{section}.menu"] for section, _, _ in catalog.PAGES]
         assert len(set(menus)) == len(menus)
 
 
@@ -73,7 +75,7 @@ def test_every_key_used_in_code_exists():
 
 @pytest.mark.parametrize("lang", i18n.LANGS)
 def test_a_sentence_said_again_reads_as_when_first_formatted(lang):
-    """Formatted sentences are kept (ui.i18n): values that compare equal but print apart must not share one."""
+    """Formatted sentences are kept (ui.base.i18n): values that compare equal but print apart must not share one."""
     t = i18n.Translator(lang)
     values = [1, 1.0, True, 0.0, -0.0, 2.5e-16, float("nan"), 7, text.Term("common.claim")]
     for order in (values, values[::-1]):

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from ffn_core.gpt import ask, attribution, corpus, weights
 from ffn_core.gpt.ask import Accuracy
 from tests.question_checks import assert_sound, korean_is_korean, shown_number
-from ui.text import pct
+from ui.base.text import pct
 from ui.questions import gpt as questions
 
 share = st.floats(0.0, 1.0, allow_nan=False)

@@ -11,7 +11,7 @@ import dataclasses
 from ffn_core.gpt import ablation, corpus, edit, weights
 from ffn_core.gpt.ablation import Scores
 from tests.question_checks import assert_sound, korean_is_korean, shown_number
-from ui.text import pct
+from ui.base.text import pct
 from ui.questions import gptsurgery as questions
 
 N_LAYERS = 4

@@ -1,4 +1,4 @@
-"""The sentences' numbers and Korean particles (ui/text.py), which agree with the corpus's (one rule, ffn_core/hangul.py),
+"""The sentences' numbers and Korean particles (ui/base/text.py), which agree with the corpus's (one rule, ffn_core/hangul.py),
 and the short labels of the pages' metrics."""
 import math
 import unicodedata
@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from ffn_core import hangul
 from ffn_core.gpt import corpus
-from ui import i18n, text
+from ui.base import i18n, text
 
 
 @pytest.mark.parametrize("word, eul, ro, i", [

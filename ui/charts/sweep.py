@@ -7,7 +7,7 @@ import altair as alt
 import pandas as pd
 
 from ffn_core.sweep import sweep
-from ui.i18n import Translator
+from ui.base.i18n import Translator
 
 TARGET = "#6b7280"
 KINK = "#dc2626"

@@ -1,9 +1,12 @@
 """Questions a page asks before it shows: what a question is, and what one asked at the settings on screen holds.
 
-A page's questions are pure functions of its core result (like its verdicts in ui/lessons): the
+A page's questions are pure functions of its core result (like its verdicts in ui/verdicts): the
 right answer is read from the measurement, never written into the question. Nothing here imports
 streamlit, so property tests can run them over a page's whole control space, and the class room's
 store can check a guess with the same rules the page uses.
+
+One module per page (split.py, position.py, collapse.py, sweep.py, keyvalue.py, sparsity.py, gpt.py,
+gptsurgery.py); quiz.py draws them (the ask form, the outcome, the class's guesses on chart.py's chart).
 """
 from __future__ import annotations
 
@@ -12,6 +15,9 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from ui.base import text
+from ui.base.page import Page
 
 Kind = Literal["number", "choice"]
 
@@ -80,3 +86,14 @@ def at(section: str, settings: Mapping[str, object], question: Question, answer:
 def band(value: float, edges: tuple[float, ...]) -> str:
     """The option id ("0".."k") of the band a value falls in: edges split the line into len(edges) + 1 bands."""
     return str(sum(value >= edge for edge in edges))
+
+
+def shown_value(page: Page, asked: Asked, value: float | str) -> str:
+    """A guess or an answer as the page writes it: an option's label, or a number with its unit."""
+    question = asked.question
+    if question.kind == "choice":
+        return page.t(f"{question.key}_opt_{value}")
+    number = float(value)
+    written = text.number(int(number)) if number.is_integer() and abs(number) < 1e15 else text.sig(number)
+    unit = page.t(question.unit) if question.unit else ""
+    return f"{written}{unit}" if unit in ("%", "") else f"{written} {unit}"

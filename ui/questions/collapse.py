@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 
 from ffn_core import collapse
-from ui.text import Term
-from ui.lessons import collapse as lessons
+from ui.base.text import Term
 from ui.questions import Asked, Question, at
+from ui.verdicts import collapse as verdicts
 
 SECTION = "collapse"
 RANK = Question("questions.collapse_rank", "number", lo=0, hi=1024, tolerance=0)
@@ -24,7 +24,7 @@ def _settings(res: collapse.Collapse) -> dict[str, object]:
 
 def ask(res: collapse.Collapse) -> tuple[Asked, ...]:
     settings = _settings(res)
-    verdict = lessons.judge(res)
+    verdict = verdicts.judge(res)
     claims = {c.key: c for c in verdict.claims}
     shown = {"d": res.d_model, "m": res.d_ff, "ratio": res.d_ff / res.d_model, "act": Term(f"collapse.act_{res.act}")}
     if res.act == "none":
@@ -45,7 +45,7 @@ def ask(res: collapse.Collapse) -> tuple[Asked, ...]:
 
 def stack(res: collapse.Stack, bias: bool) -> tuple[Asked, ...]:
     settings = {"d": res.d_model, "widths": tuple(res.widths), "bias": bias, "seed": res.seed}
-    verdict = lessons.judge_stack(res)
+    verdict = verdicts.judge_stack(res)
     fact = next(c for c in verdict.claims if c.key == "collapse.fact_stack_rank")
     shown = {"layers": len(res.widths) + 1, "d": res.d_model, "narrow": min(res.widths)}
     return (at(SECTION, settings, STACK_RANK, res.rank, fact.key, fact.values, shown),)

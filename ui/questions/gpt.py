@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ffn_core.gpt.ask import Accuracy
-from ui.lessons import gpt as lessons
 from ui.questions import Asked, Question, at
+from ui.verdicts import gpt as verdicts
 
 SECTION = "gpt"
 TOP = Question("questions.gpt_top", "choice", options=("yes", "no"))
@@ -22,10 +22,10 @@ def prompt(words: Sequence[str], answer: str | None, top: str, acc: Accuracy, at
     shown = {"prompt": " ".join(words), "answer": answer or top}
     asked = []
     if answer is not None:
-        claim = next(c for c in lessons.ask(acc, answer, top).claims if c.key == "gpt.claim_prompt")
+        claim = next(c for c in verdicts.ask(acc, answer, top).claims if c.key == "gpt.claim_prompt")
         asked.append(at(SECTION, settings, TOP, "yes" if claim.ok else "no", claim.key, claim.values, shown))
     target = answer if answer is not None else top
-    layers = lessons.layers(target, 0.0, 0.0, attn, ffn, None)  # the claim read here cites only the two sums
+    layers = verdicts.layers(target, 0.0, 0.0, attn, ffn, None)  # the claim read here cites only the two sums
     writes = next(c for c in layers.claims if c.key == "gpt.claim_ffn_writes")
     asked.append(at(SECTION, {**settings, "target": target}, WRITES, "ffn" if writes.ok else "attn", writes.key,
                     writes.values, {**shown, "answer": target}))
@@ -34,5 +34,5 @@ def prompt(words: Sequence[str], answer: str | None, top: str, acc: Accuracy, at
 
 def heldout(acc: Accuracy) -> tuple[Asked, ...]:
     """The whole corpus's held-out prompts: the same for every setting of the page."""
-    claim = next(c for c in lessons.ask(acc, None, "").claims if c.key == "gpt.claim_heldout")
+    claim = next(c for c in verdicts.ask(acc, None, "").claims if c.key == "gpt.claim_heldout")
     return (at(SECTION, {}, HELDOUT, 100 * acc.heldout, claim.key, claim.values, {"n": acc.n_heldout}),)

@@ -6,9 +6,9 @@ from collections.abc import Sequence
 
 from ffn_core.gpt.ablation import Scores
 from ffn_core.gpt.edit import Edit
-from ui.lessons import gpt as lessons
+from ui.base.text import Term
 from ui.questions import Asked, Question, at
-from ui.text import Term
+from ui.verdicts import gpt as verdicts
 
 SECTION = "gptsurgery"
 # Facts live in the FFNs, so surely facts fall further? With every FFN zeroed the grammar falls further.
@@ -32,7 +32,7 @@ def ablation(target: str, label: str, shipped: Scores, ablated: Scores) -> tuple
     """label: the target as the page names it. Nothing to ask with nothing removed."""
     if target == "none":
         return ()
-    claims = {c.key: c for c in lessons.ablation(target, label, shipped, ablated).claims}
+    claims = {c.key: c for c in verdicts.ablation(target, label, shipped, ablated).claims}
     grammar, facts = claims["gptsurgery.claim_grammar_holds"], claims["gptsurgery.claim_facts_fall"]
     settings, shown = {"target": target}, {"target": label}
     return (
@@ -45,7 +45,7 @@ def edit(res: Edit, prompt: str) -> tuple[Asked, ...]:
     """prompt: the edited prompt's words as the page shows them. Asked only when the other language has prompts."""
     if res.other_lang is None:
         return ()
-    claim = next(c for c in lessons.edit(res, prompt, True).claims if c.key == "gptsurgery.claim_other_lang")
+    claim = next(c for c in verdicts.edit(res, prompt, True).claims if c.key == "gptsurgery.claim_other_lang")
     settings = {"country": res.country, "lang": res.lang, "new": res.new_answer, "layer": res.layer,
                 "method": res.method}
     return (at(SECTION, settings, OTHER_LANG, "yes" if claim.ok else "no", claim.key, claim.values,
@@ -57,6 +57,6 @@ def sparsity(step: int, start: Sequence[float], now: Sequence[float], log_gap: f
     """Block 1's active fraction at the checkpoint on screen."""
     if not now:
         return ()
-    claim = next(c for c in lessons.sparsity(step, start, now, log_gap).claims if c.key == "gptsurgery.claim_sparser")
+    claim = next(c for c in verdicts.sparsity(step, start, now, log_gap).claims if c.key == "gptsurgery.claim_sparser")
     return (at(SECTION, {"step": step}, ACTIVE, 100 * now[0], claim.key, claim.values,
                {"step": step, "start": 100 * start[0] if start else 50.0}),)

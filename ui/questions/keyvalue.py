@@ -3,8 +3,8 @@ concentrated the output."""
 from __future__ import annotations
 
 from ffn_core import keyvalue
-from ui.lessons import keyvalue as lessons
 from ui.questions import Asked, Question, at
+from ui.verdicts import keyvalue as verdicts
 
 SECTION = "keyvalue"
 RECALL = Question("questions.keyvalue_recall", "number", lo=0, hi=100, tolerance=10, unit="questions.unit_pct")
@@ -26,7 +26,7 @@ def ask(res: keyvalue.KeyValue, seed: int) -> tuple[Asked, ...]:
     after = res.trained
     settings = {"d": res.d_model, "m": res.d_ff, "n": res.n_keys, "steps": res.steps, "token": res.token,
                 "seed": seed}
-    verdict = lessons.judge(res)
+    verdict = verdicts.judge(res)
     claims = {c.key: c for c in verdict.claims}
     shown = {"m": res.d_ff, "n": res.n_keys, "steps": res.steps, "token": res.token}
     asked = []

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from ffn_core import position
-from ui.lessons import position as lessons
 from ui.questions import Asked, Question, at
+from ui.verdicts import position as verdicts
 
 SECTION = "position"
 FFN_OFF = Question("questions.position_ffn_off", "number", lo=0, hi=100, tolerance=1, unit="questions.unit_pct")
@@ -16,13 +16,13 @@ SHUFFLE = Question("questions.position_shuffle", "choice", options=("follows", "
 
 def shuffle(res: position.PositionWise) -> str:
     """"follows": attention's outputs for shuffled tokens are its outputs shuffled (to rounding); else "changes"."""
-    return "follows" if res.attention_permutation_max_abs_diff <= lessons.EXACT else "changes"
+    return "follows" if res.attention_permutation_max_abs_diff <= verdicts.EXACT else "changes"
 
 
 def ask(res: position.PositionWise) -> tuple[Asked, ...]:
     settings = {"n": res.n_tokens, "d": res.d_model, "act": res.act, "heads": res.n_heads, "causal": res.causal,
                 "perm": tuple(res.permutation), "seed": res.seed}
-    verdict = lessons.judge(res)
+    verdict = verdicts.judge(res)
     diagonal = next(c for c in verdict.claims if c.key == "position.claim_diagonal")
     shown = {"n": res.n_tokens}
     return (

@@ -4,8 +4,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ffn_core import sparsity
-from ui.lessons import sparsity as lessons
 from ui.questions import Asked, Question, at
+from ui.verdicts import sparsity as verdicts
 
 SECTION = "sparsity"
 # "Neurons fire sparsely" is true of trained models; at random init about half fire.
@@ -21,7 +21,7 @@ def dead_question(m: int) -> Question:
 def at_init(start: sparsity.AtInit, seed: int) -> tuple[Asked, ...]:
     settings = {"d": start.d_model, "m": start.d_ff, "act": start.act, "init": start.init, "bias": start.bias,
                 "seed": seed}
-    half = lessons.judge_init(start).claims[0]
+    half = verdicts.judge_init(start).claims[0]
     shown = {"m": start.d_ff, "tokens": start.n_tokens}
     return (
         at(SECTION, settings, HALF, 100 * start.mean_active_fraction, half.key, half.values, shown),
@@ -36,7 +36,7 @@ def training(start: sparsity.AtInit, run: sparsity.Training, act: str,
     steps = run.steps[-1]
     if steps == 0:
         return ()
-    verdict = lessons.judge(start, run, act)
-    direction = lessons.direction(run.active_train[-1] - run.active_train[0])
+    verdict = verdicts.judge(start, run, act)
+    direction = verdicts.direction(run.active_train[-1] - run.active_train[0])
     return (at(SECTION, settings, TRAINED, direction, verdict.takeaway.split()[0], verdict.takeaway_values,
                {"steps": steps, "n": run.n_keys}),)

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from ffn_core import model_counts, params
-from ui.lessons import split as lessons
 from ui.questions import Asked, Question, at
+from ui.verdicts import split as verdicts
 
 SECTION = "split"
 SHARE = Question("questions.split_share", "number", lo=0, hi=100, tolerance=2, unit="questions.unit_pct")
@@ -23,7 +23,7 @@ def block(s: params.Split, expansion: str, full_attention_params: int) -> tuple[
     """The block section's questions, at the block's settings (the same the verdict judges)."""
     settings = {"d": s.d_model, "expansion": expansion, "bias": s.bias, "glu": s.glu, "heads": s.n_heads,
                 "kv_heads": s.n_kv_heads}
-    verdict = lessons.judge_block(s, expansion, full_attention_params)
+    verdict = verdicts.judge_block(s, expansion, full_attention_params)
     two_thirds = next(c for c in verdict.claims if c.key == "split.claim_two_thirds")
     shown = {"d": s.d_model, "d_ff": s.d_ff, "heads": s.n_heads, "kv_heads": s.n_kv_heads}
     return (

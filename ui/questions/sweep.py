@@ -4,8 +4,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from ffn_core.sweep import sweep
-from ui.lessons import sweep as lessons
 from ui.questions import Asked, Question, at, band
+from ui.verdicts import sweep as verdicts
 
 SECTION = "sweep"
 FALLS = Question("questions.sweep_falls", "choice", options=("yes", "no"))
@@ -24,15 +24,15 @@ def ask(results: Mapping[str, sweep.Sweep], best: Sequence[float], settings: Map
     main = next(iter(results.values()))
     fits = main.fits
     narrow, wide = fits[0], fits[-1]
-    verdict = lessons.judge(results, best)
+    verdict = verdicts.judge(results, best)
     asked = []
     if len(fits) > 1:
         claim = next(c for c in verdict.claims if c.key == "sweep.claim_falls")
-        asked.append(at(SECTION, settings, FALLS, "yes" if lessons.falls(fits) else "no", claim.key, claim.values,
+        asked.append(at(SECTION, settings, FALLS, "yes" if verdicts.falls(fits) else "no", claim.key, claim.values,
                         {"m0": narrow.width, "m1": wide.width, "target": main.label}))
     rmse = 0.0 if wide.exact else wide.rmse
     asked.append(at(SECTION, settings, RMSE, band(rmse, EDGES), "questions.sweep_rmse_why",
-                    {"m": wide.width, "rmse": lessons.EXACT_MARK if wide.exact else wide.rmse},
+                    {"m": wide.width, "rmse": verdicts.EXACT_MARK if wide.exact else wide.rmse},
                     {"m": wide.width, "target": main.label}))
     if main.act == "relu" and wide.pieces is not None:
         kinks = next(c for c in verdict.claims if c.key == "sweep.fact_kinks")

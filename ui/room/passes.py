@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import ipaddress
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from urllib.parse import urlencode
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
+from streamlit import config as st_config
 
 from ui.room import store
 
@@ -33,9 +35,7 @@ _ROUTE = "ffnlab/pass"
 
 def base_path() -> str:
     """The app's path on its host ("/" or "/<server.baseUrlPath>/"): the cookies' scope and the route's prefix."""
-    from streamlit import config
-
-    base = (config.get_option("server.baseUrlPath") or "").strip("/")
+    base = (st_config.get_option("server.baseUrlPath") or "").strip("/")
     return f"/{base}/" if base else "/"
 
 
@@ -45,8 +45,6 @@ def route_path() -> str:
 
 def pass_address(nonce: str) -> str:
     """The address a page's image fetches to turn `nonce` into its cookie (absolute path, same origin)."""
-    from urllib.parse import urlencode
-
     return f"{route_path()}?{urlencode({'n': nonce})}"
 
 
@@ -82,21 +80,19 @@ def answer(found: store.Pass | None, *, now: float, secure: bool) -> Response:
     return response
 
 
-def _redeem(nonce: object) -> store.Pass | None:
-    from ui.room import session
-
+def _redeem(get_store: Callable[[], store.Store], nonce: object) -> store.Pass | None:
     try:
-        return session.store_for_routes().redeem_nonce(nonce, time.time())
+        return get_store().redeem_nonce(nonce, time.time())
     except store.StoreUnavailable:
         return None
 
 
-async def _pass(request: Request) -> Response:
-    nonce = request.query_params.get("n")
-    found = await run_in_threadpool(_redeem, nonce) if nonce else None
-    return answer(found, now=time.time(), secure=_secure(request))
+def routes(get_store: Callable[[], store.Store]) -> list[Route]:
+    """The cookie route, under the app's base path (st.App mounts user routes as given), on the pages' own store."""
 
+    async def pass_route(request: Request) -> Response:
+        nonce = request.query_params.get("n")
+        found = await run_in_threadpool(_redeem, get_store, nonce) if nonce else None
+        return answer(found, now=time.time(), secure=_secure(request))
 
-def routes() -> list[Route]:
-    """The cookie route, under the app's base path (st.App mounts user routes as given)."""
-    return [Route(route_path(), _pass, methods=["GET"])]
+    return [Route(route_path(), pass_route, methods=["GET"])]

@@ -17,8 +17,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-import time
 from collections.abc import Callable
+
+from streamlit.proto.ClientState_pb2 import ClientState
+from streamlit.runtime import Runtime
 
 from ui.room import store
 
@@ -77,9 +79,6 @@ def look(read: Callable[[list[str]], dict[str, int]]) -> list[str]:
 
 def rerun(session_id: str) -> bool:
     """Rerun one session's whole page, as its browser last asked for it (no button pressed again); on the event loop."""
-    from streamlit.proto.ClientState_pb2 import ClientState
-    from streamlit.runtime import Runtime
-
     try:
         info = Runtime.instance()._session_mgr.get_active_session_info(session_id)
     except Exception:  # no runtime, or one without this session
@@ -117,10 +116,3 @@ async def run(read: Callable[[list[str]], dict[str, int]], interval: float = INT
                 rerun(sid)
     finally:
         _running.clear()
-
-
-def store_reader() -> Callable[[list[str]], dict[str, int]]:
-    """`Store.versions` on the pages' own store, now."""
-    from ui.room import session
-
-    return lambda codes: session.store_for_routes().versions(codes, time.time())

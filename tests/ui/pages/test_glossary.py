@@ -3,9 +3,11 @@ its plain words in the help tooltip of the line that names it."""
 import pytest
 
 from tests.conftest import open_page
-from ui import glossary, i18n, pages
+from ui.base import i18n
+from ui.kit import glossary
+from ui.registry import catalog
 
-PATHS = {entry.section: entry.path for entry in pages.PAGES}
+PATHS = {entry.section: entry.path for entry in catalog.PAGES}
 
 
 @pytest.mark.parametrize("lang", i18n.LANGS)
@@ -27,7 +29,7 @@ def test_glossary_page_lists_every_term(lang):
     shown = " ".join(m.value for m in at.markdown)
     for term in glossary.TERMS:
         assert t(f"glossary.{term}.plain") in shown, term
-    assert "glossary" not in {e.section for e in pages.DEMOS}  # the home page counts experiments only
+    assert "glossary" not in {e.section for e in catalog.DEMOS}  # the home page counts experiments only
 
 
 def _helps(at) -> list[tuple[str, str]]:

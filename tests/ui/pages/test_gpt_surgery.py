@@ -3,8 +3,8 @@ import pytest
 
 from ffn_core.gpt import ablation, evaluate, weights
 from tests.conftest import chart_specs, metric_values, open_page
-from ui import i18n
-from ui.text import pct
+from ui.base import i18n
+from ui.base.text import pct
 
 PAGE = "pages/8_gpt_surgery.py"
 

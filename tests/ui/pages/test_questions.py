@@ -9,7 +9,9 @@ import pytest
 
 from tests.conftest import metric_values, open_page
 from tests.question_checks import shown_number
-from ui import i18n, shell
+from ui.base import i18n
+from ui.kit import shell
+from ui.registry import catalog
 
 # A metric each page folds while it asks (its label's key and values): present only once the questions are answered.
 FOLDED = {
@@ -22,7 +24,7 @@ FOLDED = {
     "gpt": ("gpt.metric_top", {}),
     "gptsurgery": ("gptsurgery.measure_seen", {}),
 }
-PAGES = [(section, path) for section, path, _ in shell.PAGES if section in FOLDED]
+PAGES = [(section, path) for section, path, _ in catalog.PAGES if section in FOLDED]
 
 
 def _pattern(t: i18n.Translator, key: str, **names: str) -> re.Pattern:

@@ -3,7 +3,7 @@ import pytest
 
 from ffn_core.sweep import best, lesson, sweep
 from tests.conftest import chart_specs, metric_values, open_page
-from ui import i18n
+from ui.base import i18n
 
 PAGE = "pages/4_width_sweep.py"
 KEYS = ("target", "expr", "widths", "act", "method", "seed")

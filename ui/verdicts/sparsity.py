@@ -1,0 +1,48 @@
+"""The activation-sparsity page's verdict: about half fire at init; what training did, on each set of tokens.
+
+A change in the active fraction counts as real from MIN_CHANGE. Measured at the page's default setting
+(d = 64, m = 256, 128 keys, seeds 0-5): the change on the training keys spreads by 0.4-0.6 percentage
+points from seed to seed (100 or 400 steps, relu or gelu, either task), so a fall of one point is more
+than twice that spread; below it the page says the fraction barely moved.
+"""
+from __future__ import annotations
+
+from ffn_core import sparsity
+from ui.base.text import Term
+from ui.verdicts import Claim, Verdict
+
+MIN_CHANGE = 0.01
+HALF = (0.45, 0.55)
+
+
+def direction(change: float) -> str:
+    """"fell", "rose" or "flat" (a change smaller than MIN_CHANGE either way)."""
+    if change <= -MIN_CHANGE:
+        return "fell"
+    if change >= MIN_CHANGE:
+        return "rose"
+    return "flat"
+
+
+def judge_init(start: sparsity.AtInit) -> Verdict:
+    """The claim of the init section: about half the neurons fire (the seed measured 0.503)."""
+    mean = start.mean_active_fraction
+    return Verdict((Claim("sparsity.claim_half", {"value": mean}, ok=HALF[0] <= mean <= HALF[1]),), "")
+
+
+def judge(start: sparsity.AtInit, run: sparsity.Training, act: str) -> Verdict:
+    """The takeaway of the training section, for the init measurement and the training run on screen."""
+    mean = start.mean_active_fraction
+    claims: tuple[Claim, ...] = ()
+    steps = run.steps[-1]
+    values: dict[str, object] = {"value": mean, "always_on": start.always_on, "dead": start.dead,
+                                 "steps": steps, "act": Term(f"sparsity.act_{act}")}
+    if steps == 0:
+        return Verdict(claims, "sparsity.takeaway_untrained", values)
+    train_change = run.active_train[-1] - run.active_train[0]
+    fresh_change = run.active_fresh[-1] - run.active_fresh[0]
+    values.update(before=run.active_train[0], after=run.active_train[-1], points=abs(100 * train_change),
+                  fresh0=run.active_fresh[0], fresh1=run.active_fresh[-1], fresh_points=abs(100 * fresh_change))
+    keys = [f"sparsity.takeaway_train_{direction(train_change)}", f"sparsity.takeaway_fresh_{direction(fresh_change)}",
+            "sparsity.takeaway_reference_relu" if act == "relu" else "sparsity.takeaway_reference_smooth"]
+    return Verdict(claims, " ".join(keys), values)
