@@ -17,7 +17,7 @@ import time
 import pytest
 
 from e2e_support import APP_ROOT, CHART, MAIN, Server, discover_pages, free_port, wait_for_app_run
-from ui import i18n
+from ui.base import i18n
 
 pytestmark = pytest.mark.e2e
 SURGERY = next(p for p in discover_pages() if p.file.endswith("gpt_surgery.py"))
