@@ -17,11 +17,15 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+# No results kept on disk between test runs (ui/compute/disk_cache.py): a test that counts computations must
+# not find them done by an earlier run. Read when ui.compute is first imported, so set before any test's.
+import os  # noqa: E402
+
+os.environ.setdefault("FFNLAB_DISK_CACHE_MB", "0")
+
 # Property tests of the verdicts run the real experiments, so CI draws a bounded number of settings;
 # HYPOTHESIS_PROFILE=thorough explores more when there is time.
 try:
-    import os
-
     from hypothesis import HealthCheck, settings
 
     settings.register_profile("ci", max_examples=25, deadline=None, derandomize=True,

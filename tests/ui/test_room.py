@@ -443,3 +443,149 @@ def test_a_reveal_that_came_before_the_first_look_is_not_missed(db):
     # Without a waiting guess, the first look only notes the version.
     at = run_scene("watch_scene", seated(code, "student", token))
     assert at.session_state["runs"] == 1
+
+
+# --- one seat per person, one question per room, bounds per client ----------------------------
+
+
+def test_leaving_and_joining_again_takes_the_same_seat(db):
+    code, _ = db.create_room(time.time())
+    at = open_page("pages/3_linear_collapse.py", "en", folded=True, room=code)
+    token = at.session_state[session.SEAT].token
+    db.submit(code, token, ASK_NUMBER.id, 0.3, time.time())
+    at.sidebar.button(key="room_leave").click().run()
+    assert session.SEAT not in at.session_state
+    assert db.counts(code, ASK_NUMBER.id, time.time()) == (0, 1)  # the seat no longer counts; its guess does
+    for _ in range(3):  # a session that leaves and comes back never holds a second seat
+        at.query_params["room"] = code
+        at.run()
+        assert at.session_state[session.SEAT].token == token
+        assert db.counts(code, ASK_NUMBER.id, time.time()) == (1, 1)
+        at.sidebar.button(key="room_leave").click().run()
+
+
+def test_a_reloaded_students_guess_is_shown_again_and_not_asked_twice(db):
+    t = i18n.Translator("en")
+    code, _ = db.create_room(time.time())
+    first = open_page("pages/3_linear_collapse.py", "en", folded=True, room=code)
+    radio = first.main.get("radio")[0]
+    qid = radio.key.removeprefix("_ask_in:")
+    radio.set_value(collapse_questions.WIDE.options[0])
+    first.button(key=f"_ask_commit:{qid}").click().run()
+    token = first.session_state[session.SEAT].token
+    # A new session (the reload) that the seat's cookie gave the same token: no form, the guess, "stored".
+    again = AppTest.from_file(str(session.__file__).replace("ui/room/session.py", "dashboard.py"),
+                              default_timeout=TIMEOUT)
+    again.query_params["lang"] = "en"
+    again.session_state[session.SEAT] = session.Seat(code, "student", token)
+    again.session_state[session.CLAIMED] = True
+    again.run()
+    again.switch_page("pages/3_linear_collapse.py")
+    again.query_params["room"] = code
+    again.run()
+    assert not again.exception
+    assert f"_ask_commit:{qid}" not in [b.key for b in again.button]
+    assert t("questions.stored") in [c.value for c in again.caption]
+    assert again.session_state[session.GUESSES][qid].guess == collapse_questions.WIDE.options[0]
+    assert db.counts(code, qid, time.time()) == (1, 1)
+
+
+def test_one_session_starts_few_rooms_and_a_full_store_says_so(db, monkeypatch):
+    t = i18n.Translator("en")
+    at = open_page("pages/3_linear_collapse.py", "en", folded=True)
+    codes = []
+    for _ in range(session.STARTS_PER_WINDOW):
+        at.sidebar.button(key="room_start").click().run()
+        codes.append(at.session_state[session.SEAT].code)
+        at.sidebar.button(key="room_close").click().run()
+    at.sidebar.button(key="room_start").click().run()
+    assert session.SEAT not in at.session_state and len(set(codes)) == session.STARTS_PER_WINDOW
+    assert t("room.start_limit") in [c.value for c in at.sidebar.caption]
+
+    full = store.Store(db.engine, max_rooms=1)
+    monkeypatch.setattr(session, "_store", lambda url: full)
+    db.create_room(time.time())
+    other = open_page("pages/3_linear_collapse.py", "en", folded=True)
+    other.sidebar.button(key="room_start").click().run()
+    assert session.SEAT not in other.session_state
+    notes = [c.value for c in other.sidebar.caption]
+    assert t("room.store_full") in notes and t("room.unavailable") not in notes
+
+
+def _question_ids(at: AppTest, prefix: str) -> set[str]:
+    keys = [b.key for b in at.button if b.key] + [getattr(r, "key", "") or "" for r in at.get("radio")]
+    return {k.removeprefix(prefix) for k in keys if k.startswith(prefix) and "gptsurgery_other_lang" in k}
+
+
+def test_page_8s_edit_question_is_one_for_a_korean_and_an_english_student(db):
+    """The instructor reads English; the join address carries the edit's prompt language, so a Korean
+    student is asked the same question (same id), in Korean."""
+    teacher = open_page("pages/8_gpt_surgery.py", "en")
+    teacher.sidebar.button(key="room_start").click().run()
+    teacher = unfold_all(teacher)
+    card = next(c.value for c in teacher.main.code if "room=" in c.value)
+    params = dict(p.split("=", 1) for p in card.split("?", 1)[1].split("&"))
+    assert params["edit_lang"] == "en"
+    panel_ids = _question_ids(teacher, "room_reveal_")
+    assert len(panel_ids) == 1
+    ko = open_page("pages/8_gpt_surgery.py", "ko", **params)
+    en = open_page("pages/8_gpt_surgery.py", "en", **params)
+    assert _question_ids(ko, "_ask_commit:") == _question_ids(en, "_ask_commit:") == panel_ids
+
+
+def unfold_all(at: AppTest) -> AppTest:
+    from tests.conftest import unfold
+
+    return unfold(at)
+
+
+# --- the app's cookie route and watcher, without a server ---------------------------------------
+
+
+def test_the_cookie_route_answers_a_pixel_and_sets_a_scoped_httponly_cookie():
+    from ui.room import passes
+
+    plain = passes.answer(None, now=100.0, secure=False)
+    assert plain.headers["content-type"] == "image/gif" and "set-cookie" not in plain.headers
+    given = passes.answer(store.Pass("seat", "s3cret", 100.0 + 3600), now=100.0, secure=True)
+    cookie = given.headers["set-cookie"]
+    for part in ("ffnlab_seat=s3cret", "HttpOnly", "Max-Age=3600", "Path=/", "SameSite=lax", "Secure"):
+        assert part in cookie, cookie
+    host = passes.answer(store.Pass("host", "k", 200.0), now=100.0, secure=False).headers["set-cookie"]
+    assert host.startswith("ffnlab_host=k;") and "Secure" not in host
+    assert passes.answer(store.Pass("other", "x", 200.0), now=100.0, secure=False).headers.get("set-cookie") is None
+
+
+def test_a_client_is_its_address_or_the_one_the_local_proxy_saw():
+    from ui.room import passes
+
+    assert passes.client_id("203.0.113.5", {"X-Forwarded-For": "10.9.9.9"}) == "203.0.113.5"  # not our proxy: ignored
+    assert passes.client_id("127.0.0.1", {"X-Forwarded-For": "6.6.6.6, 198.51.100.7"}) == "198.51.100.7"
+    assert passes.client_id("127.0.0.1", {"X-Forwarded-For": "nonsense"}) == "127.0.0.1"
+    assert passes.client_id("127.0.0.1", {}) == "127.0.0.1"
+    assert passes.client_id(None, {}) is None and passes.client_id("not an ip", {}) is None
+
+
+def test_the_watcher_reruns_only_the_sessions_whose_room_moved_or_ended():
+    from ui.room import push
+
+    push.watch("AAAAAA", "s1", 3)
+    push.watch("AAAAAA", "s2", 4)
+    push.watch("BBBBBB", "s3", 1)
+    push.watch("CCCCCC", "s4", 0)
+    push.watch("AAAAAA", "s4", 4)  # a session watches one room: the last it registered
+    reads = []
+
+    def read(codes):
+        reads.append(codes)
+        return {"AAAAAA": 4, "BBBBBB": 1}  # CCCCCC is gone
+
+    assert sorted(push.look(read)) == ["s1"]
+    assert reads == [["AAAAAA", "BBBBBB"]]
+    assert push.watched() == {"AAAAAA": {"s2": 4, "s4": 4}, "BBBBBB": {"s3": 1}}
+    push.watch("CCCCCC", "s5", 0)
+    assert push.look(read) == ["s5"]
+    for sid in ("s2", "s3", "s4"):
+        push.forget(sid)
+    assert push.watched() == {} and push.look(read) == [] and len(reads) == 2  # nothing watched: no read
+    assert not push.running()  # no app here: pages poll from their fragment

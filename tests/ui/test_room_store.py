@@ -522,3 +522,138 @@ def test_the_store_imports_no_streamlit():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=config.ROOT)
     assert out.stdout.strip() == "False"
+
+
+# --- schema 2: seats that outlive a reload, per-client bounds, abandoned seats ----------------------
+
+
+def test_a_version_1_database_is_migrated_and_keeps_its_rooms(engine):
+    v1 = sa.MetaData()
+    for table in store.metadata.sorted_tables:
+        if table.name == "class_passes":
+            continue
+        cols = [sa.Column(c.name, c.type, primary_key=c.primary_key, nullable=c.nullable) for c in table.columns
+                if not (table.name in ("class_students", "class_rooms") and c.name in ("seen", "left_at", "client"))]
+        sa.Table(table.name, v1, *cols)
+    v1.create_all(engine)
+    with engine.begin() as conn:
+        conn.execute(sa.text("INSERT INTO class_schema (version) VALUES (1)"))
+        conn.execute(sa.text("INSERT INTO class_rooms (code, salt, key_hash, created, expires, view_version) "
+                             "VALUES ('ABCDEF', 's', 'h', :t, :e, 0)"), {"t": T0, "e": T0 + 100})
+        conn.execute(sa.text("INSERT INTO class_students (room, token_hash, joined) VALUES ('ABCDEF', :h, :t)"),
+                     {"h": store._sha("old"), "t": T0})
+    db = Store(engine)
+    assert db.join("ABCDEF", "old", T0 + 1) is Status.JOINED  # the v1 seat is found, not a second one
+    assert db.counts("ABCDEF", "q", T0 + 1) == (1, 0)
+    with engine.connect() as conn:
+        assert conn.execute(sa.text("SELECT version FROM class_schema")).scalar_one() == store.SCHEMA_VERSION
+    assert db.seat_pass("ABCDEF", "old", T0 + 2) is not None  # class_passes exists
+
+
+def test_a_seat_cookie_gives_back_the_same_seat_and_guess(db):
+    code, _ = room(db)
+    assert db.join(code, "tok", T0) is Status.JOINED
+    assert db.submit(code, "tok", "q", 0.4, T0) is Status.STORED
+    nonce = db.seat_pass(code, "tok", T0 + 1)
+    got = db.redeem_nonce(nonce, T0 + 2)
+    assert got is not None and got.kind == "seat" and got.expires == T0 + store.ROOM_TTL
+    assert got.secret not in (nonce, "tok") and len(got.secret) >= 32
+    assert db.redeem_nonce(nonce, T0 + 3) is None  # one time only
+    claim = db.claim(got.secret, T0 + 10)
+    assert claim == store.Claim("seat", code, "tok")
+    assert db.join(code, claim.secret, T0 + 10) is Status.JOINED
+    assert db.counts(code, "q", T0 + 10) == (1, 1)
+    assert db.student_guess(code, claim.secret, "q", T0 + 10) == 0.4
+
+
+def test_passes_refuse_what_is_not_theirs(db, engine):
+    code, key = room(db)
+    db.join(code, "tok", T0)
+    assert db.seat_pass(code, "nobody", T0) is None
+    assert db.host_pass(code, "wrong key", T0) is None
+    assert db.seat_pass(code, "x" * 65, T0) is None
+    nonce = db.seat_pass(code, "tok", T0)
+    assert db.redeem_nonce(nonce, T0 + store.NONCE_TTL + 1) is None  # too late
+    for forged in ("", "a" * 200, None, 5, "' OR 1=1 --", nonce[:-1] + "x"):
+        assert db.redeem_nonce(forged, T0) is None
+        assert db.claim(forged, T0) is None
+    # A seat's secret is not a nonce, and a nonce is not a cookie.
+    fresh = db.seat_pass(code, "tok", T0)
+    assert db.claim(fresh, T0) is None
+    secret = db.redeem_nonce(fresh, T0).secret
+    assert db.redeem_nonce(secret, T0) is None
+    # Nothing usable is stored: neither the secret, the nonce, the token nor the key.
+    with engine.connect() as conn:
+        dump = " ".join(str(v) for row in conn.execute(sa.text("SELECT * FROM class_passes")) for v in row)
+    for plain in (secret, fresh, "tok", key):
+        assert plain not in dump
+
+
+def test_the_instructor_cookie_gives_the_key_and_dies_with_the_room(db):
+    code, key = room(db)
+    got = db.redeem_nonce(db.host_pass(code, key, T0), T0 + 1)
+    assert got.kind == "host"
+    assert db.claim(got.secret, T0 + 5) == store.Claim("host", code, key)
+    assert db.close(code, key, T0 + 6) is Status.OK
+    assert db.claim(got.secret, T0 + 7) is None
+
+
+def test_a_left_seat_does_not_count_and_its_cookie_gives_nothing(db):
+    code, _ = room(db)
+    db.join(code, "a", T0)
+    secret = db.redeem_nonce(db.seat_pass(code, "a", T0), T0).secret
+    db.submit(code, "a", "q", 1.0, T0)
+    assert db.leave(code, "a", T0 + 1) is Status.OK
+    assert db.counts(code, "q", T0 + 1) == (0, 1)  # the guess stays counted
+    assert db.claim(secret, T0 + 2) is None
+    assert db.submit(code, "a", "q", 2.0, T0 + 5) is Status.NOT_JOINED
+    assert db.join(code, "a", T0 + 6) is Status.JOINED  # the same token takes its seat again
+    assert db.counts(code, "q", T0 + 6) == (1, 1)
+
+
+def test_abandoned_and_left_seats_leave_room_for_others(engine):
+    db = Store(engine, max_students=3)
+    code, _ = room(db)
+    for i in range(3):
+        assert db.join(code, f"s{i}", T0) is Status.JOINED
+    assert db.join(code, "late", T0 + 1) is Status.FULL
+    db.leave(code, "s0", T0 + 2)
+    assert db.join(code, "late", T0 + 3) is Status.JOINED
+    assert db.join(code, "later", T0 + 4) is Status.FULL
+    db.submit(code, "s1", "q", 1.0, T0 + store.SEAT_IDLE - 10)  # s1 is still here; s2 went quiet
+    assert db.join(code, "later", T0 + store.SEAT_IDLE + 5) is Status.JOINED
+    assert db.join(code, "s0", T0 + store.SEAT_IDLE + 6) is Status.JOINED  # "late" went quiet too: s1, later, s0
+    assert db.join(code, "last", T0 + store.SEAT_IDLE + 7) is Status.FULL
+
+
+def test_one_client_cannot_fill_the_store_or_a_room(engine):
+    db = Store(engine, max_rooms=10, max_rooms_per_client=3, max_joins_per_client=4)
+    made = [db.create_room(T0 + i, client="10.0.0.9") for i in range(4)]
+    assert all(isinstance(m, tuple) for m in made[:3]) and made[3] is Status.LIMIT
+    assert isinstance(db.create_room(T0 + 5, client="10.0.0.7"), tuple)  # another client still can
+    code = made[0][0]
+    assert [db.join(code, f"t{i}", T0 + 10, client="10.0.0.9") for i in range(5)] == [Status.JOINED] * 4 + [Status.LIMIT]
+    assert db.join(code, "t0", T0 + 11, client="10.0.0.9") is Status.JOINED  # a seat it holds is not a new one
+    assert db.join(code, "other", T0 + 11, client="10.0.0.8") is Status.JOINED
+    assert db.join(code, "t9", T0 + 11 + store.JOIN_WINDOW, client="10.0.0.9") is Status.JOINED
+    # The address itself is not stored.
+    with engine.connect() as conn:
+        clients = {r[0] for r in conn.execute(sa.text("SELECT client FROM class_students"))}
+    assert clients and not any("10.0.0" in c for c in clients)
+
+
+def test_a_class_of_500_behind_one_address_joins(engine):
+    db = Store(engine)
+    code, _ = room(db)
+    statuses = [db.join(code, f"s{i}", T0 + i * 0.1, client="school") for i in range(500)]
+    assert statuses.count(Status.JOINED) == 500
+    assert db.join(code, "s500", T0 + 50, client="elsewhere") is Status.FULL
+
+
+def test_versions_reads_live_rooms_only(db):
+    a, ka = room(db)
+    b, _ = room(db, T0 + 1)
+    db.set_view(a, ka, "collapse", {}, T0 + 2)
+    assert db.versions([a, b, "ZZZZZZ", "bad", None], T0 + 3) == {a: 1, b: 0}
+    assert db.versions([a], T0 + store.ROOM_TTL + 10) == {}
+    assert db.versions([], T0) == {}

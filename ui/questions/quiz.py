@@ -66,11 +66,22 @@ def answer_of(asked: Asked) -> Answer | None:
     return _answers().get(asked.id)
 
 
+def _restore(page: Page, items: Iterable[Asked]) -> None:
+    """In a class room, a guess this student's seat holds but this session does not (a reload): kept again, as stored."""
+    if room.current(page) is None:
+        return
+    answers = _answers()
+    for asked in items:
+        if asked.id not in answers and (guess := room.own_guess(page, asked)) is not None:
+            _keep(asked, Answer(guess, True, None))
+
+
 def shown(page: Page, asked: Asked | Iterable[Asked], note: bool = True) -> bool:
     """Whether to draw what answers these questions; when not, a one-line note (unless `note` is off) says why."""
     if not asks_first(page):
         return True
     items = (asked,) if isinstance(asked, Asked) else tuple(asked)
+    _restore(page, items)
     answers = _answers()
     if all(a.id in answers or _revealed(page, a) is not None for a in items):
         return True
@@ -201,6 +212,7 @@ def questions(page: Page, asked: Iterable[Asked], slot: Any = None) -> None:
         box = widgets.folded(t("questions.heading"), f"ask:{items[0].question.key}", expanded=asks_first(page),
                              icon=":material/quiz:")
         if box.open:
+            _restore(page, items)
             with box:
                 for a in items:
                     st.markdown(f"**{t(a.question.key, **a.values)}**")

@@ -127,6 +127,24 @@ def view_params(section: str) -> dict[str, str]:
     return _differing(declared(section), values(section))
 
 
+def room_params(section: str) -> dict[str, str]:
+    """The view a class room shares (its join address, what followers load): `view_params`, plus every
+    control whose default is computed when the page runs, even at that default.
+
+    A computed default may read the reader's language (page 8's edited prompt is in the reader's
+    language unless set): left out, a Korean and an English student would open different settings and
+    answer different questions. Carried, every student is asked at the instructor's settings, and a
+    question's id (ui/questions: section, question, settings) never depends on who reads it.
+    """
+    declared_here = declared(section)
+    typed = values(section)
+    out = _differing(declared_here, typed)
+    for control in declared_here:
+        if callable(getattr(control, "default", None)) and control.key not in out:
+            out[control.key] = control.format(typed[control.key])
+    return out
+
+
 def link(section: str, params: Mapping[str, str], *, app: Mapping[str, str] = {}) -> str:  # noqa: B006
     """The relative address (`/<page url path>?...`) of page `section` opened with `params`.
 

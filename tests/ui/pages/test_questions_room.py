@@ -39,6 +39,7 @@ class Room:
             current=lambda page: "seat",
             submit=self.submit,
             revealed=lambda page, asked: [64, 60, 64, 32] if asked.id in self.shown else None,
+            own_guess=lambda page, asked: None,  # nothing stored before this session (no reload)
             instructor_panel=lambda page, asked: self.panels.append([a.id for a in asked]),
         )
 
