@@ -35,7 +35,7 @@ from websockets.exceptions import WebSocketException
 
 from ui.base import i18n
 from ui.compute import cache, neighbours, stream
-from ui.registry import catalog, links
+from ui.registry import catalog, links, query
 
 IDLE_POLL_S = 0.2
 VIEW_TIMEOUT_S = 300.0
@@ -93,22 +93,22 @@ def views() -> list[tuple[str, str]]:
     """(page name as the router knows it, query string): every declared page by its plain link, then
     each option of the controls in EVERY_OPTION, read from the page's declared controls (ui/registry/catalog.py),
     then the pages in EVERY_LANGUAGE in each other language."""
-    out = [(catalog.url_path(entry.path), "") for entry in catalog.PAGES]
+    out = [(query.url_path(entry.path), "") for entry in catalog.PAGES]
     for entry in catalog.PAGES:
         for key in EVERY_OPTION.get(entry.section, ()):
             control = next(c for c in catalog.CONTROLS[entry.section] if c.key == key)
             values: dict[str, object] = {}
-            out += [(catalog.url_path(entry.path), urlencode({key: str(option)}))
+            out += [(query.url_path(entry.path), urlencode({key: str(option)}))
                     for option in control.options_for(values)  # type: ignore[attr-defined]
                     if option != control.default_for(values)]
     for entry in catalog.PAGES:
         if entry.section in EVERY_LANGUAGE:
-            out += [(catalog.url_path(entry.path), urlencode({"lang": lang})) for lang in i18n.LANGS if lang != i18n.DEFAULT_LANG]
+            out += [(query.url_path(entry.path), urlencode({"lang": lang})) for lang in i18n.LANGS if lang != i18n.DEFAULT_LANG]
     return out
 
 
 def page_name(section: str) -> str:
-    return catalog.url_path(catalog.page_path(section) or "")
+    return query.url_path(catalog.page_path(section) or "")
 
 
 def start() -> None:
