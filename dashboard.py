@@ -85,4 +85,4 @@ def home() -> None:
 if __name__ == "__main__":
     home()
 else:
-    app = st.App(__file__, lifespan=server.lifespan, routes=server.ROUTES)
+    app = st.App(__file__, lifespan=server.lifespan, routes=server.routes())

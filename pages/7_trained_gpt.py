@@ -18,11 +18,14 @@ t = page.t
 st.title(t("gpt.title"))
 lede.lesson(page, t("gpt.lesson", blocks=weights.config().n_layer),
             [r"p(w_{T+1} \mid w_1 \dots w_T) = \mathrm{softmax}\big(W_U\,\mathrm{LN}_f(x_T^{(L)})\big)"])
+# "logit" is read in the tokens' lesson and every section after it: it is explained before its first use.
+glossary.note(t, "logit", "softmax", "causal_mask", "embedding")
 
 
 @shell.part
 def checkpoint_part(words: tuple[str, ...], answer: str | None) -> None:
     sections.intro(page, "step")
+    glossary.note(page.t, "checkpoint")
     step = controls.draw(page, "checkpoint")
     sections.checkpoint(page, step, words, answer)
 
@@ -30,6 +33,7 @@ def checkpoint_part(words: tuple[str, ...], answer: str | None) -> None:
 @shell.part
 def roles_part(country: str, template: str) -> None:
     sections.intro(page, "roles")
+    glossary.note(page.t, "cosine_similarity")
     other = controls.draw(page, "other")
     sections.roles(page, country, other, template)
 
@@ -40,7 +44,7 @@ def experiment() -> None:
     example = next((" ".join(p.words) for p in corpus.prompts("all") if p.lang == "ko"), "")
     with st.expander(t("gpt.tokens_heading")):
         st.markdown(t("gpt.tokens_lesson", example=example))
-        glossary.note(t, "logit", "logit_lens")
+        glossary.note(t, "logit_lens")
 
     model = probes.shipped()
     c1, c2, c3 = st.columns([2, 2, 1])
@@ -72,7 +76,7 @@ def experiment() -> None:
         attr = probes.attribute(words, target)
         top = probes.top_neurons(words, target)
         parts = probes.parameter_split()
-    prompt_asked = questions.prompt(words, answer, nxt.tokens[0], acc, attr.attn, attr.ffn)
+    prompt_asked = questions.prompt(words, answer, nxt.tokens[0], attr.attn, attr.ffn)
     heldout_asked = questions.heldout(acc)
     quiz.questions(page, prompt_asked + heldout_asked, asking)
 
@@ -174,8 +178,9 @@ def experiment() -> None:
             # 5–8. The prompt at every checkpoint, the corpus across training, one word in context (ui/gpt/sections.py):
             # the training step and the other word each rerun their own section alone.
             checkpoint_part(tuple(words), answer)
-            sections.curve(page)
+            sections.curve(page, heldout_asked)  # its last point is the held-out answer
             sections.contexts(page, country)
+            sections.meanings(page)
             roles_part(country, chosen.template)
 
     st.page_link("pages/8_gpt_surgery.py", label=t("gpt.link_surgery"), icon=":material/arrow_forward:",

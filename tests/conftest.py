@@ -35,6 +35,31 @@ try:
 except ImportError:  # the app's own requirements do not include hypothesis
     pass
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Keep together, on one pytest-xdist worker, the tests that share an expensive session fixture.
+
+    The suite runs on every core (`-n auto --dist loadgroup` in pytest.ini); a session fixture is made
+    once per worker, so the tests reading the full report, the ones using the PostgreSQL server, and
+    each browser file (one Streamlit server and one Chromium each) go to one worker per group rather
+    than paying for the fixture on every worker. Runs before xdist reads the groups (tryfirst).
+    """
+    for item in items:
+        if item.get_closest_marker("xdist_group"):
+            continue
+        fixtures = set(getattr(item, "fixturenames", ()))
+        path = Path(str(item.path))
+        if "report_run" in fixtures:
+            group = "report"
+        elif hasattr(getattr(item, "module", None), "postgres_server"):  # a module that imports tests/ui/pg.py's fixture
+            group = "postgres"
+        elif "e2e" in path.parts:
+            group = f"e2e-{path.stem}"
+        else:
+            continue
+        item.add_marker(pytest.mark.xdist_group(group))
+
+
 # A cold torch import plus a first computation takes longer than AppTest's 3 s default.
 TIMEOUT = 60.0
 

@@ -6,13 +6,16 @@ so the App is built there from the parts below), imports the file as a module an
 uvicorn. Community Cloud runs the same command, so the same App runs there.
 
 - `lifespan`: at process start, before the first visitor, the warm-up begins (ui/compute/warmup.py): every
-  page's default view, then the neighbours of each (ui/compute/neighbours.py), computed in the background.
-- `ROUTES`: `/ready`, which says whether the warm-up is over, so an instructor can wake the app before
-  class and see when it is warm. Other owners add their routes to ROUTES from their own modules.
+  page's default view, then the neighbours of each (ui/compute/neighbours.py), computed in the background;
+  and the class room's watcher (ui/room/push.py), one task on the server's event loop.
+- `routes()`: `/ready`, which says whether the warm-up is over, so an instructor can wake the app before
+  class and see when it is warm; and the class room's cookie route (ui/room/passes.py).
 """
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -21,16 +24,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from ui.compute import warmup
-
-
-@contextlib.asynccontextmanager
-async def lifespan(_app: Any) -> AsyncIterator[None]:
-    """Start the warm-up with the process (it waits for the server to listen); stop it with the process."""
-    warmup.start()
-    try:
-        yield
-    finally:
-        warmup.stop()
+from ui.room import passes, push, session
 
 
 async def ready(_request: Request) -> JSONResponse:
@@ -43,4 +37,24 @@ async def ready(_request: Request) -> JSONResponse:
                         headers={"Cache-Control": "no-store"})
 
 
-ROUTES: list[Route] = [Route("/ready", ready, methods=["GET"])]
+def routes() -> list[Any]:
+    """The App's own routes: readiness, then the class room's cookie route."""
+    return [Route("/ready", ready, methods=["GET"]), *passes.routes(session.store_for_routes)]
+
+
+def _versions(codes: list[str]) -> dict[str, int]:
+    return session.store_for_routes().versions(codes, time.time())
+
+
+@contextlib.asynccontextmanager
+async def lifespan(_app: Any) -> AsyncIterator[None]:
+    """Start the warm-up (it waits for the server to listen) and the class room's watcher; stop both with the process."""
+    warmup.start()
+    watcher = asyncio.create_task(push.run(_versions))
+    try:
+        yield
+    finally:
+        watcher.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await watcher
+        warmup.stop()

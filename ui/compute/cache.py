@@ -29,7 +29,6 @@ import pickle
 import threading
 import time
 import weakref
-from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
@@ -41,7 +40,7 @@ from streamlit.runtime.scriptrunner_utils.exceptions import ScriptControlExcepti
 from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx, in_cached_function
 
 from ui.base import i18n
-from ui.compute import allocator, chart_spec, disk_cache, fair_queue, metrics
+from ui.compute import allocator, chart_spec, disk_cache, fair_queue, lru, metrics
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -273,9 +272,7 @@ def _on_miss() -> None:
 # hash as to rebuild. Keyed by id, each entry dropped when its result is collected (ids are reused).
 _ORIGINS: dict[int, Hashable] = {}
 _ORIGINS_LOCK = threading.Lock()
-DERIVED_ENTRIES = 256
-_DERIVED: OrderedDict[Hashable, Any] = OrderedDict()
-_DERIVED_LOCK = threading.Lock()
+_DERIVED: lru.LRU[pd.DataFrame] = lru.LRU(entries=256)
 
 
 def _remember(result: R, origin: Hashable) -> R:
@@ -318,16 +315,10 @@ def derive(func: Callable[..., pd.DataFrame], *args: Any) -> pd.DataFrame:
     if origin is None:
         return func(*args)
     key = (_name(plain), origin, tuple(chart_spec.arg_key(a) for a in rest))
-    with _DERIVED_LOCK:
-        frame = _DERIVED.get(key)
-        if frame is not None:
-            _DERIVED.move_to_end(key)
+    frame = _DERIVED.get(key)
     if frame is None:
         frame = func(*args)
-        with _DERIVED_LOCK:
-            _DERIVED[key] = frame
-            while len(_DERIVED) > DERIVED_ENTRIES:
-                _DERIVED.popitem(last=False)
+        _DERIVED.put(key, frame)
     return frame.copy()
 
 
@@ -421,5 +412,4 @@ def resource(func: Callable[P, R] | None = None, *, lane: str | None = None) -> 
 def clear() -> None:
     """Empty the results cache (tests start from it empty); nothing a client sends calls this."""
     RESULTS.clear()
-    with _DERIVED_LOCK:
-        _DERIVED.clear()
+    _DERIVED.clear()

@@ -267,12 +267,6 @@ class Scheduler:
         with self._cond:
             return len(self._running)
 
-    def waiting_for(self, session: str) -> Hashable | None:
-        """The key a session's one call waits for, if any."""
-        with self._cond:
-            call = self._sessions.get(session)
-            return call.ticket.key if call is not None else None
-
     def _wait_or_compute(self, call: _Call, work, caller: Caller, on_result, on_wait, on_progress) -> Any:  # noqa: ANN001
         ticket = call.ticket
         shown, seen = 0, 0

@@ -22,11 +22,9 @@ from __future__ import annotations
 import collections
 import logging
 import os
-import re
 import resource
 import threading
 import time
-from pathlib import Path
 from urllib.parse import urlencode
 
 import streamlit as st
@@ -88,11 +86,6 @@ def _set(**values: object) -> None:
         _STATUS.update(values)
 
 
-def _router_name(path: str) -> str:
-    # Streamlit's pages/ router names a page by its file, minus the "N_" that orders the menu.
-    return "" if path == "dashboard.py" else re.sub(r"^\d+_", "", Path(path).stem)
-
-
 # Page 8's ablation targets: a few, each a full rerun of the blocks above the part taken out.
 EVERY_OPTION = {"gptsurgery": ("target",)}
 # Pages whose experiments follow the reader's language (the GPT's prompts): warmed in every language.
@@ -103,22 +96,22 @@ def views() -> list[tuple[str, str]]:
     """(page name as the router knows it, query string): every declared page by its plain link, then
     each option of the controls in EVERY_OPTION, read from the page's declared controls (ui/registry/catalog.py),
     then the pages in EVERY_LANGUAGE in each other language."""
-    out = [(_router_name(entry.path), "") for entry in catalog.PAGES]
+    out = [(catalog.url_path(entry.path), "") for entry in catalog.PAGES]
     for entry in catalog.PAGES:
         for key in EVERY_OPTION.get(entry.section, ()):
             control = next(c for c in catalog.CONTROLS[entry.section] if c.key == key)
             values: dict[str, object] = {}
-            out += [(_router_name(entry.path), urlencode({key: str(option)}))
+            out += [(catalog.url_path(entry.path), urlencode({key: str(option)}))
                     for option in control.options_for(values)  # type: ignore[attr-defined]
                     if option != control.default_for(values)]
     for entry in catalog.PAGES:
         if entry.section in EVERY_LANGUAGE:
-            out += [(_router_name(entry.path), urlencode({"lang": lang})) for lang in i18n.LANGS if lang != i18n.DEFAULT_LANG]
+            out += [(catalog.url_path(entry.path), urlencode({"lang": lang})) for lang in i18n.LANGS if lang != i18n.DEFAULT_LANG]
     return out
 
 
 def page_name(section: str) -> str:
-    return _router_name(next(e.path for e in catalog.PAGES if e.section == section))
+    return catalog.url_path(catalog.page_path(section) or "")
 
 
 def start() -> None:

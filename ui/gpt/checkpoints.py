@@ -70,3 +70,9 @@ def role_similarity(template: str, country: str, other: str) -> context.Similari
 def word_contexts(country: str) -> tuple[context.Context, ...]:
     """context.word_contexts, read once per country: a scan of every corpus sentence (~10 ms) on every rerun otherwise."""
     return context.word_contexts(country)
+
+
+@cache.cached(max_entries=2)
+def two_meanings(lang: str) -> context.TwoMeanings:
+    """The corpus's one word with two meanings in one sentence of `lang`, final model."""
+    return context.two_meanings(probes.shipped(), lang)

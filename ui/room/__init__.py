@@ -5,4 +5,6 @@
 - chart.py: the distribution of a class's guesses
 - store.py: the rooms, seats and guesses in SQL (SQLite or PostgreSQL), nothing of Streamlit
 - config.py: which database the store uses
+- passes.py: the app's cookie route, so that a seat (and the instructor's) outlives a reload
+- push.py: the watcher that reruns a waiting student's page when the room moves (Reveal, the instructor's view)
 """
