@@ -396,8 +396,10 @@ def _bursts(args: argparse.Namespace, root: Path, env: dict[str, str]) -> list[t
                     own = own_values(server.url, n, seed)
                     cpu, wall = server.cpu_s() - cpu0, time.perf_counter() - wall0
                     # Above 1 core: experiments computed side by side (one core's worth is all one at a time can use).
+                    most = stclient.metric_values(server.url, "ffnlab_cache").get('measure="most_running"')
                     print(f"own values   {own.line()}; server CPU {cpu:.1f} s over {wall:.1f} s "
-                          f"({cpu / wall:.2f} cores)", flush=True)
+                          f"({cpu / wall:.2f} cores); most experiments at once {most if most is None else int(most)}",
+                          flush=True)
                     if n == 30:
                         verdicts.append((f"own values, N=30: every student answered <= {SAME_BUDGET_S:g} s",
                                          bool(own.seconds) and max(own.seconds) <= SAME_BUDGET_S and not own.failed))
