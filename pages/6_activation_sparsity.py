@@ -1,3 +1,5 @@
+"""Activation sparsity: at random init about half the neurons fire for a token; what the activation, the
+init and a training run make of that fraction."""
 import streamlit as st
 
 from ffn_core import memory_training, sparsity

@@ -1,3 +1,5 @@
+"""A small GPT trained here: its next-token answers, what each layer's attention and FFN add to them, its
+trained key-value neurons, the parameter split of its own blocks, and how its memory forms over training."""
 import streamlit as st
 
 from ffn_core.gpt import ask, attribution, corpus, neurons, split, trace, weights

@@ -1,3 +1,5 @@
+"""GPT surgery: take a block's FFN out and the facts go, edit one memory with a rank-one update and see
+what else moved, and how sparsely the trained FFN fires at each checkpoint."""
 import pandas as pd
 import streamlit as st
 
