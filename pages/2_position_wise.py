@@ -8,7 +8,7 @@ from ui.base import text
 from ui.charts import position as charts
 from ui.compute import cache
 from ui.kit import controls, glossary, lede, shell
-from ui.questions import quiz
+from ui.questions import Asked, quiz
 from ui.questions import position as questions
 from ui.verdicts import position as verdicts
 
@@ -44,6 +44,39 @@ def block(n: int, d: int, act: str, heads: int, causal: bool, seed: int) -> posi
 @cache.cached(max_entries=64)
 def sequential(d: int, act: str, seed: int) -> position.SequentialCheck:
     return position.sequential_check(2, 8, d, 4 * d, seed, act)
+
+
+def block_section(n: int, d: int, act: str, heads: int, causal: bool, seed: int, asked: tuple[Asked, ...]) -> None:
+    """A whole block, attention then the FFN, each with its residual: the FFN's map stays diagonal, the block's does not."""
+    st.header(t("position.block_heading"))
+    st.markdown(t("position.block_lesson"))
+    st.latex(r"h_i = x_i + \mathrm{Attn}(X)_i, \qquad y_i = h_i + \mathrm{FFN}(h_i)")
+    with st.spinner(t("common.computing")):
+        blk = block(int(n), int(d), act, int(heads), bool(causal), int(seed))
+    block_asked = questions.block(blk, {"n": int(n), "d": int(d), "act": act, "heads": int(heads),
+                                        "causal": bool(causal), "seed": int(seed)})
+    quiz.questions(page, block_asked)
+    # Its FFN map answers the first question too (0% off the diagonal): it waits for both.
+    if quiz.shown(page, asked + block_asked):
+        block_frame = cache.derive(blk.to_frame)
+        left, right = st.columns(2)
+        with left:
+            widgets.chart(page, charts.influence_heatmap, block_frame[block_frame["model"] == "ffn"], t,
+                          t("position.block_ffn_chart_title"))
+        with right:
+            widgets.chart(page, charts.influence_heatmap, block_frame[block_frame["model"] == "block"], t,
+                          t("position.block_chart_title"))
+        widgets.verdict(page, verdicts.judge_block(blk))
+
+
+def shapes_section(d: int, act: str, seed: int) -> None:
+    """The shapes in code: a [batch, seq, d] tensor through nn.Sequential, which touches only the last axis."""
+    st.header(t("position.shapes_heading"))
+    st.markdown(t("position.shapes_lesson"))
+    # The module written out is the one the check below runs: the page's activation, by torch's own name.
+    st.code(SEQUENTIAL_CODE.format(act=type(ffn.activation(act)).__name__), language="python")
+    shapes = sequential(int(d), act, int(seed))
+    widgets.verdict(page, verdicts.judge_sequential(shapes))
 
 
 @shell.part
@@ -103,32 +136,8 @@ def experiment() -> None:
 
         widgets.verdict(page, verdicts.judge(res))
 
-    st.header(t("position.block_heading"))
-    st.markdown(t("position.block_lesson"))
-    st.latex(r"h_i = x_i + \mathrm{Attn}(X)_i, \qquad y_i = h_i + \mathrm{FFN}(h_i)")
-    with st.spinner(t("common.computing")):
-        blk = block(int(n), int(d), act, int(heads), bool(causal), int(seed))
-    block_asked = questions.block(blk, {"n": int(n), "d": int(d), "act": act, "heads": int(heads),
-                                        "causal": bool(causal), "seed": int(seed)})
-    quiz.questions(page, block_asked)
-    # Its FFN map answers the first question too (0% off the diagonal): it waits for both.
-    if quiz.shown(page, asked + block_asked):
-        block_frame = cache.derive(blk.to_frame)
-        left, right = st.columns(2)
-        with left:
-            widgets.chart(page, charts.influence_heatmap, block_frame[block_frame["model"] == "ffn"], t,
-                          t("position.block_ffn_chart_title"))
-        with right:
-            widgets.chart(page, charts.influence_heatmap, block_frame[block_frame["model"] == "block"], t,
-                          t("position.block_chart_title"))
-        widgets.verdict(page, verdicts.judge_block(blk))
-
-    st.header(t("position.shapes_heading"))
-    st.markdown(t("position.shapes_lesson"))
-    # The module written out is the one the check below runs: the page's activation, by torch's own name.
-    st.code(SEQUENTIAL_CODE.format(act=type(ffn.activation(act)).__name__), language="python")
-    shapes = sequential(int(d), act, int(seed))
-    widgets.verdict(page, verdicts.judge_sequential(shapes))
+    block_section(int(n), int(d), act, int(heads), bool(causal), int(seed), asked)
+    shapes_section(int(d), act, int(seed))
 
     if page.show_details and quiz.shown(page, asked, note=False):
         with st.expander(t("position.perm_heading")):

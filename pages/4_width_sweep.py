@@ -35,6 +35,43 @@ def best_found(results: dict[str, sweep.Sweep], ref: best.Reference) -> list[flo
     return [best.combine(r, *(res.fits[j].rmse for res in results.values())) for j, r in enumerate(ref.rmse)]
 
 
+# The 4x trade-off: widths 1x, 2x, 8/3x, 3x, 4x and 8x of d = 8 (8/3 * 8 rounds to 21).
+EXPANSIONS = {8: "1×", 16: "2×", 21: "8/3×", 24: "3×", 32: "4×", 64: "8×"}
+
+
+def expansion(key: str, act: str, seed: int) -> None:
+    """The 4x expansion: finer pieces against the parameters they cost."""
+    trade = run(key, tuple(EXPANSIONS), act, "pieces", seed)
+    frame = trade.rmse_frame().assign(expansion=lambda d: d["width"].map(EXPANSIONS))
+    widgets.chart(page, charts.by_params, frame, t)
+    st.caption(t("sweep.params_caption"))
+    widgets.verdict(page, verdicts.judge_expansion(trade))
+
+
+def table(results: dict[str, sweep.Sweep], best_rmse: list[float], ref: best.Reference, show_seed: bool,
+          relu: bool) -> None:
+    """Every fit in numbers: its error, the best error found for its width, the seed's values, kinks and pieces."""
+    with st.expander(t("sweep.table_heading")):
+        rows = []
+        for m, res in results.items():
+            for f, b in zip(res.fits, best_rmse):
+                row = {
+                    t("sweep.col_method"): t(f"sweep.method_{m}"), t("sweep.col_width"): f.width,
+                    t("sweep.col_rmse"): f.rmse, t("sweep.col_rmse_between"): f.rmse_between,
+                    t("sweep.col_exact"): f.exact, t("sweep.col_best"): b,
+                }
+                if show_seed:
+                    row[t("sweep.col_seed")] = lesson.SEED_RMSE.get(f.width)
+                    row[t("sweep.col_seed_kinks")] = lesson.SEED_KINKS.get(f.width)
+                if relu:
+                    row.update({t("sweep.col_kinks"): f.kinks_inside, t("sweep.col_pieces_used"): f.pieces,
+                                t("sweep.col_bound"): f.width + 1})
+                rows.append(row)
+        widgets.table(page, pd.DataFrame(rows), "width_sweep.csv")
+        sources = ", ".join(t(f"sweep.source_{s}") for s in dict.fromkeys(ref.source))
+        st.caption(t("sweep.table_caption", source=sources))
+
+
 @shell.part
 def experiment() -> None:
     asking = st.container()  # the questions, filled once the fits they are about are made
@@ -64,8 +101,6 @@ def experiment() -> None:
         st.stop()
     widths = tuple(sorted(int(m) for m in widths))
     methods = ("pieces", "naive") if method == "both" else (method,)
-    # The 4x trade-off: widths 1x, 2x, 8/3x, 3x, 4x and 8x of d = 8 (8/3 * 8 rounds to 21).
-    EXPANSIONS = {8: "1×", 16: "2×", 21: "8/3×", 24: "3×", 32: "4×", 64: "8×"}
 
     with st.spinner(t("sweep.computing")):
         results = {m: run(key, widths, act, m, int(seed)) for m in methods}
@@ -121,11 +156,7 @@ def experiment() -> None:
 
     # --- the 4x expansion: finer pieces against parameters ---------------------------------------------------------
     if controls.draw(page, "expansion"):
-        trade = run(key, tuple(EXPANSIONS), act, "pieces", int(seed))
-        frame = trade.rmse_frame().assign(expansion=lambda d: d["width"].map(EXPANSIONS))
-        widgets.chart(page, charts.by_params, frame, t)
-        st.caption(t("sweep.params_caption"))
-        widgets.verdict(page, verdicts.judge_expansion(trade))
+        expansion(key, act, int(seed))
 
     @st.fragment
     def live_training() -> None:
@@ -153,25 +184,7 @@ def experiment() -> None:
 
     # --- table and code -------------------------------------------------------------------------------------------
     if page.show_details and quiz.shown(page, asked, note=False):
-        with st.expander(t("sweep.table_heading")):
-            rows = []
-            for m, res in results.items():
-                for f, b in zip(res.fits, best_rmse):
-                    row = {
-                        t("sweep.col_method"): t(f"sweep.method_{m}"), t("sweep.col_width"): f.width,
-                        t("sweep.col_rmse"): f.rmse, t("sweep.col_rmse_between"): f.rmse_between,
-                        t("sweep.col_exact"): f.exact, t("sweep.col_best"): b,
-                    }
-                    if show_seed:
-                        row[t("sweep.col_seed")] = lesson.SEED_RMSE.get(f.width)
-                        row[t("sweep.col_seed_kinks")] = lesson.SEED_KINKS.get(f.width)
-                    if relu:
-                        row.update({t("sweep.col_kinks"): f.kinks_inside, t("sweep.col_pieces_used"): f.pieces,
-                                    t("sweep.col_bound"): f.width + 1})
-                    rows.append(row)
-            widgets.table(page, pd.DataFrame(rows), "width_sweep.csv")
-            sources = ", ".join(t(f"sweep.source_{s}") for s in dict.fromkeys(ref.source))
-            st.caption(t("sweep.table_caption", source=sources))
+        table(results, best_rmse, ref, show_seed, relu)
     widgets.show_code(page, sweep.fit_widths, varpro.fit, varpro.step_relu, snap.snap_fit, sweep.pieces_that_matter)
 
 

@@ -41,6 +41,65 @@ def spread(d: int, m: int, steps: int, task: str, act: str, init: str, bias: boo
     return sparsity.seed_spread(n=N_KEYS, d=d, m=m, steps=steps, task=task, act=act, init=init, bias=bias)
 
 
+def init_results(start: sparsity.AtInit) -> None:
+    """At random init: the fraction of neurons that fire, per token and per neuron, and by initialisation."""
+    c1, c2, c3, c4 = st.columns(4)
+    c1.metric(t("sparsity.metric_mean"), f"{start.mean_active_fraction:.4f}", help=t("sparsity.metric_mean_help", n=N_TOKENS))
+    c2.metric(t("sparsity.metric_token_range"), f"{min(start.per_token):.2f} – {max(start.per_token):.2f}")
+    c3.metric(t("sparsity.metric_dead"), str(start.dead), help=t("sparsity.metric_dead_help"))
+    c4.metric(t("sparsity.metric_always_on"), str(start.always_on), help=t("sparsity.metric_always_on_help"))
+    left, right = st.columns(2)
+    with left:
+        st.markdown(f"**{t('sparsity.hist_heading')}**")
+        widgets.chart(page, charts.per_token, cache.derive(start.token_frame), t)
+    with right:
+        st.markdown(f"**{t('sparsity.neuron_heading')}**")
+        widgets.chart(page, charts.per_neuron, cache.derive(start.neuron_frame), t)
+    st.markdown(t("sparsity.why_half"))
+
+    st.markdown(f"**{t('sparsity.table_heading')}**")
+    table = cache.derive(start.init_frame)
+    table["init"] = table["init"].map({i: t(f"sparsity.init_{i}") for i in table["init"].unique()})
+    table = table.rename(columns={
+        "init": t("sparsity.col_init"), "bias": t("sparsity.col_bias"),
+        "mean_active_fraction": t("sparsity.col_mean"), "dead": t("sparsity.col_dead"),
+        "always_on": t("sparsity.col_always_on"),
+    })
+    widgets.table(page, table, "sparsity_by_init.csv")
+    st.caption(t("sparsity.table_caption"))
+    widgets.verdict(page, verdicts.judge_init(start))
+
+
+def training_results(start: sparsity.AtInit, run: sparsity.Training, d: int, m: int, steps: int, task: str,
+                     act: str, init: str, bias: bool) -> None:
+    """Over a training run: the fraction from start to end, on training and fresh tokens, against published
+    trained values, and what holds across seeds."""
+    before, after = run.active_train[0], run.active_train[-1]
+    # Two to a row: "0.509 → 0.495" needs half the width, or the number the lesson is about is cut off.
+    c1, c2 = st.columns(2)
+    c1.metric(t("sparsity.metric_train"), text.change((before, after), "{:.3f}".format), t("sparsity.delta_points", value=f"{100 * run.change:+.1f}"),
+              delta_color="off", help=t("sparsity.metric_train_help"))
+    c2.metric(t("sparsity.metric_fresh"), text.change((run.active_fresh[0], run.active_fresh[-1]), "{:.3f}".format),
+              help=t("sparsity.metric_fresh_help"))
+    c3, c4 = st.columns(2)
+    c3.metric(t("sparsity.metric_recall"), f"{run.final_recall:.0%}", help=t(f"sparsity.metric_recall_help_{task}"))
+    c4.metric(t("sparsity.metric_dead_after"), f"{run.dead_after} / {run.always_on_after}",
+              help=t("sparsity.metric_dead_after_help"))
+    # The published fractions are ReLU measurements (an inactive ReLU neuron is exactly zero): drawn for ReLU only.
+    published = sparsity.PUBLISHED if act == "relu" else {}
+    widgets.chart(page, charts.training, cache.derive(run.to_frame), published, t)
+    if act == "relu":
+        st.caption(t("sparsity.reference_caption"))
+    else:
+        st.caption(t("sparsity.reference_caption_smooth", act=t(f"sparsity.act_{act}")))
+    if page.show_details and steps > 0:
+        widgets.chart(page, charts.loss, cache.derive(run.loss_frame), t)
+
+    # One seed's run can fall by 1.4 points where the next barely moves: the takeaway says what holds across seeds.
+    across = spread(int(d), int(m), int(steps), task, act, init, bool(bias)) if steps > 0 else None
+    widgets.verdict(page, verdicts.judge(start, run, act, across))
+
+
 @shell.part
 def experiment() -> None:
     asking = st.container()  # the questions, filled once the results they are about are measured
@@ -73,59 +132,12 @@ def experiment() -> None:
 
     st.subheader(t("sparsity.init_heading"))
     if quiz.shown(page, init_asked):
-        c1, c2, c3, c4 = st.columns(4)
-        c1.metric(t("sparsity.metric_mean"), f"{start.mean_active_fraction:.4f}", help=t("sparsity.metric_mean_help", n=N_TOKENS))
-        c2.metric(t("sparsity.metric_token_range"), f"{min(start.per_token):.2f} – {max(start.per_token):.2f}")
-        c3.metric(t("sparsity.metric_dead"), str(start.dead), help=t("sparsity.metric_dead_help"))
-        c4.metric(t("sparsity.metric_always_on"), str(start.always_on), help=t("sparsity.metric_always_on_help"))
-        left, right = st.columns(2)
-        with left:
-            st.markdown(f"**{t('sparsity.hist_heading')}**")
-            widgets.chart(page, charts.per_token, cache.derive(start.token_frame), t)
-        with right:
-            st.markdown(f"**{t('sparsity.neuron_heading')}**")
-            widgets.chart(page, charts.per_neuron, cache.derive(start.neuron_frame), t)
-        st.markdown(t("sparsity.why_half"))
-
-        st.markdown(f"**{t('sparsity.table_heading')}**")
-        table = cache.derive(start.init_frame)
-        table["init"] = table["init"].map({i: t(f"sparsity.init_{i}") for i in table["init"].unique()})
-        table = table.rename(columns={
-            "init": t("sparsity.col_init"), "bias": t("sparsity.col_bias"),
-            "mean_active_fraction": t("sparsity.col_mean"), "dead": t("sparsity.col_dead"),
-            "always_on": t("sparsity.col_always_on"),
-        })
-        widgets.table(page, table, "sparsity_by_init.csv")
-        st.caption(t("sparsity.table_caption"))
-        widgets.verdict(page, verdicts.judge_init(start))
+        init_results(start)
 
     st.subheader(t("sparsity.train_heading"))
     st.markdown(t(f"sparsity.task_lesson_{task}", n=N_KEYS, classes=memory_training.N_CLASSES))
     if quiz.shown(page, init_asked + train_asked):  # its numbers start from the init's fraction
-        before, after = run.active_train[0], run.active_train[-1]
-        # Two to a row: "0.509 → 0.495" needs half the width, or the number the lesson is about is cut off.
-        c1, c2 = st.columns(2)
-        c1.metric(t("sparsity.metric_train"), text.change((before, after), "{:.3f}".format), t("sparsity.delta_points", value=f"{100 * run.change:+.1f}"),
-                  delta_color="off", help=t("sparsity.metric_train_help"))
-        c2.metric(t("sparsity.metric_fresh"), text.change((run.active_fresh[0], run.active_fresh[-1]), "{:.3f}".format),
-                  help=t("sparsity.metric_fresh_help"))
-        c3, c4 = st.columns(2)
-        c3.metric(t("sparsity.metric_recall"), f"{run.final_recall:.0%}", help=t(f"sparsity.metric_recall_help_{task}"))
-        c4.metric(t("sparsity.metric_dead_after"), f"{run.dead_after} / {run.always_on_after}",
-                  help=t("sparsity.metric_dead_after_help"))
-        # The published fractions are ReLU measurements (an inactive ReLU neuron is exactly zero): drawn for ReLU only.
-        published = sparsity.PUBLISHED if act == "relu" else {}
-        widgets.chart(page, charts.training, cache.derive(run.to_frame), published, t)
-        if act == "relu":
-            st.caption(t("sparsity.reference_caption"))
-        else:
-            st.caption(t("sparsity.reference_caption_smooth", act=t(f"sparsity.act_{act}")))
-        if page.show_details and steps > 0:
-            widgets.chart(page, charts.loss, cache.derive(run.loss_frame), t)
-
-        # One seed's run can fall by 1.4 points where the next barely moves: the takeaway says what holds across seeds.
-        across = spread(int(d), int(m), int(steps), task, act, init, bool(bias)) if steps > 0 else None
-        widgets.verdict(page, verdicts.judge(start, run, act, across))
+        training_results(start, run, d, m, steps, task, act, init, bias)
 
     st.page_link("pages/8_gpt_surgery.py", label=t("sparsity.link_trained"), icon=":material/arrow_forward:",
                  query_params=links.app_link_params(page))
