@@ -40,6 +40,45 @@ def roles_part(country: str, template: str) -> None:
     sections.roles(page, country, other, template)
 
 
+def neurons_section(top: neurons.Neurons, target: str, n_blocks: int) -> None:
+    """3. Trained key-value neurons: the few FFN neurons whose values push the answer's logit most."""
+    st.markdown(t("gpt.neurons_lesson"))
+    with st.expander(t("gpt.precise_label")):
+        st.markdown(t("gpt.neurons_precise"))
+    st.latex(r"u_a\cdot\mathrm{FFN}_l(x) = \sum_{i=1}^{m} a_i\,(u_a\cdot v_i) + u_a\cdot b_2")
+    ffn_total = sum(top.ffn_total)
+    top_sum = sum(n.contribution for n in top.neurons)
+    c1, c2, c3 = st.columns([2, 1, 1])  # four counts in one value: the first column gets the width
+    c1.metric(t("gpt.metric_active"), " / ".join(str(a) for a in top.active), help=t("gpt.metric_active_help", m=top.d_ff))
+    c2.metric(t("gpt.metric_top_sum", n=len(top.neurons)), f"{top_sum:+.2f}")
+    c3.metric(t("gpt.metric_ffn_push"), f"{ffn_total:+.2f}")
+    neuron_frame = cache.derive(top.to_frame)
+    widgets.chart(page, charts.neurons, neuron_frame, t, n_blocks)
+    shown = neuron_frame[["label", "coefficient", "value_on_answer", "contribution", "promotes", "top_prompts"]].rename(columns={
+        "label": t("gpt.axis_neuron"), "coefficient": "aᵢ", "value_on_answer": "u·vᵢ",
+        "contribution": t("gpt.axis_logit_term"), "promotes": t("gpt.col_promotes"), "top_prompts": t("gpt.col_prompts"),
+    })
+    widgets.table(page, shown.round(4), "gpt_neurons.csv", first=(t("gpt.col_promotes"), t("gpt.col_prompts")))
+    lead = top.neurons[0] if top.neurons else None
+    widgets.verdict(page, verdicts.neurons(
+        target, [n.contribution for n in top.neurons], ffn_total, top.d_ff * len(top.active),
+        "—" if lead is None else f"L{lead.layer}·#{lead.index}", "—" if lead is None else ", ".join(lead.promotes[:3])))
+
+
+def split_section(parts: split.Split) -> None:
+    """4. The model's own parameter split: how much of this small GPT is FFN."""
+    st.markdown(t("gpt.split_lesson"))
+    split_frame = cache.derive(parts.to_frame)
+    widgets.chart(page, charts.parameter_split, split_frame, t)
+    c1, c2, c3 = st.columns(3)
+    c1.metric(t("gpt.metric_params"), f"{parts.total:,}")
+    c2.metric(t("gpt.metric_ffn_share_all"), text.pct(parts.ffn_share))
+    c3.metric(t("gpt.metric_ffn_share_blocks"), f"{parts.ffn_share_of_blocks:.4f}")
+    if parts.tied:
+        st.caption(t("gpt.tied_caption"))
+    widgets.verdict(page, verdicts.parameter_split(parts))
+
+
 @shell.part
 def experiment() -> None:
     asking = st.container()  # the questions, filled once the model has answered the prompt
@@ -135,44 +174,13 @@ def experiment() -> None:
     box = widgets.folded(t("gpt.neurons_heading"), "gpt:neurons")
     if box.open:
         with box:
-            st.markdown(t("gpt.neurons_lesson"))
-            with st.expander(t("gpt.precise_label")):
-                st.markdown(t("gpt.neurons_precise"))
-            st.latex(r"u_a\cdot\mathrm{FFN}_l(x) = \sum_{i=1}^{m} a_i\,(u_a\cdot v_i) + u_a\cdot b_2")
-            ffn_total = sum(top.ffn_total)
-            top_sum = sum(n.contribution for n in top.neurons)
-            c1, c2, c3 = st.columns([2, 1, 1])  # four counts in one value: the first column gets the width
-            c1.metric(t("gpt.metric_active"), " / ".join(str(a) for a in top.active), help=t("gpt.metric_active_help", m=top.d_ff))
-            c2.metric(t("gpt.metric_top_sum", n=len(top.neurons)), f"{top_sum:+.2f}")
-            c3.metric(t("gpt.metric_ffn_push"), f"{ffn_total:+.2f}")
-            neuron_frame = cache.derive(top.to_frame)
-            widgets.chart(page, charts.neurons, neuron_frame, t, len(model.blocks))
-            shown = neuron_frame[["label", "coefficient", "value_on_answer", "contribution", "promotes", "top_prompts"]].rename(columns={
-                "label": t("gpt.axis_neuron"), "coefficient": "aᵢ", "value_on_answer": "u·vᵢ",
-                "contribution": t("gpt.axis_logit_term"), "promotes": t("gpt.col_promotes"), "top_prompts": t("gpt.col_prompts"),
-            })
-            widgets.table(page, shown.round(4), "gpt_neurons.csv", first=(t("gpt.col_promotes"), t("gpt.col_prompts")))
-            lead = top.neurons[0] if top.neurons else None
-            widgets.verdict(page, verdicts.neurons(
-                target, [n.contribution for n in top.neurons], ffn_total, top.d_ff * len(top.active),
-                "—" if lead is None else f"L{lead.layer}·#{lead.index}", "—" if lead is None else ", ".join(lead.promotes[:3])))
-
+            neurons_section(top, target, len(model.blocks))
 
     # 4. The model's own parameter split
     box = widgets.folded(t("gpt.split_heading"), "gpt:split")
     if box.open:
         with box:
-            st.markdown(t("gpt.split_lesson"))
-            split_frame = cache.derive(parts.to_frame)
-            widgets.chart(page, charts.parameter_split, split_frame, t)
-            c1, c2, c3 = st.columns(3)
-            c1.metric(t("gpt.metric_params"), f"{parts.total:,}")
-            c2.metric(t("gpt.metric_ffn_share_all"), text.pct(parts.ffn_share))
-            c3.metric(t("gpt.metric_ffn_share_blocks"), f"{parts.ffn_share_of_blocks:.4f}")
-            if parts.tied:
-                st.caption(t("gpt.tied_caption"))
-            widgets.verdict(page, verdicts.parameter_split(parts))
-
+            split_section(parts)
 
     box = widgets.folded(t("gpt.training_heading"), "gpt:training")
     if box.open:
