@@ -549,7 +549,7 @@ def pages_report(r: dict, budget_ms: float = 300.0) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--students", type=int, default=100)
+    ap.add_argument("--students", type=int, default=None, help="default 100; 30 in reload mode")
     ap.add_argument("--window", type=float, default=10.0, help="seconds in which the class answers")
     ap.add_argument("--backends", nargs="+", choices=("sqlite", "postgresql"), default=["sqlite", "postgresql"])
     ap.add_argument("--replicas", type=int, nargs="+", default=[1, 2])
@@ -562,7 +562,9 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.mode == "reload":
         sys.path.insert(0, str(ROOT / "bench"))
+        args.students = args.students or 30
         return reload_main(args)
+    args.students = args.students or 100
     if args.mode == "pages":
         return pages_main(args)
 

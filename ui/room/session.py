@@ -351,8 +351,12 @@ def arrive(page) -> None:
         return
     code, seat = _room_param(page), current(page)
     if seat is None and not state.get(CLAIMED):
+        try:
+            seat = _from_cookies(code)
+        except Unavailable:  # asked again on the next run: a busy store must not hand this browser a second seat
+            state[NOTE] = "room.unavailable"
+            return
         state[CLAIMED] = True
-        seat = _from_cookies(code)
     if seat is not None and (code is None or code == seat.code or seat.role == "instructor"):
         if code != seat.code:
             _address_room(seat.code)  # the seat, not a stray link, says which room this is
@@ -385,10 +389,7 @@ def _from_cookies(code: str | None) -> Seat | None:
         secret = cookies.get(passes.COOKIES[kind])
         if not secret:
             continue
-        try:
-            claim = _call("claim", secret)
-        except Unavailable:
-            return None
+        claim = _call("claim", secret)  # Unavailable: the caller asks again on its next run
         if claim is None or claim.kind != kind or (code is not None and claim.code != code):
             continue
         if kind == "host":
