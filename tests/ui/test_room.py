@@ -566,7 +566,7 @@ def test_a_client_is_its_address_or_the_one_the_local_proxy_saw():
 def test_the_watcher_reruns_only_the_sessions_whose_room_moved_or_ended():
     from ui.room import push
 
-    push.watch("AAAAAA", "s1", 3)
+    push.watch("AAAAAA", "s1", 3, "part-1")
     push.watch("AAAAAA", "s2", 4)
     push.watch("BBBBBB", "s3", 1)
     push.watch("CCCCCC", "s4", 0)
@@ -577,12 +577,15 @@ def test_the_watcher_reruns_only_the_sessions_whose_room_moved_or_ended():
         reads.append(codes)
         return {"AAAAAA": 4, "BBBBBB": 1}  # CCCCCC is gone
 
-    assert sorted(push.look(read)) == ["s1"]
+    assert push.look(read) == [("s1", "part-1")]
     assert reads == [["AAAAAA", "BBBBBB"]]
-    assert push.watched() == {"AAAAAA": {"s2": 4, "s4": 4}, "BBBBBB": {"s3": 1}}
+    assert push.watched() == {"AAAAAA": {"s2": (4, ""), "s4": (4, "")}, "BBBBBB": {"s3": (1, "")}}
+    # s1's part reran for version 4 and waits again with the version it last read itself (3): no second rerun.
+    push.watch("AAAAAA", "s1", 3, "part-1")
+    assert push.look(read) == []
     push.watch("CCCCCC", "s5", 0)
-    assert push.look(read) == ["s5"]
-    for sid in ("s2", "s3", "s4"):
+    assert push.look(read) == [("s5", "")]
+    for sid in ("s1", "s2", "s3", "s4", "s5"):
         push.forget(sid)
-    assert push.watched() == {} and push.look(read) == [] and len(reads) == 2  # nothing watched: no read
+    assert push.watched() == {} and push.look(read) == [] and len(reads) == 3  # nothing watched: no read
     assert not push.running()  # no app here: pages poll from their fragment

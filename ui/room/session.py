@@ -24,7 +24,7 @@ from typing import Any, Literal
 import sqlalchemy.exc
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
-from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+from streamlit.runtime.scriptrunner_utils.script_run_context import ThreadState, get_script_run_ctx
 
 from ui.questions import Asked
 from ui.registry import catalog, links, query
@@ -161,9 +161,21 @@ def revealed(page, asked: Asked) -> list[float | str] | None:
     except Unavailable:
         return None
     if snapshot is None or not snapshot.revealed:
+        _wait_here(seat, asked)
         return None
     st.session_state.setdefault(REVEALED, set()).add(asked.id)
     return list(snapshot.values)
+
+
+def _wait_here(seat: Seat, asked: Asked) -> None:
+    """A student (not following) who guessed or looked at this question waits for its Reveal in this part of the page."""
+    state = st.session_state
+    session_id = _session_id()
+    if seat.role != "student" or state.get(FOLLOW) or not push.running() or session_id is None:
+        return
+    if asked.id not in _waiting(asked.section, state.get(ASKED), state.get(REVEALED)):
+        return
+    push.watch(seat.code, session_id, state.get(SEEN) or 0, ThreadState.get().fragment_id or "")
 
 
 def own_guess(page, asked: Asked) -> float | str | None:
@@ -562,6 +574,11 @@ def after_part() -> None:
             st.rerun(scope="app")
     elif seat.role == "student" and not state.get(WATCHING) and _waiting(section, state.get(ASKED), state.get(REVEALED)):
         st.rerun(scope="app")
+    elif seat.role == "student" and push.running() and _waiting(section, state.get(ASKED), state.get(REVEALED)):
+        # A part rerun by the watcher took this session out of its register; questions of other parts still wait.
+        session_id = _session_id()
+        if session_id and not push.is_watching(session_id):
+            push.watch(seat.code, session_id, state.get(SEEN) or 0)
 
 
 def sidebar(page) -> None:
