@@ -1,41 +1,40 @@
-"""FFN Lab's home page: what the feed-forward network is, where it sits, and the map of demos."""
+"""FFN Lab's home page: what the feed-forward network is, where it sits, and the map of demos.
+
+The same file is the entry `streamlit run dashboard.py` starts the server from: Streamlit reads it for
+an `st.App` (an assignment `app = st.App(...)`, found by reading the source, not by running it), then
+imports it as the module `dashboard` to serve that App. Each visit of the home page runs the file
+again as `__main__`, which draws the page; the import only builds the server (ui/server.py).
+"""
+import pandas as pd
 import streamlit as st
 
-if __name__ != "__main__":
-    # `streamlit run dashboard.py` serves an `app = st.App(...)` that this file assigns (it finds it by reading
-    # the file: streamlit/web/server/app_discovery.py) and imports this module to get it; the App then runs this
-    # file as its home page, as `__main__`. The App's routes and lifespan are ui/server.py's.
-    from ui import server
+from ffn_core import params
+from ffn_core.gpt import weights
+from ui import server, widgets
+from ui.charts import home as charts
+from ui.compute import cache
+from ui.kit import lede, shell
+from ui.registry import catalog, links
+from ui.verdicts import home as verdicts
 
-    app = st.App(server.SCRIPT, routes=server.routes(), lifespan=server.lifespan)
-else:
-    import pandas as pd
+D_MODEL = 512  # the seed text's worked example
 
-    from ffn_core import params
-    from ffn_core.gpt import weights
-    from ui import widgets
-    from ui.charts import home as charts
-    from ui.compute import cache
-    from ui.kit import lede, shell
-    from ui.registry import catalog, links
-    from ui.verdicts import home as verdicts
 
+@cache.cached(max_entries=4)
+def block_split(d_model: int) -> tuple[params.Split, pd.DataFrame]:
+    split = params.split(d_model, "4")
+    parts = split.to_frame().groupby("part", as_index=False)["params"].sum()
+    parts["share"] = parts["params"] / split.block_params
+    return split, parts
+
+
+def home() -> None:
+    """Draw the home page."""
     page = shell.setup("home")
     t = page.t
 
     st.title(t("home.title"))
     lede.lesson(page, t("home.lesson"), [r"\mathrm{FFN}(x) = W_2\,\mathrm{act}(W_1 x + b_1) + b_2,\qquad W_1 \in \mathbb{R}^{m\times d},\; W_2 \in \mathbb{R}^{d\times m}"])
-
-    D_MODEL = 512  # the seed text's worked example
-
-
-    @cache.cached(max_entries=4)
-    def block_split(d_model: int) -> tuple[params.Split, pd.DataFrame]:
-        split = params.split(d_model, "4")
-        parts = split.to_frame().groupby("part", as_index=False)["params"].sum()
-        parts["share"] = parts["params"] / split.block_params
-        return split, parts
-
 
     split, parts = block_split(D_MODEL)
     st.subheader(t("home.block_heading"))
@@ -81,3 +80,9 @@ else:
     st.header(t("home.class_heading"))
     st.markdown(t("home.class_lesson"))
     widgets.show_code(page, params.block, params.split)
+
+
+if __name__ == "__main__":
+    home()
+else:
+    app = st.App(__file__, lifespan=server.lifespan, routes=server.routes())

@@ -18,7 +18,7 @@ t = page.t
 
 st.title(t("sweep.title"))
 lede.lesson(page, t("sweep.lesson"), [t("sweep.formula")])
-glossary.note(t, "kink", "least_squares", "rmse")
+glossary.note(t, "relu_gelu", "kink", "least_squares", "rmse")
 
 
 @cache.cached(max_entries=32)
@@ -74,7 +74,7 @@ def experiment() -> None:
     relu = act == "relu"
     show_seed = key == "sin3x" and relu
     best_rmse = best_found(results, ref)
-    asked = questions.ask(results, best_rmse, {"target": key, "widths": widths, "act": act, "method": method,
+    asked = questions.ask(results, {"target": key, "widths": widths, "act": act, "method": method,
                                                "seed": int(seed)})
     quiz.questions(page, asked, asking)
     # The charts' long tables, from the results' own frames (a few ms; the charts' specs are cached by widgets.chart).
@@ -159,7 +159,8 @@ def experiment() -> None:
                 for f, b in zip(res.fits, best_rmse):
                     row = {
                         t("sweep.col_method"): t(f"sweep.method_{m}"), t("sweep.col_width"): f.width,
-                        t("sweep.col_rmse"): f.rmse, t("sweep.col_exact"): f.exact, t("sweep.col_best"): b,
+                        t("sweep.col_rmse"): f.rmse, t("sweep.col_rmse_between"): f.rmse_between,
+                        t("sweep.col_exact"): f.exact, t("sweep.col_best"): b,
                     }
                     if show_seed:
                         row[t("sweep.col_seed")] = lesson.SEED_RMSE.get(f.width)

@@ -18,7 +18,7 @@ st.title(t("keyvalue.title"))
 lede.lesson(page, t("keyvalue.lesson"),
             [r"\mathrm{FFN}(x) = \sum_{i=1}^{m} \underbrace{\mathrm{relu}(k_i \cdot x + b_i)}_{a_i}\; v_i \;+\; b_2"],
             more=[t("keyvalue.concentration_lesson")])
-glossary.note(t, "full_batch_adam")
+glossary.note(t, "active", "full_batch_adam")
 
 
 @cache.cached(max_entries=64)

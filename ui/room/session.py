@@ -26,7 +26,7 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 from streamlit.runtime.scriptrunner_utils.script_run_context import ThreadState, get_script_run_ctx
 
-from ui.questions import Asked
+from ui.questions import GUESSES, Asked
 from ui.registry import catalog, links, query
 from ui.registry.kinds import Several
 from ui.room import config, passes, push, store, views
@@ -41,7 +41,6 @@ FOLLOW = "_room_follow"
 LINK = "_room_link"  # a one-time link, shown on one run only
 REVEALED = "_room_revealed"  # question ids this student has seen revealed
 WATCHING = "_room_watching"  # whether the last whole run started this student's watcher
-ASKED = "_ask"  # ui/questions/quiz.py's guesses: id -> Answer (guess, stored, message)
 TOKENS = "_room_tokens"  # room code -> this session's token there: leaving and joining again takes the same seat
 STARTS = "_room_starts"  # when this session started its recent rooms
 PASS = "_room_pass"  # (code, role, nonce or None, minted at): the cookie this seat asked the browser to fetch
@@ -157,14 +156,14 @@ def revealed(page, asked: Asked) -> list[float | str] | None:
     if seat is None:
         return None
     try:
-        snapshot = _call("snapshot", seat.code, asked.id)
+        values = _call("revealed_guesses", seat.code, asked.id)  # one read before the reveal: every student's rerun
     except Unavailable:
         return None
-    if snapshot is None or not snapshot.revealed:
+    if values is None:
         _wait_here(seat, asked)
         return None
     st.session_state.setdefault(REVEALED, set()).add(asked.id)
-    return list(snapshot.values)
+    return list(values)
 
 
 def _wait_here(seat: Seat, asked: Asked) -> None:
@@ -173,7 +172,7 @@ def _wait_here(seat: Seat, asked: Asked) -> None:
     session_id = _session_id()
     if seat.role != "student" or state.get(FOLLOW) or not push.running() or session_id is None:
         return
-    if asked.id not in _waiting(asked.section, state.get(ASKED), state.get(REVEALED)):
+    if asked.id not in _waiting(asked.section, state.get(GUESSES), state.get(REVEALED)):
         return
     push.watch(seat.code, session_id, state.get(SEEN) or 0, ThreadState.get().fragment_id or "")
 
@@ -524,7 +523,7 @@ def _revealed_meanwhile(page, seat: Seat) -> bool:
     """On the first look only: was a waiting guess revealed before this student started looking?"""
     try:
         return any(getattr(_call("snapshot", seat.code, qid), "revealed", False)
-                   for qid in _waiting(page.section, st.session_state.get(ASKED), st.session_state.get(REVEALED)))
+                   for qid in _waiting(page.section, st.session_state.get(GUESSES), st.session_state.get(REVEALED)))
     except Unavailable:
         return False
 
@@ -572,9 +571,9 @@ def after_part() -> None:
         params = links.room_params(section)
         if state.get(VIEW) != (section, tuple(sorted(params.items()))):
             st.rerun(scope="app")
-    elif seat.role == "student" and not state.get(WATCHING) and _waiting(section, state.get(ASKED), state.get(REVEALED)):
+    elif seat.role == "student" and not state.get(WATCHING) and _waiting(section, state.get(GUESSES), state.get(REVEALED)):
         st.rerun(scope="app")
-    elif seat.role == "student" and push.running() and _waiting(section, state.get(ASKED), state.get(REVEALED)):
+    elif seat.role == "student" and push.running() and _waiting(section, state.get(GUESSES), state.get(REVEALED)):
         # A part rerun by the watcher took this session out of its register; questions of other parts still wait.
         session_id = _session_id()
         if session_id and not push.is_watching(session_id):
@@ -593,7 +592,7 @@ def sidebar(page) -> None:
         # Only a student who follows, or waits for a Reveal, looks at the room every few seconds.
         state = st.session_state
         state[WATCHING] = seat is not None and seat.role == "student" and bool(
-            state.get(FOLLOW) or _waiting_for_reveal(page, state.get(ASKED), state.get(REVEALED)))
+            state.get(FOLLOW) or _waiting_for_reveal(page, state.get(GUESSES), state.get(REVEALED)))
         session_id = _session_id()
         if state[WATCHING] and push.running() and session_id:
             version = watch_step(page, whole=True)
