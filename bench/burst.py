@@ -204,18 +204,12 @@ def leave_in_a_burst(url: str, at: AppPage, key: str, values: list, seconds: flo
     """Students on `at` each set their own value of a control (spread over `seconds`) and close the
     tab as soon as the server has started on it (its first redraw arrives): the rerun is then past
     the page's first lines and on its way to the experiment, as when a student leaves a second later."""
-    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-
     sessions = open_sessions(url, len(values), at, "lang=en")
     t0 = time.perf_counter()
     for (s, opened), value, when in zip(sessions, values, spread(len(values), seconds)):
         time.sleep(max(0.0, t0 + when - time.perf_counter()))
         move(s, opened, key, value)
-        while True:
-            data = s.ws.recv()
-            msg = ForwardMsg()
-            if isinstance(data, bytes):
-                msg.ParseFromString(data)
+        for msg in s.stream.messages():
             if msg.WhichOneof("type") in ("delta", "script_finished"):
                 break
         s.close()
@@ -268,18 +262,12 @@ class Drain:
         self.thread.start()
 
     def _loop(self) -> None:
-        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-
-        while True:
-            try:
-                data = self.s.ws.recv()
-            except Exception:
-                return
-            if isinstance(data, bytes):
-                msg = ForwardMsg()
-                msg.ParseFromString(data)
+        try:
+            for msg in self.s.stream.messages():
                 if msg.WhichOneof("type") == "script_finished":
                     self.finished += 1
+        except Exception:  # the session was closed: nothing more to count
+            return
 
 
 def settle(url: str, timeout_s: float = 300.0) -> None:

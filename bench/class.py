@@ -290,19 +290,11 @@ class Tab:
         self.ticks = 0  # fragment reruns sent
 
     def _read(self, start: float) -> dict:
-        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+        from ui.compute import stream
 
         out = {"captions": [], "inputs": {}, "radios": {}, "commits": {}, "exceptions": [], "status": "",
                "seconds": 0.0, "placeholders": {}}
-        ws = self.session.ws
-        while True:
-            if time.perf_counter() > start + self.session.timeout_s:
-                raise TimeoutError("no script_finished")
-            data = ws.recv()
-            if isinstance(data, str):
-                continue
-            fwd = ForwardMsg()
-            fwd.ParseFromString(data)
+        for fwd in self.session.stream.messages(until=start + self.session.timeout_s):
             kind = fwd.WhichOneof("type")
             if kind == "auto_rerun":
                 self.fragments[fwd.auto_rerun.fragment_id] = fwd.auto_rerun.interval
@@ -330,12 +322,10 @@ class Tab:
                     out.setdefault("html", []).append(el.html.body)
                 elif what == "arrow_vega_lite_chart" or what == "vega_lite_chart":
                     out["charts"] = out.get("charts", 0) + 1
-            elif kind == "script_finished":
-                status = ForwardMsg.ScriptFinishedStatus.Name(fwd.script_finished)
-                if status == "FINISHED_EARLY_FOR_RERUN":
-                    continue
-                out["status"], out["seconds"] = status, time.perf_counter() - start
+            elif stream.run_status(fwd) is not None:
+                out["status"], out["seconds"] = stream.run_status(fwd), time.perf_counter() - start
                 return out
+        raise AssertionError("unreachable: messages() yields until it times out")
 
     def open(self, page, query: str) -> dict:
         return self._read(self.session.start(page, query))
