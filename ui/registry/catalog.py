@@ -13,7 +13,6 @@ weights and builds no corpus.
 from __future__ import annotations
 
 import functools
-import re
 from typing import NamedTuple
 
 from ffn_core import collapse, ffn, memory_training, params, position, presets
@@ -48,14 +47,6 @@ PAGES: tuple[Entry, ...] = (
 def page_path(section: str) -> str | None:
     """The file of page `section` (`pages/4_width_sweep.py`); None for a section this app does not have."""
     return next((e.path for e in PAGES if e.section == section), None)
-
-
-def url_path(path: str) -> str:
-    """A page file's name in the address: Streamlit's pages/ router names it by the file minus its
-    leading number (`pages/4_width_sweep.py` → `width_sweep`); the entry script is the root ("")."""
-    if not path.startswith("pages/"):
-        return ""
-    return re.sub(r"^[0-9]+_?", "", path.removeprefix("pages/").removesuffix(".py"))
 
 
 # The experiments: every page but home and the glossary (the home page's cards and its count).
