@@ -47,37 +47,37 @@ def test_a_question_votes_once_until_the_instructor_closes_it(db):
     code, key, (a, b) = _class(db, 2)
     assert db.vote(code, Q, T0) == Vote(round=1, open=True, closes_in=None, shown=False)
     assert db.submit(code, a, Q, 64.0, T0 + 1) is Status.STORED
-    assert db.close_vote(code, "not the key", Q, T0 + 2) is Status.FORBIDDEN
-    assert db.close_vote(code, key, Q, T0 + 2) is Status.OK
+    assert db.close_vote(code, "not the key", Q, None, T0 + 2) is Status.FORBIDDEN
+    assert db.close_vote(code, key, Q, None, T0 + 2) is Status.OK
     assert db.vote(code, Q, T0 + 2).open is False
     assert db.submit(code, b, Q, 32.0, T0 + 3) is Status.CLOSED
     assert db.submit(code, a, Q, 16.0, T0 + 3) is Status.CLOSED  # a closed vote keeps the guess as it was
     assert db.guesses(code, Q, T0 + 3) == [64.0]
-    assert db.close_vote(code, key, Q, T0 + 4) is Status.CLOSED  # already closed
+    assert db.close_vote(code, key, Q, None, T0 + 4) is Status.CLOSED  # already closed
 
 
 def test_a_timer_closes_the_vote_by_the_stores_clock(db):
     code, key, (a, b) = _class(db, 2)
-    assert db.close_vote(code, key, Q, T0, after=30) is Status.OK
+    assert db.close_vote(code, key, Q, 30, T0) is Status.OK
     vote = db.vote(code, Q, T0 + 10)
     assert vote.open and vote.closes_in == pytest.approx(20.0)
     assert db.submit(code, a, Q, 64.0, T0 + 29.9) is Status.STORED
     assert db.vote(code, Q, T0 + 30).open is False and db.vote(code, Q, T0 + 30).closes_in is None
     assert db.submit(code, b, Q, 64.0, T0 + 30.0) is Status.CLOSED
     for bad in (0, -5, float("inf"), float("nan"), store.MAX_TIMER + 1, True, "30"):
-        assert db.close_vote(code, key, "other:q:1", T0, after=bad) is Status.INVALID
+        assert db.close_vote(code, key, "other:q:1", bad, T0) is Status.INVALID
 
 
 def test_the_second_vote_keeps_the_first_apart(db):
     code, key, tokens = _class(db, 4)
     for token, value in zip(tokens, (1.0, 2.0, 64.0, 3.0)):
         assert db.submit(code, token, Q, value, T0 + 1) is Status.STORED
-    assert db.second_vote(code, key, Q, T0 + 2) is Status.CLOSED  # the first vote is still open
-    assert db.close_vote(code, key, Q, T0 + 2) is Status.OK
+    assert db.second_vote(code, key, Q, None, T0 + 2) is Status.CLOSED  # the first vote is still open
+    assert db.close_vote(code, key, Q, None, T0 + 2) is Status.OK
     assert db.show_votes(code, key, Q, True, T0 + 3) is Status.OK
     assert db.vote(code, Q, T0 + 3) == Vote(round=1, open=False, closes_in=None, shown=True)
     assert db.first_vote(code, Q, T0 + 3) is None  # no second vote yet
-    assert db.second_vote(code, key, Q, T0 + 4, after=60) is Status.OK
+    assert db.second_vote(code, key, Q, 60, T0 + 4) is Status.OK
     vote = db.vote(code, Q, T0 + 4)
     assert (vote.round, vote.open, vote.shown, vote.closes_in) == (2, True, False, pytest.approx(60.0))
     assert sorted(db.first_vote(code, Q, T0 + 5)) == [1.0, 2.0, 3.0, 64.0]
@@ -86,7 +86,7 @@ def test_the_second_vote_keeps_the_first_apart(db):
         assert db.submit(code, token, Q, value, T0 + 10) is Status.STORED
     assert sorted(db.guesses(code, Q, T0 + 10)) == [2.0, 64.0, 64.0]
     assert db.submit(code, tokens[3], Q, 64.0, T0 + 64) is Status.CLOSED  # its timer ran out
-    assert db.second_vote(code, key, Q, T0 + 70) is Status.INVALID  # two votes, not three
+    assert db.second_vote(code, key, Q, None, T0 + 70) is Status.INVALID  # two votes, not three
     tally = db.results(code, key, T0 + 70)
     assert [(t.question, sorted(t.first), sorted(t.last)) for t in tally] == [
         (Q, [1.0, 2.0, 3.0, 64.0], [2.0, 64.0, 64.0])]
@@ -99,9 +99,9 @@ def test_the_second_vote_keeps_the_first_apart(db):
 def test_no_second_vote_after_the_answer_is_revealed(db):
     code, key, (a,) = _class(db, 1)
     db.submit(code, a, Q, 64.0, T0)
-    db.close_vote(code, key, Q, T0 + 1)
+    db.close_vote(code, key, Q, None, T0 + 1)
     assert db.reveal(code, key, Q, T0 + 2) is Status.OK
-    assert db.second_vote(code, key, Q, T0 + 3) is Status.INVALID
+    assert db.second_vote(code, key, Q, None, T0 + 3) is Status.INVALID
 
 
 def test_the_results_read_what_was_registered_and_need_the_key(db):
@@ -139,8 +139,8 @@ def test_a_rooms_lesson_and_step(db):
 def test_closing_a_room_deletes_its_votes_questions_and_lesson(db, engine):
     code, key, (a,) = _class(db, 1)
     db.submit(code, a, Q, 1.0, T0)
-    db.close_vote(code, key, Q, T0)
-    db.second_vote(code, key, Q, T0)
+    db.close_vote(code, key, Q, None, T0)
+    db.second_vote(code, key, Q, None, T0)
     db.register(code, key, Q, {"section": "collapse"}, T0)
     db.set_lesson(code, key, "ffn-story", 1, T0)
     assert db.close(code, key, T0) is Status.OK
@@ -154,7 +154,7 @@ def test_forged_input_to_the_vote_calls(db):
     assert db.vote("not a code", Q, T0) is None
     assert db.vote(code, "x" * 500, T0) is None
     assert db.show_votes(code, key, Q, "yes", T0) is Status.INVALID
-    assert db.close_vote(code, key, "'; DROP TABLE class_rooms; --", T0) is Status.OK
+    assert db.close_vote(code, key, "'; DROP TABLE class_rooms; --", None, T0) is Status.OK
     assert db.room_live(code, T0)
 
 
@@ -171,3 +171,11 @@ def test_a_version_1_database_is_migrated_in_place(engine):
     with engine.connect() as conn:
         assert conn.execute(sa.text("SELECT max(version) FROM class_schema")).scalar_one() == store.SCHEMA_VERSION
         assert conn.execute(sa.text("SELECT count(*) FROM class_votes")).scalar_one() == 0
+
+
+def test_joined_counts_the_rooms_students(db):
+    code, key, _ = _class(db, 3)
+    assert db.joined(code, T0) == 3
+    assert db.joined("ABCDEF", T0) is None
+    db.close(code, key, T0)
+    assert db.joined(code, T0) is None

@@ -35,12 +35,13 @@ say the class features are unavailable, and a guess whose `submit` raised was no
     # Peer instruction (schema step 2): a question's vote closes by hand or by a timer the store's clock
     # decides; a closed vote's submit gets Status.CLOSED. The second vote keeps the first's guesses apart.
     store.vote(code, qid, now)                 # Vote(round, open, closes_in, shown), or None for no live room
-    store.close_vote(code, key, qid, now, after=None)  # now, or a timer of `after` seconds (<= MAX_TIMER)
+    store.close_vote(code, key, qid, None, now)        # now, or a timer: None -> 30 for 30 s (<= MAX_TIMER)
     store.show_votes(code, key, qid, True, now)        # the distribution on the projector, without the answer
-    store.second_vote(code, key, qid, now, after=None) # the first vote's guesses moved apart, a new vote open
+    store.second_vote(code, key, qid, None, now)       # the first vote's guesses moved apart, a new vote open
     store.first_vote(code, qid, now)           # the first vote's guesses once a second opened, else None
     store.register(code, key, qid, {...}, now) # what a question asked and its measured answer (for the results)
     store.results(code, key, now)              # [Tally(question, about, first, last, revealed)], or None
+    store.joined(code, now)                    # students in the room, or None for no live room
     store.set_lesson(code, key, "ffn", 3, now) # the lesson the room follows and its step (None: no lesson)
     store.lesson(code, now)                    # ("ffn", 3) or None
 
@@ -787,8 +788,8 @@ class Store:
             return False
         return float(after) if 0 < after <= MAX_TIMER else False
 
-    def close_vote(self, code: object, key: object, question_id: object, now: float,
-                   after: float | None = None) -> Status:
+    def close_vote(self, code: object, key: object, question_id: object, after: float | None,
+                   now: float) -> Status:
         """Close the question's open vote now, or in `after` seconds (a timer, at most MAX_TIMER)."""
         seconds = self._timer(after)
         if seconds is False or not _question_ok(question_id):
@@ -822,8 +823,8 @@ class Store:
                                row.closes if row else None, row.closed if row else None)
             return status
 
-    def second_vote(self, code: object, key: object, question_id: object, now: float,
-                    after: float | None = None) -> Status:
+    def second_vote(self, code: object, key: object, question_id: object, after: float | None,
+                    now: float) -> Status:
         """Open the second vote: the first vote's guesses are kept apart, every student may guess again.
 
         Only once per question, and only once the first vote is closed (CLOSED otherwise: still open;
@@ -918,6 +919,17 @@ class Store:
         return [Tally(question=q, about=asked.get(q, ({}, 0))[0],
                       first=tuple(first.get(q, ())) if rounds.get(q, 1) >= 2 else None,
                       last=tuple(last.get(q, ())), revealed=q in shown) for q in ids]
+
+    def joined(self, code: object, now: float) -> int | None:
+        """How many students joined the live room `code` (one read); None for no live room."""
+        code = normalize_code(code)
+        if code is None:
+            return None
+        with self._read() as conn:
+            if self._live(conn, code, now) is None:
+                return None
+            return conn.execute(select(func.count()).select_from(students)
+                                .where(students.c.room == code)).scalar_one()
 
     # --- a lesson -------------------------------------------------------------------------------
 
