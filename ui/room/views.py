@@ -136,8 +136,20 @@ def _pct(share: float | None) -> str:
 
 _PRESENTER_CSS = """
 <style>
-[class*="st-key-room_presenter"] [data-testid="stMarkdownContainer"] .room-q { font-size: 1.45em; font-weight: 600; line-height: 1.25; }
-[class*="st-key-room_presenter"] [data-testid="stMarkdownContainer"] .room-status { font-size: 1.1em; }
+[class*="st-key-room_presenter"] { gap: 0.45rem; }
+[class*="st-key-room_presenter"] [data-testid="stMarkdownContainer"] .room-q { font-size: 1.35em; font-weight: 600; line-height: 1.25; }
+[class*="st-key-room_presenter"] [data-testid="stMarkdownContainer"] .room-status { font-size: 1.05em; }
+</style>
+"""
+# On the projector, while a question is up: the lesson's folded "read more" and the glossary's line above the
+# question step aside (the title and the lesson's first sentence stay), so that the question, its counts and
+# its distribution fit the first screen. "The experiment" brings the page back as it is.
+_STAGE_CSS = """
+<style>
+[data-testid="stMainBlockContainer"] > [data-testid="stVerticalBlock"] > :is(
+  [data-testid="stLayoutWrapper"]:has(> [data-testid="stExpander"]),
+  [data-testid="stElementContainer"]:has([data-testid="stCaptionContainer"])
+):has(~ * [class*="st-key-room_presenter"]) { display: none; }
 </style>
 """
 
@@ -151,40 +163,49 @@ def presenter(page, asked: Sequence[Asked], pick: Asked, live: Live, *,
     """
     t = page.t
     experiment = all(ask.answer_of(a) is not None for a in asked)
-    st.html(_PRESENTER_CSS)
+    st.html(_PRESENTER_CSS + ("" if experiment or not page.presenter else _STAGE_CSS))
+    snap, vote = live.snap, live.vote
+    key, values = status(live)
+    line = f"{t('room.panel_counts', joined=snap.joined, answered=snap.answered)} · {t(key, **values)}"
+    offered = buttons(live)
+    labels = {"close": t("vote.close_now"), "timer": t("vote.close_timer", seconds=60),
+              "second": t("vote.second"), "show": t("vote.show"), "hide": t("vote.hide"),
+              "reveal": t("room.reveal"), "reset": t("room.reset")}
+    calls = {"close": (actions["close"], ()), "timer": (actions["timer"], ()), "second": (actions["second"], ()),
+             "show": (actions["show"], (True,)), "hide": (actions["show"], (False,)),
+             "reveal": (actions["reveal"], ()), "reset": (actions["reset"], ())}
+
+    def button(column: Any, name: str) -> None:
+        func, extra = calls[name]
+        column.button(labels[name], key=f"room_{name}_{pick.id}", on_click=func, args=(page, pick, *extra),
+                      type="primary" if name == "reveal" else "secondary", width="stretch")
+
     with st.container(key=f"room_presenter_{asked[0].question.key.replace('.', '_')}", border=True):
-        top, side = st.columns([5, 2], vertical_alignment="center")
-        with top:
-            if len(asked) > 1:
+        many = len(asked) > 1
+        pick_col, status_col, *rest = st.columns([3, 5, 2, 3] if many else [5, 2, 3], vertical_alignment="center") \
+            if many else (None, *st.columns([5, 2, 3], vertical_alignment="center"))
+        reset_col, exp_col = rest
+        if many:
+            with pick_col:
                 st.segmented_control(t("vote.pick"), list(range(len(asked))), key=_pick_key(asked),
                                      default=asked.index(pick), label_visibility="collapsed",
                                      format_func=lambda i: t("vote.question_n", n=i + 1))
-        with side:
+        status_col.markdown(f'<div class="room-status">{_escape(line)}</div>', unsafe_allow_html=True)
+        if offered == ("reset",):
+            button(reset_col, "reset")
+        with exp_col:
             if st.button(t("vote.question" if experiment else "vote.experiment"), key=f"room_exp_{pick.id}",
                          icon=":material/bar_chart:", width="stretch"):
                 for a in asked:
                     (ask._again if experiment else ask._look)(a)
                 st.rerun(scope="app")
-        snap, vote = live.snap, live.vote
-        key, values = status(live)
-        counts = t("room.panel_counts", joined=snap.joined, answered=snap.answered)
         if experiment:
-            st.markdown(f"**{t(pick.question.key, **pick.values)}** · {counts} · {t(key, **values)}")
+            st.markdown(f"**{t(pick.question.key, **pick.values)}**")
             return
         st.markdown(f'<div class="room-q">{_escape(t(pick.question.key, **pick.values))}</div>', unsafe_allow_html=True)
-        st.markdown(f'<div class="room-status">{_escape(counts)} · {_escape(t(key, **values))}</div>',
-                    unsafe_allow_html=True)
-        offered = buttons(live)
-        labels = {"close": t("vote.close_now"), "timer": t("vote.close_timer", seconds=60),
-                  "second": t("vote.second"), "show": t("vote.show"), "hide": t("vote.hide"),
-                  "reveal": t("room.reveal"), "reset": t("room.reset")}
-        calls = {"close": (actions["close"], ()), "timer": (actions["timer"], ()), "second": (actions["second"], ()),
-                 "show": (actions["show"], (True,)), "hide": (actions["show"], (False,)),
-                 "reveal": (actions["reveal"], ()), "reset": (actions["reset"], ())}
-        for column, name in zip(st.columns(len(offered)), offered):
-            func, extra = calls[name]
-            column.button(labels[name], key=f"room_{name}_{pick.id}", on_click=func, args=(page, pick, *extra),
-                          type="primary" if name == "reveal" else "secondary", width="stretch")
+        if offered != ("reset",):
+            for column, name in zip(st.columns(len(offered)), offered):
+                button(column, name)
         if snap.revealed or vote.shown:
             answer = pick.answer if snap.revealed else None
             widgets.chart(page, charts.votes(pick.question, live.first, list(snap.values), t, answer=answer,
