@@ -519,13 +519,19 @@ def after_part() -> None:
 
 def sidebar(page) -> None:
     """The sidebar's class section, the projector's join card, and following; one call per run from the shell."""
+    from ui.room import lesson
+
     arrive(page)
+    lesson.arrive(page)
     seat = current(page)
+    if seat is not None and seat.role == "student":
+        lesson.student(page, seat)  # a lesson makes following the default
     with st.sidebar:
         views.class_section(page, seat, actions={
             "start": start, "close": close, "leave": leave, "take": take_link, "follow": _follow_changed,
         }, following=bool(st.session_state.get(FOLLOW)), note=st.session_state.pop(NOTE, None),
             link=st.session_state.pop(LINK, None))
+        lesson.sidebar(page, seat)
         # Only a student who follows, or waits for a Reveal, looks at the room every few seconds.
         state = st.session_state
         state[WATCHING] = seat is not None and seat.role == "student" and bool(
@@ -535,6 +541,7 @@ def sidebar(page) -> None:
     if seat is not None and is_instructor(page):
         params = controls.view_params(page.section)
         _write_view(page, seat, params)
+        lesson.bar(page, seat)
         _card(page, views.address(st.context.url, {**params, "room": seat.code}), seat.code)
 
 

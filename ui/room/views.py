@@ -83,7 +83,10 @@ def _pick_key(asked: Sequence[Asked]) -> str:
 def chosen(page, asked: Sequence[Asked]) -> Asked:
     """The question of this group the presenter's view shows (the first until the instructor picks another)."""
     picked = st.session_state.get(_pick_key(asked))
-    return asked[picked] if isinstance(picked, int) and 0 <= picked < len(asked) else asked[0]
+    if isinstance(picked, int) and 0 <= picked < len(asked):
+        return asked[picked]
+    wanted = st.session_state.get("_room_step_questions") or ()  # a lesson's step names its question
+    return next((a for a in asked if a.question.key in wanted), asked[0])
 
 
 def buttons(live: Live) -> tuple[str, ...]:
