@@ -45,7 +45,7 @@ def wrap(text: str, width: int) -> str:
 
 def label_width(n_options: int, narrow: bool) -> int:
     """How many columns of text one option's label gets under its bar: a phone's width or a projector's, shared."""
-    return max(8, (40 if narrow else 110) // max(1, n_options))
+    return max(8, (40 if narrow else 90) // max(1, n_options))
 
 
 def frame(question: Question, guesses: Sequence[float | str], t: Translator) -> pd.DataFrame:
@@ -74,21 +74,27 @@ def votes(question: Question, first: Sequence[float | str] | None, last: Sequenc
           answer: float | str | None = None, narrow: bool = False) -> alt.TopLevelMixin:
     """The presenter's distribution: one vote's, or the first and second side by side on one count scale."""
     if first is None:
-        return distribution(question, last, t, answer=answer, height=170, narrow=narrow).properties(usermeta=SVG)
-    panels = [distribution(question, guesses, t, answer=answer, height=150, narrow=narrow, panels=2)
-              .properties(title=t("vote.vote_n", n=n)) for n, guesses in ((1, first), (2, last))]
+        return distribution(question, last, t, answer=answer, height=140, narrow=narrow).properties(usermeta=SVG)
+    # Side by side, each half of the projector's width (a concatenated view cannot stretch to its container).
+    top = max(int(frame(question, guesses, t)["count"].max()) for guesses in (first, last))
+    panels = [distribution(question, guesses, t, answer=answer, height=80, narrow=narrow, panels=2, top=top)
+              .properties(title=t("vote.vote_n", n=n), width=150 if narrow else 430)
+              for n, guesses in ((1, first), (2, last))]
     return alt.hconcat(*panels).resolve_scale(y="shared").properties(usermeta=SVG)
 
 
 def distribution(question: Question, guesses: Sequence[float | str], t: Translator, *,
                  answer: float | str | None = None, mine: float | str | None = None, height: int = 220,
-                 narrow: bool = False, panels: int = 1) -> alt.LayerChart:
+                 narrow: bool = False, panels: int = 1, top: int | None = None) -> alt.LayerChart:
     """The class's guesses; the measured answer in red once revealed, one's own guess in blue."""
     data = frame(question, guesses, t)
     if question.kind == "choice":
         width = label_width(len(question.options) * panels, narrow)
         data = data.assign(label=[wrap(label, width) for label in data["label"]])
+    # Room above the tallest bar for the word over it: panels side by side keep their titles level.
+    highest = max(1, int(data["count"].max()) if top is None else top)
     count_axis = alt.Y(field="count", type="quantitative", title=t("room.axis_count"),
+                       scale=alt.Scale(domain=[0, highest * 1.3 + 0.4], nice=False),
                        axis=alt.Axis(tickMinStep=1, format="d"))
     if question.kind == "choice":
         labels = dict(zip(data["option"], data["label"]))

@@ -106,4 +106,4 @@ def frame(table: Sequence[Row], text: Any) -> pd.DataFrame:
         "page": r.section, "question": text(r), "question_id": r.question_id, "vote": r.vote, "votes": r.votes,
         "right": r.right, "share_right": None if r.share is None else round(r.share, 4),
         "measured": r.answer, "tolerance": r.tolerance, "revealed": r.revealed,
-    } for r in table], columns=list(COLUMNS))
+    } for r in table], columns=list(COLUMNS)).astype({"vote": "int64", "votes": "int64", "right": "Int64"})

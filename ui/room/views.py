@@ -140,7 +140,7 @@ def _pct(share: float | None) -> str:
 _PRESENTER_CSS = """
 <style>
 [class*="st-key-room_presenter"] { gap: 0.45rem; }
-[class*="st-key-room_presenter"] [data-testid="stMarkdownContainer"] .room-q { font-size: 1.35em; font-weight: 600; line-height: 1.25; }
+[class*="st-key-room_presenter"] [data-testid="stMarkdownContainer"] .room-q { font-size: 1.2em; font-weight: 600; line-height: 1.25; }
 [class*="st-key-room_presenter"] [data-testid="stMarkdownContainer"] .room-status { font-size: 1.05em; }
 </style>
 """
@@ -158,7 +158,7 @@ _STAGE_CSS = """
 
 
 def presenter(page, asked: Sequence[Asked], pick: Asked, live: Live, *,
-              actions: Mapping[str, Callable[..., Any]]) -> None:
+              actions: Mapping[str, Callable[..., Any]], timer_seconds: float = 60.0) -> None:
     """The presenter's view of one question: large, its counts, the vote controls, the distribution when shown.
 
     The instructor never answers: no forms here. The experiment's own results stay one click away
@@ -171,7 +171,7 @@ def presenter(page, asked: Sequence[Asked], pick: Asked, live: Live, *,
     key, values = status(live)
     line = f"{t('room.panel_counts', joined=snap.joined, answered=snap.answered)} · {t(key, **values)}"
     offered = buttons(live)
-    labels = {"close": t("vote.close_now"), "timer": t("vote.close_timer", seconds=60),
+    labels = {"close": t("vote.close_now"), "timer": t("vote.close_timer", seconds=round(timer_seconds)),
               "second": t("vote.second"), "show": t("vote.show"), "hide": t("vote.hide"),
               "reveal": t("room.reveal"), "reset": t("room.reset")}
     calls = {"close": (actions["close"], ()), "timer": (actions["timer"], ()), "second": (actions["second"], ()),
@@ -193,7 +193,7 @@ def presenter(page, asked: Sequence[Asked], pick: Asked, live: Live, *,
                 st.segmented_control(t("vote.pick"), list(range(len(asked))), key=_pick_key(asked),
                                      default=asked.index(pick), label_visibility="collapsed",
                                      format_func=lambda i: t("vote.question_n", n=i + 1))
-        status_col.markdown(f'<div class="room-status">{_escape(line)}</div>', unsafe_allow_html=True)
+        status_col.markdown(f'<p class="room-status">{_escape(line)}</p>', unsafe_allow_html=True)
         if offered == ("reset",):
             button(reset_col, "reset")
         with exp_col:
@@ -205,16 +205,17 @@ def presenter(page, asked: Sequence[Asked], pick: Asked, live: Live, *,
         if experiment:
             st.markdown(f"**{t(pick.question.key, **pick.values)}**")
             return
-        st.markdown(f'<div class="room-q">{_escape(t(pick.question.key, **pick.values))}</div>', unsafe_allow_html=True)
+        # A paragraph, not a div: Streamlit's Markdown pulls the next element up by a paragraph's margin.
+        st.markdown(f'<p class="room-q">{_escape(t(pick.question.key, **pick.values))}</p>', unsafe_allow_html=True)
         if offered != ("reset",):
             for column, name in zip(st.columns(len(offered)), offered):
                 button(column, name)
+        if snap.revealed:
+            st.markdown(shift_line(page, pick, live))
         if snap.revealed or vote.shown:
             answer = pick.answer if snap.revealed else None
             widgets.chart(page, charts.votes(pick.question, live.first, list(snap.values), t, answer=answer,
                                              narrow=page.phone))
-            if snap.revealed:
-                st.markdown(shift_line(page, pick, live))
         else:
             st.caption(t("vote.hidden"))
 
