@@ -260,3 +260,51 @@ def test_two_votes_with_a_timer_then_the_shift_and_the_results_csv(browser, clas
     finally:
         for ctx in contexts:
             ctx.close()
+
+
+def test_a_lesson_of_three_steps_moves_a_following_student_with_next(browser, classroom):
+    """A lesson built in the app and shared as a link: three steps, Next twice, the student follows by default."""
+    srv, _ = classroom
+    three = plan.built("three", [("collapse", {"act": "none"}, ("questions.collapse_wide",)),
+                                 ("collapse", {"act": "relu"}, ()), ("split", {"d": "1024"}, ())])
+    contexts = [_context(browser), _context(browser, phone=True, lang="ko-KR")]
+    try:
+        teacher, student = (ctx.new_page() for ctx in contexts)
+        _open(teacher, f"{srv.url}/linear_collapse?lang=en&plan={plan.encode(three)}")
+        assert "plan=" not in teacher.url  # read once, then out of the address
+        sidebar = teacher.locator('[data-testid="stSidebar"]')
+        sidebar.get_by_text(EN("lesson.linked")).wait_for()
+        sidebar.get_by_role("button", name=EN("room.start")).click()
+        wait_for_app_run(teacher)
+        sidebar.locator(".st-key-room_lesson_pick").click()
+        teacher.get_by_role("option", name=EN("lesson.from_link", n=3)).click()
+        wait_for_app_run(teacher)
+        sidebar.get_by_role("button", name=EN("lesson.start")).click()
+        wait_for_app_run(teacher)
+        bar = teacher.locator(".st-key-room_lesson_bar")
+        bar.get_by_text("step 1 of 3").wait_for()
+        short = teacher.locator('.st-key-room_join_card [data-testid="stCode"]').inner_text().strip()
+
+        _open(student, f"http://{short}")
+        # In a lesson the student follows by default (the toggle is on, in the closed sidebar).
+        assert student.locator(".st-key-_room_follow_widget input").is_checked()
+
+        bar.get_by_role("button", name=EN("lesson.next")).click()
+        wait_for_app_run(teacher)
+        bar.get_by_text("step 2 of 3").wait_for()
+        assert "act=relu" in teacher.url
+        student.wait_for_function("() => location.search.includes('act=relu')", timeout=40_000)
+
+        bar.get_by_role("button", name=EN("lesson.next")).click()
+        wait_for_app_run(teacher)
+        teacher.locator(".st-key-room_lesson_bar").get_by_text("step 3 of 3").wait_for()
+        assert teacher.locator(f"{MAIN} h1").first.inner_text().strip() == EN("split.title")
+        student.wait_for_function(
+            "([sel, want]) => document.querySelector(sel)?.innerText.trim() === want",
+            arg=[f"{MAIN} h1", KO("split.title")], timeout=40_000)
+        assert "d=1024" in student.url and "room=" in student.url
+        assert teacher.locator(".st-key-room_lesson_bar").get_by_role(
+            "button", name=EN("lesson.next")).is_disabled()  # the last step
+    finally:
+        for ctx in contexts:
+            ctx.close()

@@ -43,7 +43,7 @@ def _title(page, lesson: plan.Lesson) -> str:
 
 def arrive(page) -> None:
     """A link's `plan=`: the lesson it carries kept in the session (and out of the address), or a short note."""
-    raw = query.text(PLAN)
+    raw = query.text(PLAN, most=100_000)  # a longer one is refused by plan.decode, with a note
     if raw is None:
         return
     query.set_value(PLAN, None)
@@ -54,24 +54,25 @@ def arrive(page) -> None:
         st.session_state[session.NOTE] = "lesson.bad_link"
 
 
-def current(page) -> tuple[plan.Lesson, int] | None:
-    """The instructor's lesson and step index, or None."""
+def current(page) -> tuple[str, plan.Lesson, int] | None:
+    """The instructor's lesson (its key among `lessons()`, the lesson) and step index, or None."""
     held = st.session_state.get(LESSON)
     if not (isinstance(held, tuple) and len(held) == 2):
         return None
     found = lessons().get(held[0])
     if found is None or not 0 <= held[1] < len(found.steps):
         return None
-    return found, held[1]
+    return held[0], found, held[1]
 
 
-def go(page, seat: session.Seat, lesson: plan.Lesson, index: int) -> None:
-    """Move the instructor to step `index`: the page and its settings; the room's followers come along."""
+def go(page, seat: session.Seat, key: str, index: int) -> None:
+    """Move the instructor to step `index` of lesson `key`: the page and its settings; the room's followers come along."""
+    lesson = lessons()[key]
     step = lesson.steps[index]
     if session._key_action(page, "set_lesson", lesson.id, index) != store.Status.OK:
         return
     state = st.session_state
-    state[LESSON] = (lesson.id, index)
+    state[LESSON] = (key, index)
     state[STEP_QUESTIONS] = tuple(step.questions)
     for name in [k for k in state.keys() if isinstance(k, str) and k.startswith("_room_pick:")]:
         del state[name]  # the step's own question goes up first
@@ -97,21 +98,21 @@ def bar(page, seat: session.Seat) -> None:
     held = current(page)
     if held is None:
         return
-    lesson, index = held
+    key, lesson, index = held
     t = page.t
     step = lesson.steps[index]
     with st.container(key="room_lesson_bar"):
         back, where, note, forth = st.columns([2, 6, 2, 2], vertical_alignment="center")
         if back.button(t("lesson.previous"), key="room_lesson_prev", disabled=index == 0, width="stretch",
                        icon=":material/arrow_back:"):
-            go(page, seat, lesson, index - 1)
+            go(page, seat, key, index - 1)
         where.markdown(t("lesson.where", title=_title(page, lesson), n=index + 1, total=len(lesson.steps)))
         if step.note:
             with note.popover(t("lesson.note"), width="stretch"):
                 st.markdown(step.note.get(page.lang) or next(iter(step.note.values())))
         if forth.button(t("lesson.next"), key="room_lesson_next", disabled=index + 1 >= len(lesson.steps),
                         width="stretch", icon=":material/arrow_forward:", type="primary"):
-            go(page, seat, lesson, index + 1)
+            go(page, seat, key, index + 1)
 
 
 def sidebar(page, seat: session.Seat | None) -> None:
@@ -126,7 +127,7 @@ def sidebar(page, seat: session.Seat | None) -> None:
             choice = st.selectbox(t("lesson.pick"), ids, format_func=lambda i: _title(page, found[i]),
                                   key="room_lesson_pick")
             if st.button(t("lesson.start"), key="room_lesson_start", help=t("lesson.start_help")):
-                go(page, seat, found[choice], 0)
+                go(page, seat, choice, 0)
         elif held is not None:
             st.button(t("lesson.end"), key="room_lesson_end", on_click=end, args=(page,))
         if st.button(t("results.open"), key="room_results", icon=":material/table_chart:"):
