@@ -3,6 +3,7 @@
     python bench/class.py                       # store mode: SQLite file, then PostgreSQL; 1 then 2 processes
     python bench/class.py --backends sqlite --replicas 1 --students 100 --window 10
     python bench/class.py --mode pages          # real sessions on the pages: one replica, then two behind nginx
+    python bench/class.py --mode reload         # the reload storm, Reveal's way to waiting pages, per-client bounds
 
 Store mode (this file's default) drives `ui/room/store.py` directly: it measures the database side
 of the class room, what every page's guess and every poll costs below Streamlit. A "replica" is a
@@ -41,8 +42,20 @@ acknowledgement is the whole rerun: commit pressed -> the page's "stored" line r
 features' cost is the replicas' CPU while the class sits answered and waiting (the panel and the
 students' fragments polling), over 10 s, and during the answers.
 
+Reload mode (`--mode reload`, one replica, SQLite): 30 students (`--students`) join a room on the
+page, answer, and their pages fetch their seat's cookie as a browser does (the invisible image's
+address, ui/room/passes.py); then all 30 reload within 5 s (`--storm`): a new session presenting the
+cookie. Printed: each reload's whole run p50 / p95 / max, the room's seats and answers before and after
+(unchanged when every reload took its own seat back), how many reloaded pages showed their guess again,
+and the server's CPU over the storm. Then, the class waiting, the server's CPU over 10 s (what waiting
+costs, in % of a core, and scaled to 100 students), and the instructor's Reveal: when each waiting
+page's rerun arrived (the app's watcher, ui/room/push.py). Last, the per-client bounds on the store:
+one client creating rooms until refused, another client's room after it; one client adding new seats
+to a room until refused; one token leaving and joining 500 times (seats held after it).
+
 The budgets (printed, not asserted): a guess stored and acknowledged p95 <= 300 ms at N = 100 on one
-replica; the instructor's distribution current within 3 s of the last guess.
+replica; the instructor's distribution current within 3 s of the last guess; Reveal on a waiting
+student's page within about 3 s on a quiet 2-core machine; the class features <= 10 % of a core at N = 100.
 """
 from __future__ import annotations
 
@@ -285,7 +298,7 @@ def report(r: dict, budget_ms: float = 300.0) -> None:
 
 
 def _strings(root: Path, lang: str = "en") -> dict[str, str]:
-    """The app's locale strings (ui/i18n.py's merge, read here so no streamlit import is needed)."""
+    """The app's locale strings (ui/base/i18n.py's merge, read here so no streamlit import is needed)."""
     import tomllib
 
     def flat(table: dict, prefix: str = "") -> dict[str, str]:
@@ -355,6 +368,10 @@ class Tab:
                     out["commits"][_user_key(el.button.id)[12:]] = el.button.id
                 elif what == "exception":
                     out["exceptions"].append(f"{el.exception.type}: {el.exception.message}")
+                elif what == "html":
+                    out.setdefault("html", []).append(el.html.body)
+                elif what == "arrow_vega_lite_chart" or what == "vega_lite_chart":
+                    out["charts"] = out.get("charts", 0) + 1
             elif kind == "script_finished":
                 status = ForwardMsg.ScriptFinishedStatus.Name(fwd.script_finished)
                 if status == "FINISHED_EARLY_FOR_RERUN":
@@ -580,10 +597,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--replicas", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--postgres-url", help="a running PostgreSQL (default: start one from Debian's binaries)")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--mode", choices=("store", "pages"), default="store")
+    ap.add_argument("--mode", choices=("store", "pages", "reload"), default="store")
+    ap.add_argument("--storm", type=float, default=5.0, help="reload mode: seconds within which the class reloads")
     ap.add_argument("--arrive", type=float, default=20.0, help="pages mode: seconds over which the class opens the link")
     ap.add_argument("--page", default="pages/1_parameter_split.py", help="pages mode: the page whose question is answered")
     args = ap.parse_args(argv)
+    if args.mode == "reload":
+        sys.path.insert(0, str(ROOT / "bench"))
+        return reload_main(args)
     if args.mode == "pages":
         return pages_main(args)
 
@@ -641,7 +662,7 @@ def pages_main(args: argparse.Namespace) -> int:
     results = []
     for label, replicas, url, _pids in databases(args, "class_pages"):
         os.environ["FFNLAB_CLASS_DB"] = url  # every replica started below reads it
-        # The replicas' own warm-up (ui/warmup.py) would compute every page beside the class:
+        # The replicas' own warm-up (ui/compute/warmup.py) would compute every page beside the class:
         # off, as stclient.Server has it, so both targets measure the class alone.
         os.environ["FFNLAB_WARMUP"] = "0"
         app = balanced = None
@@ -671,6 +692,189 @@ def pages_main(args: argparse.Namespace) -> int:
                 shutil.rmtree(balanced.run_dir, ignore_errors=True)
             os.environ.pop("FFNLAB_CLASS_DB", None)
     return 0 if results and all(r["counted"] == r["stored_said"] == r["n"] for r in results) else 1
+
+
+# --- reload mode: the storm, the Reveal, the per-client bounds ------------------------------------
+
+
+def _cookie_of(base_url: str, html: list[str]) -> str | None:
+    """Fetch the seat's cookie as the browser does: the invisible image's address; its Set-Cookie."""
+    import html as html_lib
+    import re
+    import urllib.request
+
+    for body in html:
+        found = re.search(r'src="([^"]*ffnlab/pass\?n=[^"]+)"', body)
+        if found:
+            with urllib.request.urlopen(base_url + html_lib.unescape(found.group(1)), timeout=30) as r:
+                cookie = r.headers.get("Set-Cookie", "")
+            return cookie.split(";", 1)[0] or None
+    return None
+
+
+def reload_run(app, db_url: str, n: int, storm: float, page_path: str, seed: int) -> dict:
+    import stclient
+
+    from ui.room import store as room_store
+
+    rng = random.Random(seed)
+    page = next(p for p in stclient.discover_pages() if p.file == page_path)
+    import sqlalchemy as sa
+
+    engine = sa.create_engine(db_url)
+    db = room_store.Store(engine)
+    code, key = db.create_room(time.time())
+    tabs, guessed, cookies = [], {}, []
+    for i in range(n):
+        tab = Tab(app.url)
+        run = tab.open(page, f"room={code}&lang=en")
+        pick = _guess(run, rng)
+        if pick is None:
+            raise RuntimeError(f"student {i}: the page asks nothing in a room ({run['exceptions']})")
+        qid, input_id, commit_id, value = pick
+        after = tab.commit(input_id, commit_id, value)
+        guessed[i] = qid
+        cookies.append(_cookie_of(app.url, run.get("html", []) + after.get("html", [])))
+        tabs.append(tab)
+    qid = next(iter(guessed.values()))
+    before = db.counts(code, qid, time.time())
+    for tab in tabs:
+        tab.close()
+    # The storm: every student's reload (a new session with its cookie) starts within `storm` seconds.
+    starts = sorted(rng.uniform(0, storm) for _ in range(n))
+    results: list[dict | None] = [None] * n
+    reloaded: list[Tab | None] = [None] * n
+    cpu0, t0 = app.cpu_s(), time.perf_counter()
+
+    def one(i: int) -> None:
+        time.sleep(max(0.0, t0 + starts[i] - time.perf_counter()))
+        tab = Tab.__new__(Tab)
+        tab.session = stclient.Session(app.url, timeout_s=120, cookie=cookies[i])
+        tab.fragments, tab.due, tab.ticks = {}, {}, 0
+        reloaded[i] = tab
+        results[i] = tab.open(page, f"room={code}&lang=en")
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(n)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    storm_wall = time.perf_counter() - t0
+    storm_cpu = app.cpu_s() - cpu0
+    after = db.counts(code, qid, time.time())
+    stored = _strings(ROOT)["questions.stored"]
+    shown_again = sum(1 for r in results if r and any(stored in c for c in r["captions"]) and qid not in r["commits"])
+    # The class waits for the Reveal: what 10 s of waiting costs the server.
+    time.sleep(2.0)
+    cpu1, w0 = app.cpu_s(), time.perf_counter()
+    time.sleep(10.0)
+    waiting_pct = 100 * (app.cpu_s() - cpu1) / (time.perf_counter() - w0)
+    # Reveal: each waiting page's rerun, pushed by the app's watcher.
+    arrived: list[float | None] = [None] * n
+    revealed_at = time.perf_counter()
+    db.reveal(code, key, qid, time.time())
+    db.set_view(code, key, page.url_path or "home", {}, time.time())  # what the instructor's Reveal does too
+
+    def wait(i: int) -> None:
+        try:
+            reloaded[i].session.ws.settimeout(30)
+            got = reloaded[i]._read(time.perf_counter())
+            if got.get("charts", 0) and not got["exceptions"]:
+                arrived[i] = time.perf_counter() - revealed_at
+        except Exception:
+            pass
+
+    threads = [threading.Thread(target=wait, args=(i,)) for i in range(n)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    for tab in reloaded:
+        if tab:
+            tab.close()
+    engine.dispose()
+    return {"n": n, "storm": storm, "storm_wall": storm_wall, "storm_cpu_pct": 100 * storm_cpu / storm_wall,
+            "run_s": [r["seconds"] for r in results if r], "before": before, "after": after,
+            "cookies": sum(1 for c in cookies if c), "shown_again": shown_again, "waiting_pct": waiting_pct,
+            "reveal_s": [a for a in arrived if a is not None]}
+
+
+def limits_run(db_url: str) -> dict:
+    import sqlalchemy as sa
+
+    from ui.room import store as room_store
+
+    engine = sa.create_engine(db_url)
+    db = room_store.Store(engine)
+    now = time.time()
+    t0 = time.perf_counter()
+    made = 0
+    while made < room_store.MAX_ROOMS:
+        got = db.create_room(now, client="203.0.113.66")
+        if not isinstance(got, tuple):
+            break
+        made += 1
+    rooms_s = time.perf_counter() - t0
+    other = db.create_room(now, client="198.51.100.20")
+    code, _ = other
+    t0 = time.perf_counter()
+    seats = 0
+    while seats <= room_store.MAX_STUDENTS:
+        if db.join(code, f"flood-{seats}", now, client="203.0.113.66") is not room_store.Status.JOINED:
+            break
+        seats += 1
+    seats_s = time.perf_counter() - t0
+    code2, _ = db.create_room(now, client="198.51.100.21")
+    t0 = time.perf_counter()
+    for i in range(500):
+        db.join(code2, "one-session", now + i * 0.11, client="203.0.113.67")
+        db.leave(code2, "one-session", now + i * 0.11 + 0.05)
+    db.join(code2, "one-session", now + 60, client="203.0.113.67")
+    churn_s = time.perf_counter() - t0
+    held = db.counts(code2, "q", now + 61)[0]
+    engine.dispose()
+    return {"rooms": made, "rooms_s": rooms_s, "other_room": isinstance(other, tuple), "seats": seats,
+            "seats_s": seats_s, "churn_held": held, "churn_s": churn_s}
+
+
+def reload_main(args: argparse.Namespace) -> int:
+    import stclient
+
+    tmp = Path(tempfile.mkdtemp(prefix="ffnlab-class-reload-"))
+    db_url = f"sqlite:///{tmp / 'class.sqlite'}"
+    os.environ["FFNLAB_CLASS_DB"] = db_url
+    os.environ["FFNLAB_WARMUP"] = "0"
+    print(f"bench/class.py, reload mode: {args.students} students on {args.page} reload within {args.storm:.0f} s "
+          f"(one replica, SQLite); load {load():.2f}")
+    app = stclient.Server()
+    try:
+        app.wait_healthy()
+        import load as bench_load
+
+        bench_load.warm_up(app.url, sessions=2)
+        r = reload_run(app, db_url, args.students, args.storm, args.page, args.seed)
+    finally:
+        app.stop()
+        os.environ.pop("FFNLAB_CLASS_DB", None)
+    p50, p95, mx = (percentile(r["run_s"], q) for q in (0.5, 0.95, 1.0))
+    print(f"  reload storm: {len(r['run_s'])} reloads in {r['storm_wall']:.1f} s; a reload's whole run "
+          f"p50 {p50 * 1000:.0f} ms, p95 {p95 * 1000:.0f} ms, max {mx * 1000:.0f} ms; server CPU {r['storm_cpu_pct']:.0f}% of a core")
+    print(f"  seats and answers before {r['before']}, after {r['after']} (cookies fetched: {r['cookies']}/{r['n']}); "
+          f"guess shown again on {r['shown_again']}/{r['n']} reloaded pages")
+    print(f"  waiting for the Reveal: server CPU {r['waiting_pct']:.1f}% of a core for {r['n']} students "
+          f"(~{r['waiting_pct'] * 100 / r['n']:.1f}% for 100 at this rate)")
+    rv = r["reveal_s"]
+    print(f"  Reveal on the waiting pages: {len(rv)}/{r['n']} arrived; p50 {percentile(rv, 0.5):.2f} s, "
+          f"p95 {percentile(rv, 0.95):.2f} s, max {percentile(rv, 1.0):.2f} s")
+    lim = limits_run(f"sqlite:///{tmp / 'limits.sqlite'}")
+    print(f"  per client: one address created {lim['rooms']} rooms in {lim['rooms_s']:.2f} s before refused "
+          f"(another address's room then: {'made' if lim['other_room'] else 'REFUSED'}); one address added "
+          f"{lim['seats']} new seats in {lim['seats_s']:.1f} s before refused; one token leaving and joining 500 "
+          f"times holds {lim['churn_held']} seat ({lim['churn_s']:.1f} s)")
+    print(f"  load average after: {load():.2f}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    ok = r["before"] == r["after"] and r["shown_again"] == r["n"] and len(rv) == r["n"]
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

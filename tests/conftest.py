@@ -17,11 +17,15 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+# No results kept on disk between test runs (ui/compute/disk_cache.py): a test that counts computations must
+# not find them done by an earlier run. Read when ui.compute is first imported, so set before any test's.
+import os  # noqa: E402
+
+os.environ.setdefault("FFNLAB_DISK_CACHE_MB", "0")
+
 # Property tests of the verdicts run the real experiments, so CI draws a bounded number of settings;
 # HYPOTHESIS_PROFILE=thorough explores more when there is time.
 try:
-    import os
-
     from hypothesis import HealthCheck, settings
 
     settings.register_profile("ci", max_examples=25, deadline=None, derandomize=True,
@@ -31,13 +35,38 @@ try:
 except ImportError:  # the app's own requirements do not include hypothesis
     pass
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Keep together, on one pytest-xdist worker, the tests that share an expensive session fixture.
+
+    The suite runs on every core (`-n auto --dist loadgroup` in pytest.ini); a session fixture is made
+    once per worker, so the tests reading the full report, the ones using the PostgreSQL server, and
+    each browser file (one Streamlit server and one Chromium each) go to one worker per group rather
+    than paying for the fixture on every worker. Runs before xdist reads the groups (tryfirst).
+    """
+    for item in items:
+        if item.get_closest_marker("xdist_group"):
+            continue
+        fixtures = set(getattr(item, "fixturenames", ()))
+        path = Path(str(item.path))
+        if "report_run" in fixtures:
+            group = "report"
+        elif hasattr(getattr(item, "module", None), "postgres_server"):  # a module that imports tests/ui/pg.py's fixture
+            group = "postgres"
+        elif "e2e" in path.parts:
+            group = f"e2e-{path.stem}"
+        else:
+            continue
+        item.add_marker(pytest.mark.xdist_group(group))
+
+
 # A cold torch import plus a first computation takes longer than AppTest's 3 s default.
 TIMEOUT = 60.0
 
 
 @pytest.fixture(scope="session", autouse=True)
 def _one_torch_thread():
-    """One intra-op thread, as the app runs each session (ui/shell.py).
+    """One intra-op thread, as the app runs each session (ui/kit/shell.py).
 
     On a busy 2-core machine a second thread mostly waits for a core: the report's sections took 10×
     the wall time and CPU time with two. No figure a test checks depends on the count;

@@ -22,7 +22,7 @@ from e2e_support import APP_ROOT, CHART, MAIN, wait_for_app_run
 from stclient import Server
 
 sys.path.insert(0, str(APP_ROOT))
-from ui import i18n  # noqa: E402
+from ui.base import i18n  # noqa: E402
 from ui.room import plan  # noqa: E402
 
 pytestmark = pytest.mark.e2e

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ui import i18n
+from ui.base import i18n
 from ui.room import plan
 
 GOOD_STEP = {"page": "collapse", "settings": {"act": "none", "d": 32}, "questions": ["questions.collapse_wide"],

@@ -52,7 +52,7 @@ def test_a_question_votes_once_until_the_instructor_closes_it(db):
     assert db.vote(code, Q, T0 + 2).open is False
     assert db.submit(code, b, Q, 32.0, T0 + 3) is Status.CLOSED
     assert db.submit(code, a, Q, 16.0, T0 + 3) is Status.CLOSED  # a closed vote keeps the guess as it was
-    assert db.guesses(code, Q, T0 + 3) == [64.0]
+    assert list(db.snapshot(code, Q, T0 + 3).values) == [64.0]
     assert db.close_vote(code, key, Q, None, T0 + 4) is Status.CLOSED  # already closed
 
 
@@ -81,10 +81,10 @@ def test_the_second_vote_keeps_the_first_apart(db):
     vote = db.vote(code, Q, T0 + 4)
     assert (vote.round, vote.open, vote.shown, vote.closes_in) == (2, True, False, pytest.approx(60.0))
     assert sorted(db.first_vote(code, Q, T0 + 5)) == [1.0, 2.0, 3.0, 64.0]
-    assert db.guesses(code, Q, T0 + 5) == []  # everyone may answer again
+    assert list(db.snapshot(code, Q, T0 + 5).values) == []  # everyone may answer again
     for token, value in zip(tokens[:3], (64.0, 64.0, 2.0)):
         assert db.submit(code, token, Q, value, T0 + 10) is Status.STORED
-    assert sorted(db.guesses(code, Q, T0 + 10)) == [2.0, 64.0, 64.0]
+    assert sorted(list(db.snapshot(code, Q, T0 + 10).values)) == [2.0, 64.0, 64.0]
     assert db.submit(code, tokens[3], Q, 64.0, T0 + 64) is Status.CLOSED  # its timer ran out
     assert db.second_vote(code, key, Q, None, T0 + 70) is Status.INVALID  # two votes, not three
     tally = db.results(code, key, T0 + 70)
@@ -158,18 +158,20 @@ def test_forged_input_to_the_vote_calls(db):
     assert db.room_live(code, T0)
 
 
-def test_a_version_1_database_is_migrated_in_place(engine):
-    """A database made by the schema before step 2 keeps its rooms and gains the vote tables."""
+def test_a_version_2_database_is_migrated_in_place(engine):
+    """A database made by schema 2 (before the votes) keeps its rooms and gains the vote tables."""
+    older = [t for t in store.metadata.sorted_tables if t not in store._VOTE_TABLES]
     with engine.begin() as conn:
-        store.metadata.create_all(conn, tables=list(store._V1_TABLES))
-        conn.execute(sa.insert(store.schema_table).values(version=1))
+        store.metadata.create_all(conn, tables=older)
+        conn.execute(sa.insert(store.schema_table).values(version=2))
         conn.execute(sa.insert(store.rooms).values(code="K7MQ3D", salt="s", key_hash="h", created=T0,
                                                    expires=T0 + 100, view_version=0))
+    assert not sa.inspect(engine).has_table("class_votes")
     db = Store(engine)
     assert db.room_live("K7MQ3D", T0)
     assert db.vote("K7MQ3D", Q, T0) == Vote()
     with engine.connect() as conn:
-        assert conn.execute(sa.text("SELECT max(version) FROM class_schema")).scalar_one() == store.SCHEMA_VERSION
+        assert conn.execute(sa.text("SELECT max(version) FROM class_schema")).scalar_one() == store.SCHEMA_VERSION == 3
         assert conn.execute(sa.text("SELECT count(*) FROM class_votes")).scalar_one() == 0
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import controls, query
+from ui.registry import catalog, links, query
 from ui.room import plan, results, session, store
 
 LESSON = "_room_lesson"  # the instructor's (lesson id, step index)
@@ -77,14 +77,12 @@ def go(page, seat: session.Seat, key: str, index: int) -> None:
     for name in [k for k in state.keys() if isinstance(k, str) and k.startswith("_room_pick:")]:
         del state[name]  # the step's own question goes up first
     params = dict(step.settings)
-    path = session.views.page_path(step.section)
+    path = catalog.page_path(step.section)
     if step.section == page.section:
         session._apply_here(step.section, params)
         st.rerun(scope="app")
-    controls.apply(step.section, params)
-    from ui import shell
-
-    st.switch_page(path, query_params={**shell.link_params(page), "room": seat.code})
+    links.apply(step.section, params)
+    st.switch_page(path, query_params={**links.app_link_params(page), "room": seat.code})
 
 
 def end(page) -> None:
@@ -141,7 +139,7 @@ def _builder(page) -> None:
     built = st.session_state.setdefault(BUILT, [])
     box = st.expander(t("lesson.build", n=len(built)), icon=":material/playlist_add:")
     with box:
-        view = (page.section, controls.view_params(page.section), tuple(st.session_state.get(STEP_QUESTIONS, ())))
+        view = (page.section, links.view_params(page.section), tuple(st.session_state.get(STEP_QUESTIONS, ())))
         add, clear = st.columns(2)
         if add.button(t("lesson.add"), key="room_lesson_add", disabled=len(built) >= MAX_BUILT or page.section not in
                       plan._sections() or page.section in ("home", "glossary")):

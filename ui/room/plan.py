@@ -1,7 +1,7 @@
 """A lesson plan: an ordered list of steps (a page, its settings, the questions to put up, a note for the
 instructor), read from a TOML file in `lessons/` or built in the app from the views on screen and shared as a link.
 
-A plan is checked against the pages' declared controls (ui/pages.py) and the questions each page asks
+A plan is checked against the pages' declared controls (ui/registry/catalog.py) and the questions each page asks
 (ui/questions/<page>.py): an unknown page, setting, value or question, or a missing note in one of the
 languages, gets a short message naming the step, never a traceback.
 
@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ui import i18n
+from ui.base import i18n
 from ui.questions import Question
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -67,9 +67,9 @@ def page_questions(section: str) -> frozenset[str]:
 
 
 def _sections() -> dict[str, Any]:
-    from ui import pages
+    from ui.registry import catalog
 
-    return dict(pages.CONTROLS)
+    return dict(catalog.CONTROLS)
 
 
 def _text(value: object, where: str, what: str, *, most: int = MAX_NOTE) -> str:

@@ -6,7 +6,12 @@ address bar, not onto the screen. The store is reached through `st.connection` (
 URL the store's config decides; a store that cannot be reached turns the class features off with
 one short note, and the pages go on as usual.
 
-Called by the questions widget: `current`, `submit`, `revealed`, `instructor_panel`.
+A seat outlives a reload: the session asks the app's cookie route (ui/room/passes.py) to give its
+browser an HttpOnly cookie for the seat (the student's token, or the instructor's key, both behind
+an opaque secret), and a new session whose browser presents one takes that seat again (`arrive`).
+A session keeps one token per room, so leaving and joining the same room again takes the same seat.
+
+Called by the questions widget: `current`, `submit`, `revealed`, `own_guess`, `instructor_panel`.
 Called once per run by the shell's sidebar: `sidebar`.
 """
 from __future__ import annotations
@@ -21,9 +26,10 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
-from ui import controls, query
-from ui.questions import Asked
-from ui.room import store, views
+from ui.questions import GUESSES, Asked
+from ui.registry import catalog, links, query
+from ui.registry.kinds import Several
+from ui.room import config, passes, push, store, views
 
 SEAT = "_room_seat"
 KEY = "_room_key"  # the instructor's key: session state only
@@ -37,10 +43,16 @@ REVEALED = "_room_revealed"  # question ids this student has seen revealed
 WATCHING = "_room_watching"  # whether the last whole run started this student's watcher
 FOLDED = "_room_card_folded"  # the room whose join card is folded to its line
 REGISTERED = "_room_registered"  # question ids whose question and answer this instructor wrote into the room
-ASKED = "_ask"  # ui/ask.py's guesses: id -> Answer (guess, stored, message)
-# A page switch clears only the pages' declared controls (ui/shell.py): these outlive it.
-KEPT = frozenset({SEAT, KEY, NOTE, TRIED, VIEW, SEEN, FOLLOW, LINK, REVEALED, WATCHING, REGISTERED,
-                  FOLDED, "_room_follow_widget"})
+TOKENS = "_room_tokens"  # room code -> this session's token there: leaving and joining again takes the same seat
+STARTS = "_room_starts"  # when this session started its recent rooms
+PASS = "_room_pass"  # (code, role, nonce or None, minted at): the cookie this seat asked the browser to fetch
+CLAIMED = "_room_claimed"  # the session has looked at its browser's cookies
+OWN = "_room_own"  # question ids whose stored guess this session has looked up after a reload
+# A page switch clears only the pages' declared controls (ui/kit/shell.py): these outlive it.
+KEPT = frozenset({SEAT, KEY, NOTE, TRIED, VIEW, SEEN, FOLLOW, LINK, REVEALED, WATCHING, TOKENS, STARTS, PASS,
+                  CLAIMED, OWN, REGISTERED, FOLDED, "_room_follow_widget"})
+STARTS_PER_WINDOW = 3  # one session starts at most this many rooms per STARTS_WINDOW seconds
+STARTS_WINDOW = 600.0
 
 TAKE = "take"  # the query parameter of a one-time instructor link
 
@@ -77,12 +89,23 @@ def _store(url: str | None) -> store.Store:
     return store.Store(conn.engine)
 
 
-def _call(action: str, *args: Any) -> Any:
-    """One store call (the Store's method by name, with `now` last); whatever keeps the store from answering becomes Unavailable."""
-    from ui.room import config
+def store_for_routes() -> store.Store:
+    """The pages' own Store, for the app's routes and watcher (outside any script run)."""
+    return _store(config.url())
 
+
+def _client() -> str | None:
+    """This browser's address (behind deploy/'s proxy, the one it saw), for the store's per-client bounds."""
     try:
-        return getattr(_store(config.url()), action)(*args, time.time())
+        return passes.client_id(st.context.ip_address, dict(st.context.headers))
+    except Exception:  # no browser behind the run (AppTest)
+        return None
+
+
+def _call(action: str, *args: Any, **options: Any) -> Any:
+    """One store call (the Store's method by name, with `now` last); whatever keeps the store from answering becomes Unavailable."""
+    try:
+        return getattr(_store(config.url()), action)(*args, time.time(), **options)
     except store.StoreUnavailable as e:
         raise Unavailable(str(e)) from e
     except (sqlalchemy.exc.SQLAlchemyError, OSError, StreamlitAPIException) as e:  # st.connection refused its settings
@@ -140,13 +163,43 @@ def revealed(page, asked: Asked) -> list[float | str] | None:
     if seat is None:
         return None
     try:
-        snapshot = _call("snapshot", seat.code, asked.id)
+        values = _call("revealed_guesses", seat.code, asked.id)  # one read before the reveal: every student's rerun
     except Unavailable:
         return None
-    if snapshot is None or not snapshot.revealed:
+    if values is None:
         return None
     st.session_state.setdefault(REVEALED, set()).add(asked.id)
-    return list(snapshot.values)
+    return list(values)
+
+
+def own_guess(page, asked: Asked) -> float | str | None:
+    """This student's guess the room stored, looked up once per question and session (after a reload the page shows it again)."""
+    seat = current(page)
+    if seat is None or seat.role != "student":
+        return None
+    own = st.session_state.setdefault(OWN, set())
+    if asked.id in own:
+        return None
+    own.add(asked.id)
+    try:
+        guess = _call("student_guess", seat.code, seat.token, asked.id)
+    except Unavailable:
+        own.discard(asked.id)
+        return None
+    if guess is not None and not st.session_state.get(WATCHING):
+        _watch_now(page)  # the sidebar ran before this guess was known: this student now waits for the Reveal
+    return guess
+
+
+def _watch_now(page) -> None:
+    session_id = _session_id()
+    if not (push.running() and session_id):
+        return
+    version = watch_step(page, whole=True)
+    seat = current(page)
+    if version is not None and seat is not None:
+        st.session_state[WATCHING] = True
+        push.watch(seat.code, session_id, version)
 
 
 def instructor_panel(page, asked: Sequence[Asked]) -> None:
@@ -307,14 +360,21 @@ def joined(page) -> int | None:
 
 
 def start(page) -> None:
-    """Open a new room with this session as its instructor."""
+    """Open a new room with this session as its instructor (a few per session, and per address, at a time)."""
+    now = time.time()
+    recent = [t for t in st.session_state.get(STARTS, []) if t > now - STARTS_WINDOW]
+    if len(recent) >= STARTS_PER_WINDOW:
+        st.session_state[NOTE] = "room.start_limit"
+        return
     try:
-        made = _call("create_room")
+        made = _call("create_room", client=_client())
     except Unavailable:
-        made = None
-    if made is None:  # unreachable, or the server's bound of live rooms
         st.session_state[NOTE] = "room.unavailable"
         return
+    if not isinstance(made, tuple):  # the server's bound of live rooms, or this address's
+        st.session_state[NOTE] = "room.client_limit" if made == store.Status.LIMIT else "room.store_full"
+        return
+    st.session_state[STARTS] = [*recent, now]
     code, key = made
     _seat(Seat(code, "instructor", store.new_token()), key)
 
@@ -325,8 +385,14 @@ def close(page) -> None:
 
 
 def leave(page) -> None:
-    """Out of the room: the seat forgotten, the code out of the address bar."""
-    for name in (SEAT, KEY, VIEW, SEEN, FOLLOW, LINK, REVEALED, REGISTERED, "_room_follow_widget"):
+    """Out of the room: the seat given up (it no longer counts toward the room's bound), the code out of the address bar."""
+    seat = current(page)
+    if seat is not None and seat.role == "student":
+        try:
+            _call("leave", seat.code, seat.token)
+        except Unavailable:
+            pass  # the seat stops counting once it has not been seen for a while
+    for name in (SEAT, KEY, VIEW, SEEN, FOLLOW, LINK, REVEALED, PASS, OWN, REGISTERED, "_room_follow_widget"):
         st.session_state.pop(name, None)
     _address_room(None)
 
@@ -345,8 +411,10 @@ def _address_room(code: str | None) -> None:
     st.session_state["room"] = code or ""
 
 
-def _seat(seat: Seat, key: str | None) -> None:
+def _seat(seat: Seat, key: str | None, *, from_cookie: bool = False) -> None:
     st.session_state[SEAT] = seat
+    # A seat taken from the browser's cookie needs no new one; any other asks for one (`_pass_image`).
+    st.session_state[PASS] = (seat.code, seat.role, None, 0.0) if from_cookie else None
     if key:
         st.session_state[KEY] = key
     else:
@@ -381,6 +449,9 @@ def arrive(page) -> None:
             _address_room(None)
         return
     code, seat = _room_param(page), current(page)
+    if seat is None and not state.get(CLAIMED):
+        state[CLAIMED] = True
+        seat = _from_cookies(code)
     if seat is not None and (code is None or code == seat.code or seat.role == "instructor"):
         if code != seat.code:
             _address_room(seat.code)  # the seat, not a stray link, says which room this is
@@ -388,16 +459,68 @@ def arrive(page) -> None:
     if code is None or state.get(TRIED) == code:  # no code, or one this session could not join
         return
     state[TRIED] = code
-    token = store.new_token()
+    tokens = state.setdefault(TOKENS, {})
+    token = tokens.get(code) or store.new_token()  # this session's seat there, if it ever held one
     try:
-        status = _call("join", code, token)
+        status = _call("join", code, token, client=_client())
     except Unavailable:
         status = None
     if status == store.Status.JOINED:
+        tokens[code] = token
         _seat(Seat(code, "student", token), None)
         return
     # The code stays where the link put it (the menu's links carry it); this session asks once.
-    state[NOTE] = {store.Status.FULL: "room.full", None: "room.unavailable"}.get(status, "room.unknown")
+    state[NOTE] = {store.Status.FULL: "room.full", store.Status.LIMIT: "room.join_limit",
+                   None: "room.unavailable"}.get(status, "room.unknown")
+
+
+def _from_cookies(code: str | None) -> Seat | None:
+    """The seat this browser's cookie holds (the instructor's first), in the room of the address if it names one."""
+    try:
+        cookies = st.context.cookies
+    except Exception:
+        return None
+    for kind in ("host", "seat"):
+        secret = cookies.get(passes.COOKIES[kind])
+        if not secret:
+            continue
+        try:
+            claim = _call("claim", secret)
+        except Unavailable:
+            return None
+        if claim is None or claim.kind != kind or (code is not None and claim.code != code):
+            continue
+        if kind == "host":
+            seat = Seat(claim.code, "instructor", store.new_token())
+            _seat(seat, claim.secret, from_cookie=True)
+        else:
+            seat = Seat(claim.code, "student", claim.secret)
+            st.session_state.setdefault(TOKENS, {})[claim.code] = claim.secret
+            _seat(seat, None, from_cookie=True)
+        return seat
+    return None
+
+
+def _pass_image(seat: Seat) -> None:
+    """Ask the browser to fetch this seat's cookie from the app's route: a one-time nonce in an invisible image.
+
+    Minted once per seat; drawn on whole runs while the nonce can still be redeemed (the browser fetches it
+    when the image first appears). Without the app's route (AppTest, a bare script) nothing is drawn.
+    """
+    state, now = st.session_state, time.time()
+    held = state.get(PASS)
+    if held is None or held[:2] != (seat.code, seat.role):
+        try:
+            if seat.role == "instructor":
+                nonce = _call("host_pass", seat.code, st.session_state.get(KEY))
+            else:
+                nonce = _call("seat_pass", seat.code, seat.token)
+        except Unavailable:
+            return
+        held = state[PASS] = (seat.code, seat.role, nonce, now)
+    nonce, minted = held[2], held[3]
+    if nonce and now < minted + store.NONCE_TTL and push.running():
+        st.html(f'<img src="{passes.pass_address(nonce)}" alt="" width="1" height="1" hidden>')
 
 
 def _write_view(page, seat: Seat, params: dict[str, str]) -> None:
@@ -409,56 +532,61 @@ def _write_view(page, seat: Seat, params: dict[str, str]) -> None:
         st.session_state[VIEW] = view
 
 
-def watch_step(page) -> None:
+def watch_step(page, whole: bool = False) -> int | None:
     """One look at the room's view version (one primary-key read); on a new one, look again.
+
+    `whole`: this is a whole run already (the push watcher reran it, ui/room/push.py), so a Reveal
+    needs no further rerun. Returns the version seen, for the watcher; None when there is nothing to watch.
 
     A following student moves to the instructor's page and settings: the same page reruns, another
     page opens. A student waiting for a Reveal reruns the page, whose questions then ask `revealed`
     (the instructor's Reveal moves the version). The settings travel in the session
-    (`controls.apply`, applied at the top of the next run), not in `switch_page`'s query: Streamlit
+    (`links.apply`, applied at the top of the next run), not in `switch_page`'s query: Streamlit
     refuses to set a query parameter that a widget of the page being left is bound to (`d`, `seed` ...).
     """
     seat = current(page)
     if seat is None or seat.role != "student":
-        return
+        return None
     try:
         view = _call("view", seat.code)
+        if view is None and whole and not _call("room_live", seat.code):
+            st.session_state[NOTE] = "room.ended"
+            leave(page)
+            return None
     except Unavailable:
-        return
+        return None
     seen = st.session_state.get(SEEN)
     if view is None or seen == view.version:
-        return
+        return view.version if view is not None else 0
     st.session_state[SEEN] = view.version
     if not st.session_state.get(FOLLOW):
-        if seen is not None or _revealed_meanwhile(page, seat):
+        if not whole and (seen is not None or _revealed_meanwhile(page, seat)):
             st.rerun(scope="app")
-        return
-    path = views.page_path(view.section)
+        return view.version
+    path = catalog.page_path(view.section)
     if path is None:  # a section this app does not have
-        return
+        return view.version
     params = {str(k): str(v) for k, v in dict(view.params).items()}
     if view.section == page.section:
         _apply_here(page.section, params)
         st.rerun(scope="app")
-    controls.apply(view.section, params)
-    from ui import shell
-
-    st.switch_page(path, query_params={**shell.link_params(page), "room": seat.code})
+    links.apply(view.section, params)
+    st.switch_page(path, query_params={**links.app_link_params(page), "room": seat.code})
 
 
 def _apply_here(section: str, params: dict[str, str]) -> None:
     """The instructor's settings on the page already open: each control's value set in the session.
 
-    Not `controls.apply` and a rerun: its next run writes every control's value into the address,
+    Not `links.apply` and a rerun: its next run writes every control's value into the address,
     and Streamlit refuses to set a parameter that a widget drawn on this page is bound to. A bound
     widget writes its own new value to the address; the others are written here, as drawn by hand.
     """
-    declared = controls.declared(section)
-    typed = controls.clean(declared, params)
+    declared = links.declared(section)
+    typed = links.clean(declared, params)
     known: dict[str, object] = {}
     for control in declared:
         value = typed[control.key]
-        st.session_state[control.key] = list(value) if isinstance(control, controls.Several) else value
+        st.session_state[control.key] = list(value) if isinstance(control, Several) else value
         if not control.bound:
             default = control.default_for(known)
             query.set_value(control.key, None if value == default else control.format(value))
@@ -466,11 +594,12 @@ def _apply_here(section: str, params: dict[str, str]) -> None:
 
 
 def _waiting(section: str, answers: Any, seen: Any) -> list[str]:
-    """The ids of this student's guesses on this page that the room stored and has not shown revealed yet."""
+    """The ids of this student's questions on this page, guessed (stored) or looked at, not yet seen revealed."""
     answers, seen = answers or {}, seen or set()
     prefix = f"{section}:"
+    # A guess the room stored, or a look without guessing: either way the student waits for the class's answer.
     return [qid for qid, answer in answers.items() if isinstance(qid, str) and qid.startswith(prefix)
-            and qid not in seen and getattr(answer, "stored", None)]
+            and qid not in seen and (getattr(answer, "stored", None) or getattr(answer, "guess", 0) is None)]
 
 
 def _waiting_for_reveal(page, answers: Any, seen: Any) -> bool:
@@ -481,14 +610,14 @@ def _revealed_meanwhile(page, seat: Seat) -> bool:
     """On the first look only: was a waiting guess revealed before this student started looking?"""
     try:
         return any(getattr(_call("snapshot", seat.code, qid), "revealed", False)
-                   for qid in _waiting(page.section, st.session_state.get(ASKED), st.session_state.get(REVEALED)))
+                   for qid in _waiting(page.section, st.session_state.get(GUESSES), st.session_state.get(REVEALED)))
     except Unavailable:
         return False
 
 
-# A class of a hundred that waits for a Reveal reruns this fragment a hundred times per interval,
-# each rerun a few ms of Streamlit's own work (the room's read is 0.3 ms): at 3 s that was 16-30 % of
-# a core (bench/class.py), at 5 s it stays near the 10 % the class features may cost.
+# Only where the app's watcher does not run (ui/room/push.py: AppTest, a bare script). A class of a
+# hundred that waits for a Reveal reruns this fragment a hundred times per interval, each rerun a few
+# ms of Streamlit's own work: at 3 s that was 16-30 % of a core (bench/class.py), at 5 s near 10 %.
 WATCH_SECONDS = 5
 
 
@@ -497,13 +626,18 @@ def _watching(page) -> None:
     watch_step(page)
 
 
+def _session_id() -> str | None:
+    ctx = get_script_run_ctx()
+    return ctx.session_id if ctx is not None else None
+
+
 def _follow_changed() -> None:
     st.session_state[FOLLOW] = st.session_state["_room_follow_widget"]
     st.session_state.pop(SEEN, None)  # turned on: go to where the instructor is now
 
 
 def after_part() -> None:
-    """After a part of the page reran alone (ui.shell.part), what only a whole run does for the room.
+    """After a part of the page reran alone (ui.kit.shell.part), what only a whole run does for the room.
 
     The sidebar's class section runs on whole runs only: an instructor whose settings on screen differ
     from the view last written, and a student whose guess (committed in the part) now waits for a Reveal
@@ -517,14 +651,14 @@ def after_part() -> None:
     ctx = get_script_run_ctx()
     if ctx is None or not ctx.fragment_ids_this_run:
         return  # a whole run: the sidebar has done both already
-    section = state.get("_section")  # the page on screen (ui/shell.py)
+    section = state.get("_section")  # the page on screen (ui/kit/shell.py)
     if section is None:
         return
     if seat.role == "instructor" and state.get(KEY):
-        params = controls.view_params(section)
+        params = links.room_params(section)
         if state.get(VIEW) != (section, tuple(sorted(params.items()))):
             st.rerun(scope="app")
-    elif seat.role == "student" and not state.get(WATCHING) and _waiting(section, state.get(ASKED), state.get(REVEALED)):
+    elif seat.role == "student" and not state.get(WATCHING) and _waiting(section, state.get(GUESSES), state.get(REVEALED)):
         st.rerun(scope="app")
 
 
@@ -546,11 +680,20 @@ def sidebar(page) -> None:
         # Only a student who follows, or waits for a Reveal, looks at the room every few seconds.
         state = st.session_state
         state[WATCHING] = seat is not None and seat.role == "student" and bool(
-            state.get(FOLLOW) or _waiting_for_reveal(page, state.get(ASKED), state.get(REVEALED)))
-        if state[WATCHING]:
+            state.get(FOLLOW) or _waiting_for_reveal(page, state.get(GUESSES), state.get(REVEALED)))
+        session_id = _session_id()
+        if state[WATCHING] and push.running() and session_id:
+            version = watch_step(page, whole=True)
+            if version is not None and current(page) is not None:
+                push.watch(current(page).code, session_id, version)
+        elif state[WATCHING]:
             _watching(page)
+        elif session_id:
+            push.forget(session_id)
+        if seat is not None:
+            _pass_image(seat)
     if seat is not None and is_instructor(page):
-        params = controls.view_params(page.section)
+        params = links.room_params(page.section)
         _write_view(page, seat, params)
         lesson.bar(page, seat)
         _card(page, views.address(st.context.url, {**params, "room": seat.code}), seat.code)

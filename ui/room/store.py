@@ -17,13 +17,10 @@ say the class features are unavailable, and a guess whose `submit` raised was no
     store.submit(code, token, qid, 0.3, now)   # Status.STORED / UNKNOWN / NOT_JOINED / TOO_FAST / INVALID
     store.snapshot(code, qid, now)             # Snapshot(joined, answered, values, revealed) or None (2 reads)
     store.revealed_guesses(code, qid, now)     # the values once revealed, else None (1 read): a student's page
-    store.counts(code, qid, now)               # (joined, answered)
-    store.guesses(code, qid, now)              # [0.3, 0.5, ...] or ["grammar", ...]: values only
     store.student_guess(code, token, qid, now) # this student's latest guess, or None
     store.revealed(code, qid, now)             # bool
     store.view(code, now)                      # View(section, params, version) or None
     store.room_live(code, now)                 # bool: a code from a link still names a live room
-    store.is_instructor(code, key, now)        # bool
     # The instructor's actions take the key; a wrong key gets Status.FORBIDDEN, an unknown room UNKNOWN.
     store.reveal(code, key, qid, now)          # Status.OK
     store.reset(code, key, qid_or_None, now)   # deletes that question's (or every) guesses and reveal
@@ -32,7 +29,14 @@ say the class features are unavailable, and a guess whose `submit` raised was no
     store.one_time_link(code, key, now)        # a token for `redeem`, or None (forbidden / unknown)
     store.redeem(code, token, now)             # the instructor key, once, within LINK_TTL; else None
     store.expire(now)                          # delete expired rooms (create_room/join run it at most once a minute)
-    # Peer instruction (schema step 2): a question's vote closes by hand or by a timer the store's clock
+    # Seats and the instructor's seat that outlive a reload (ui/room/passes.py sets the cookies):
+    store.leave(code, token, now)              # the seat no longer counts toward the room's bound
+    store.seat_pass(code, token, now)          # a one-time nonce for the seat's cookie, or None
+    store.host_pass(code, key, now)            # a one-time nonce for the instructor's cookie, or None
+    store.redeem_nonce(nonce, now)             # Pass(kind, secret, expires) once, or None
+    store.claim(secret, now)                   # Claim(kind, code, token or key) for a cookie's secret, or None
+    store.versions([code, ...], now)           # {code: view_version} of the live rooms among them (one read)
+    # Peer instruction (schema 3): a question's vote closes by hand or by a timer the store's clock
     # decides; a closed vote's submit gets Status.CLOSED. The second vote keeps the first's guesses apart.
     store.vote(code, qid, now)                 # Vote(round, open, closes_in, shown), or None for no live room
     store.close_vote(code, key, qid, None, now)        # now, or a timer: None -> 30 for 30 s (<= MAX_TIMER)
@@ -55,6 +59,19 @@ A guess is a finite float or an option id (`OPTION_RE`); the page checks it agai
 (`ui.questions.Question.parse`) before it comes here. Question ids (`ui.questions.Asked.id`) are at
 most 120 characters. One guess per (room, question, student), the latest wins, and at most one write
 per `min_interval` seconds per student: a faster one gets Status.TOO_FAST and is not stored.
+
+Bounds per client (`client`: an opaque string the page derives from the student's address, or None):
+a client holds at most `max_rooms_per_client` live rooms (create_room answers Status.LIMIT past it),
+and adds at most `max_joins_per_client` new seats to one room per JOIN_WINDOW (join: Status.LIMIT),
+as many as a whole class behind one school address needs. A seat counts toward the room's
+`max_students` while it is held: not once its student left it (`leave`), nor after SEAT_IDLE seconds
+in which it was not seen (join, a guess, a claimed cookie). Per session and per cookie a student
+keeps one token per room (ui/room/session.py), so leaving and joining again takes the same seat.
+
+A cookie carries only a random secret (`claim`), kept here as its SHA-256; its row holds the seat's
+token or the instructor key XORed with a pad derived from the secret (as a one-time link does). The
+page never sees the secret: it gets a one-time nonce (`seat_pass`, `host_pass`), the browser fetches
+the app's route with it, and the route (`redeem_nonce`) answers with the cookie.
 """
 from __future__ import annotations
 
@@ -88,17 +105,24 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy import exc as sa_exc
+from sqlalchemy import inspect as sa_inspect
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
-SCHEMA_VERSION = 2  # the steps that brought the schema here: MIGRATIONS, below the tables
-CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no I, L, O, 0, 1: read off a projector without doubt
-CODE_LENGTH = 6
+from ui.base.room_code import CODE_ALPHABET, CODE_LENGTH, CODE_PATTERN
+
+SCHEMA_VERSION = 3  # 2: seats seen/left and their client, rooms' client, class_passes; 3: votes, questions, lessons (see _MIGRATIONS)
 ROOM_TTL = 4 * 3600.0
 LINK_TTL = 300.0
 MAX_STUDENTS = 500
 MAX_ROOMS = 1000
 MIN_INTERVAL = 1.0
+MAX_ROOMS_PER_CLIENT = 20  # a school's instructors behind one address; one client cannot fill MAX_ROOMS
+MAX_JOINS_PER_CLIENT = MAX_STUDENTS  # new seats per room per JOIN_WINDOW: a class of 500 behind one address
+JOIN_WINDOW = 60.0
+SEAT_IDLE = 1800.0  # a seat not seen for this long no longer counts toward the room's bound
+NONCE_TTL = 120.0
+MAX_CLIENT = 64
 EXPIRE_EVERY = 60.0
 MAX_QUESTION_ID = 120
 MAX_TOKEN = 128
@@ -106,7 +130,7 @@ MAX_SECTION = 64
 MAX_VIEW_PARAMS = 40
 MAX_VIEW_TEXT = 200
 OPTION_RE = re.compile(r"[A-Za-z0-9_.-]{1,32}")
-_CODE_RE = re.compile(f"[{CODE_ALPHABET}]{{{CODE_LENGTH}}}")
+_CODE_RE = re.compile(CODE_PATTERN)
 _PG_LOCK = 0x46464E4C  # "FFNL": the advisory lock two replicas take while one creates the schema
 
 
@@ -133,6 +157,7 @@ class Status(str, enum.Enum):
     INVALID = "invalid"  # a value, question id, token or view that is not one
     CLOSED = "closed"  # the question's vote is closed (by the instructor, or its timer ran out); not stored
     FORBIDDEN = "forbidden"  # the instructor key is wrong
+    LIMIT = "limit"  # this client's bound of rooms or new seats is reached
 
 
 @dataclass(frozen=True)
@@ -187,6 +212,7 @@ rooms = Table(
     Column("view_section", String(MAX_SECTION)),
     Column("view_params", Text),
     Column("view_version", Integer, nullable=False, default=0),
+    Column("client", String(MAX_CLIENT)),  # schema 2
     Index("class_rooms_expires", "expires"),
 )
 students = Table(
@@ -195,6 +221,9 @@ students = Table(
     Column("token_hash", String(64), primary_key=True),
     Column("joined", Double, nullable=False),
     Column("last_write", Double),
+    Column("seen", Double),  # schema 2: the last join, guess or claimed cookie (NULL: joined)
+    Column("left_at", Double),  # schema 2: when the student left the seat (NULL: held)
+    Column("client", String(MAX_CLIENT)),  # schema 2
 )
 guesses_table = Table(
     "class_guesses", metadata,
@@ -218,10 +247,7 @@ links = Table(
     Column("sealed_key", String(128), nullable=False),
     Column("expires", Double, nullable=False),
 )
-_V1_TABLES = (schema_table, rooms, students, guesses_table, reveals, links)
-
-
-# --- schema step 2: peer instruction (two votes, a timer), a lesson, the results ---------------------
+# --- schema 3: peer instruction (two votes, a timer), a lesson, the results ---------------------
 # A question's vote: round 1 or 2, closed by hand (`closed`) or by its timer (`closes`, the store's
 # clock decides), its distribution shown on the projector without the answer (`shown`).
 votes = Table(
@@ -261,15 +287,59 @@ lessons_table = Table(
 )
 
 
-def _step_votes(conn: Connection) -> None:
-    metadata.create_all(conn, tables=[votes, first_votes, questions_table, lessons_table], checkfirst=True)
-
-
-# (version, step): a database at an older version runs each later step once, in order.
-MIGRATIONS: tuple[tuple[int, object], ...] = ((2, _step_votes),)
-_ROOM_TABLES = (students, guesses_table, reveals, links, votes, first_votes, questions_table, lessons_table)
+_VOTE_TABLES = (votes, first_votes, questions_table, lessons_table)
 MAX_ABOUT = 2000
 MAX_TIMER = 600.0
+
+
+passes = Table(
+    "class_passes", metadata,  # schema 2
+    Column("pass_hash", String(64), primary_key=True),
+    Column("room", String(CODE_LENGTH), nullable=False),
+    Column("kind", String(16), nullable=False),  # "seat" / "host": a cookie's secret; "nonce:seat" / "nonce:host"
+    Column("sealed", String(256), nullable=False),
+    Column("expires", Double, nullable=False),
+)
+_ROOM_TABLES = (students, guesses_table, reveals, links, passes, *_VOTE_TABLES)
+
+
+@dataclass(frozen=True)
+class Pass:
+    """What a redeemed nonce gives the route: which cookie, its secret, and when it expires."""
+
+    kind: str  # "seat" or "host"
+    secret: str
+    expires: float
+
+
+@dataclass(frozen=True)
+class Claim:
+    """What a cookie's secret gives back: the room, the role, and the seat's token or the instructor key."""
+
+    kind: str  # "seat" or "host"
+    code: str
+    secret: str  # the student's token, or the instructor key
+
+
+# --- migrations: schema version n-1 -> n, each in the schema's own transaction ----------------------
+
+def _to_v2(conn: Connection) -> None:
+    """Seats that are seen and left, and clients: columns on the tables version 1 made (class_passes is new)."""
+    for table, column, kind in (("class_students", "seen", "DOUBLE PRECISION"),
+                                ("class_students", "left_at", "DOUBLE PRECISION"),
+                                ("class_students", "client", f"VARCHAR({MAX_CLIENT})"),
+                                ("class_rooms", "client", f"VARCHAR({MAX_CLIENT})")):
+        have = {c["name"] for c in sa_inspect(conn).get_columns(table)}
+        if column not in have:
+            conn.exec_driver_sql(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+
+
+def _to_v3(conn: Connection) -> None:
+    """Peer instruction, the results and a lesson: four new tables, nothing else changes."""
+    metadata.create_all(conn, tables=list(_VOTE_TABLES), checkfirst=True)
+
+
+_MIGRATIONS = {2: _to_v2, 3: _to_v3}
 
 
 def new_token() -> str:
@@ -306,6 +376,18 @@ def _seal(key: str, token: str) -> str:
 def _unseal(sealed: str, token: str) -> str:
     raw = bytes.fromhex(sealed)
     return bytes(a ^ b for a, b in zip(raw, _pad(token, len(raw)))).decode("ascii")
+
+
+def _client(client: object) -> str | None:
+    """A client's id as the store keeps it (hashed: no address in the database), or None for none given."""
+    if not isinstance(client, str) or not client:
+        return None
+    return _sha("ffnlab-client:" + client)[:MAX_CLIENT]
+
+
+def _sealable(token: object) -> bool:
+    # What `_seal` can hide whole: ASCII within the pad's 64 bytes (new_token() and keys are 32 characters).
+    return _token_ok(token) and len(token) <= 64 and token.isascii()  # type: ignore[union-attr]
 
 
 def _token_ok(token: object) -> bool:
@@ -380,12 +462,15 @@ class Store:
 
     def __init__(self, engine: Engine, *, ttl: float = ROOM_TTL, max_students: int = MAX_STUDENTS,
                  max_rooms: int = MAX_ROOMS, min_interval: float = MIN_INTERVAL,
-                 busy_timeout_ms: int = 3000) -> None:
+                 max_rooms_per_client: int = MAX_ROOMS_PER_CLIENT,
+                 max_joins_per_client: int = MAX_JOINS_PER_CLIENT, busy_timeout_ms: int = 3000) -> None:
         self.engine = engine
         self.ttl = ttl
         self.max_students = max_students
         self.max_rooms = max_rooms
         self.min_interval = min_interval
+        self.max_rooms_per_client = max_rooms_per_client
+        self.max_joins_per_client = max_joins_per_client
         self._dialect = engine.dialect.name
         self._writer: threading.Lock | None = None
         self._wait = busy_timeout_ms / 1000
@@ -412,20 +497,18 @@ class Store:
                 if self._dialect == "postgresql":
                     # Two replicas starting together would both try CREATE TABLE.
                     conn.execute(select(func.pg_advisory_xact_lock(_PG_LOCK)))
-                metadata.create_all(conn, tables=list(_V1_TABLES), checkfirst=True)
+                metadata.create_all(conn, checkfirst=True)
                 found = conn.execute(select(func.max(schema_table.c.version))).scalar()
                 if found is None:
-                    conn.execute(insert(schema_table).values(version=1))
-                    found = 1
+                    conn.execute(insert(schema_table).values(version=SCHEMA_VERSION))
                 elif found > SCHEMA_VERSION:
                     raise SchemaTooNew(
                         f"the class database has schema version {found}; this code knows up to "
                         f"{SCHEMA_VERSION}: update the app (or point it at another database)")
-                for version, step in MIGRATIONS:
-                    if found < version:
-                        step(conn)
-                        conn.execute(update(schema_table).values(version=version))
-                        found = version
+                elif found < SCHEMA_VERSION:
+                    for version in range(found + 1, SCHEMA_VERSION + 1):
+                        _MIGRATIONS[version](conn)
+                    conn.execute(update(schema_table).values(version=SCHEMA_VERSION))
         except sa_exc.SQLAlchemyError as e:
             raise StoreUnavailable(f"class database: {e.__class__.__name__}") from e
         finally:
@@ -479,11 +562,14 @@ class Store:
             self._next_expire = now + EXPIRE_EVERY
             self._drop_rooms(conn, rooms.c.expires <= now)
             conn.execute(delete(links).where(links.c.expires <= now))
+            conn.execute(delete(passes).where(passes.c.expires <= now))
 
     # --- rooms -------------------------------------------------------------------------------
 
-    def create_room(self, now: float) -> tuple[str, str] | None:
-        """A new room's (code, instructor key), or None when the server holds max_rooms live rooms."""
+    def create_room(self, now: float, client: object = None) -> tuple[str, str] | Status | None:
+        """A new room's (code, instructor key); None when the server holds max_rooms live rooms;
+        Status.LIMIT when this client holds max_rooms_per_client of them."""
+        client = _client(client)
         key = secrets.token_urlsafe(24)
         salt = secrets.token_hex(16)
         for _ in range(8):
@@ -491,6 +577,11 @@ class Store:
             try:
                 with self._write() as conn:
                     self._maybe_expire(conn, now)
+                    if client is not None:
+                        mine = conn.execute(select(func.count()).select_from(rooms).where(
+                            rooms.c.client == client, rooms.c.expires > now)).scalar_one()
+                        if mine >= self.max_rooms_per_client:
+                            return Status.LIMIT
                     live = conn.execute(select(func.count()).select_from(rooms)
                                         .where(rooms.c.expires > now)).scalar_one()
                     if live >= self.max_rooms:
@@ -499,7 +590,7 @@ class Store:
                     self._drop_rooms(conn, and_(rooms.c.code == code, rooms.c.expires <= now))
                     conn.execute(insert(rooms).values(
                         code=code, salt=salt, key_hash=_key_hash(salt, key), created=now,
-                        expires=now + self.ttl, view_version=0))
+                        expires=now + self.ttl, view_version=0, client=client))
                 return code, key
             except StoreUnavailable as e:
                 if isinstance(e.__cause__, sa_exc.IntegrityError):
@@ -514,11 +605,6 @@ class Store:
             return False
         with self._read() as conn:
             return self._live(conn, code, now) is not None
-
-    def is_instructor(self, code: object, key: object, now: float) -> bool:
-        """Whether `key` is the instructor key of the live room `code`."""
-        with self._read() as conn:
-            return self._instructor(conn, code, key, now) is Status.OK
 
     def close(self, code: object, key: object, now: float) -> Status:
         """Delete the room and everything in it."""
@@ -535,35 +621,66 @@ class Store:
                                  .where(rooms.c.expires <= now)).scalar_one()
             self._drop_rooms(conn, rooms.c.expires <= now)
             conn.execute(delete(links).where(links.c.expires <= now))
+            conn.execute(delete(passes).where(passes.c.expires <= now))
             self._next_expire = now + EXPIRE_EVERY
             return count
 
     # --- students ----------------------------------------------------------------------------
 
-    def join(self, code: object, token: object, now: float) -> Status:
-        """Join a student to a room (again: JOINED, nothing changes)."""
+    def join(self, code: object, token: object, now: float, client: object = None) -> Status:
+        """Join a student to a room; a token that holds (or left) a seat there takes it again, guesses and all."""
         code = normalize_code(code)
         if code is None:
             return Status.UNKNOWN
         if not _token_ok(token):
             return Status.INVALID
+        client = _client(client)
         who = _sha(token)
         with self._write() as conn:
             self._maybe_expire(conn, now)
             # FOR UPDATE on PostgreSQL: two joins at max_students - 1 do not both get in.
             if self._live(conn, code, now, lock=True) is None:
                 return Status.UNKNOWN
-            there = conn.execute(select(students.c.joined).where(
+            there = conn.execute(select(students.c.left_at).where(
                 students.c.room == code, students.c.token_hash == who)).first()
-            if there is not None:
+            if there is not None and there.left_at is None:
+                self._seen(conn, code, who, now)
                 return Status.JOINED
-            count = conn.execute(select(func.count()).select_from(students)
-                                 .where(students.c.room == code)).scalar_one()
-            if count >= self.max_students:
+            held = conn.execute(select(func.count()).select_from(students).where(
+                students.c.room == code, students.c.left_at.is_(None),
+                func.coalesce(students.c.seen, students.c.joined) > now - SEAT_IDLE)).scalar_one()
+            if held >= self.max_students:
                 return Status.FULL
-            conn.execute(self._upsert(students, dict(room=code, token_hash=who, joined=now),
-                                      ["room", "token_hash"], None))
+            if there is not None:  # back to the seat it left
+                conn.execute(update(students).where(students.c.room == code, students.c.token_hash == who)
+                             .values(left_at=None, seen=now))
+                return Status.JOINED
+            if client is not None:
+                recent = conn.execute(select(func.count()).select_from(students).where(
+                    students.c.room == code, students.c.client == client,
+                    students.c.joined > now - JOIN_WINDOW)).scalar_one()
+                if recent >= self.max_joins_per_client:
+                    return Status.LIMIT
+            conn.execute(self._upsert(students, dict(room=code, token_hash=who, joined=now, seen=now,
+                                                     client=client), ["room", "token_hash"], None))
             return Status.JOINED
+
+    def leave(self, code: object, token: object, now: float) -> Status:
+        """The student gives the seat up: it no longer counts toward the room's bound (the guesses stay)."""
+        code = normalize_code(code)
+        if code is None or not _token_ok(token):
+            return Status.INVALID
+        with self._write() as conn:
+            done = conn.execute(update(students).where(
+                students.c.room == code, students.c.token_hash == _sha(token), students.c.left_at.is_(None))
+                .values(left_at=now)).rowcount
+        # Its cookie stays in the browser until the room expires, and `claim` no longer gives the seat back.
+        return Status.OK if done == 1 else Status.NOT_JOINED
+
+    @staticmethod
+    def _seen(conn: Connection, code: str, who: str, now: float) -> None:
+        conn.execute(update(students).where(students.c.room == code, students.c.token_hash == who)
+                     .values(seen=now))
 
     def submit(self, code: object, token: object, question_id: object, value: object,
                now: float) -> Status:
@@ -584,11 +701,12 @@ class Store:
             # The rate check and the write in one statement: two requests at once cannot both pass.
             passed = conn.execute(update(students).where(
                 students.c.room == code, students.c.token_hash == who,
+                students.c.left_at.is_(None),
                 (students.c.last_write.is_(None)) | (students.c.last_write <= now - self.min_interval),
-            ).values(last_write=now)).rowcount
+            ).values(last_write=now, seen=now)).rowcount
             if passed != 1:
                 joined = conn.execute(select(students.c.joined).where(
-                    students.c.room == code, students.c.token_hash == who)).first()
+                    students.c.room == code, students.c.token_hash == who, students.c.left_at.is_(None))).first()
                 return Status.TOO_FAST if joined is not None else Status.NOT_JOINED
             conn.execute(self._upsert(
                 guesses_table,
@@ -617,7 +735,7 @@ class Store:
     def _head(self, conn: Connection, code: str, question_id: str, now: float):
         """(joined, revealed) of a live room in one statement, or None."""
         joined = (select(func.count()).select_from(students)
-                  .where(students.c.room == rooms.c.code).scalar_subquery())
+                  .where(students.c.room == rooms.c.code, students.c.left_at.is_(None)).scalar_subquery())
         shown = (select(func.count()).select_from(reveals)
                  .where(reveals.c.room == rooms.c.code, reveals.c.question == question_id).scalar_subquery())
         return conn.execute(select(joined.label("joined"), shown.label("shown"))
@@ -651,16 +769,6 @@ class Store:
             if head is None or not head.shown:
                 return None
             return self._values(conn, code, question_id)
-
-    def counts(self, code: object, question_id: object, now: float) -> tuple[int, int]:
-        """(students joined, students who answered this question); (0, 0) for no live room."""
-        snap = self.snapshot(code, question_id, now)
-        return (snap.joined, snap.answered) if snap else (0, 0)
-
-    def guesses(self, code: object, question_id: object, now: float) -> list[float | str]:
-        """The class's guesses to this question: values only, in no particular order."""
-        snap = self.snapshot(code, question_id, now)
-        return list(snap.values) if snap else []
 
     def revealed(self, code: object, question_id: object, now: float) -> bool:
         """Whether the instructor has revealed this question's answer to the room."""
@@ -723,6 +831,89 @@ class Store:
         if row is None or row.view_section is None:
             return None
         return View(section=row.view_section, params=json.loads(row.view_params), version=row.view_version)
+
+    def versions(self, codes: object, now: float) -> dict[str, int]:
+        """{code: view_version} of the live rooms among `codes` (one read): what the push watcher compares."""
+        wanted = sorted({c for c in (normalize_code(x) for x in (codes or ())) if c is not None})[:MAX_ROOMS]
+        if not wanted:
+            return {}
+        with self._read() as conn:
+            rows = conn.execute(select(rooms.c.code, rooms.c.view_version).where(
+                rooms.c.code.in_(wanted), rooms.c.expires > now)).all()
+        return {r.code: r.view_version for r in rows}
+
+    # --- cookies: seats and the instructor's seat that outlive a reload ----------------------------
+
+    def seat_pass(self, code: object, token: object, now: float) -> str | None:
+        """A one-time nonce that the route turns into this seat's cookie; None for no seat held."""
+        code = normalize_code(code)
+        if code is None or not _sealable(token):
+            return None
+        with self._write() as conn:
+            room = self._live(conn, code, now)
+            held = room is not None and conn.execute(select(students.c.joined).where(
+                students.c.room == code, students.c.token_hash == _sha(token),
+                students.c.left_at.is_(None))).first() is not None
+            return self._mint(conn, code, "seat", token, room.expires, now) if held else None
+
+    def host_pass(self, code: object, key: object, now: float) -> str | None:
+        """A one-time nonce that the route turns into the instructor's cookie; None without the key."""
+        with self._write() as conn:
+            if self._instructor(conn, code, key, now) is not Status.OK:
+                return None
+            code = normalize_code(code)
+            return self._mint(conn, code, "host", key, self._live(conn, code, now).expires, now)
+
+    @staticmethod
+    def _mint(conn: Connection, code: str, kind: str, held: str, expires: float, now: float) -> str:
+        secret, nonce = secrets.token_urlsafe(24), secrets.token_urlsafe(24)
+        conn.execute(insert(passes).values(pass_hash=_sha(secret), room=code, kind=kind,
+                                           sealed=_seal(held, secret), expires=expires))
+        conn.execute(insert(passes).values(pass_hash=_sha(nonce), room=code, kind=f"nonce:{kind}",
+                                           sealed=_seal(secret, nonce), expires=min(expires, now + NONCE_TTL)))
+        return nonce
+
+    def redeem_nonce(self, nonce: object, now: float) -> Pass | None:
+        """The cookie a nonce was minted for, the first time only, within NONCE_TTL; else None."""
+        if not _token_ok(nonce):
+            return None
+        with self._write() as conn:
+            row = conn.execute(select(passes.c.kind, passes.c.sealed, passes.c.room).where(
+                passes.c.pass_hash == _sha(nonce), passes.c.kind.in_(("nonce:seat", "nonce:host")),
+                passes.c.expires > now)).first()
+            if row is None:
+                return None
+            # Only the request whose delete took the row gets the cookie (two at once: one wins).
+            if conn.execute(delete(passes).where(passes.c.pass_hash == _sha(nonce))).rowcount != 1:
+                return None
+            secret = _unseal(row.sealed, nonce)
+            kept = conn.execute(select(passes.c.expires).where(passes.c.pass_hash == _sha(secret))).first()
+            if kept is None or self._live(conn, row.room, now) is None:
+                return None
+            return Pass(kind=row.kind.split(":", 1)[1], secret=secret, expires=kept.expires)
+
+    def claim(self, secret: object, now: float) -> Claim | None:
+        """The seat (token) or the instructor's seat (key) a cookie's secret holds in a live room; else None.
+
+        A seat its student left is not given back; a claimed seat counts as seen."""
+        if not _token_ok(secret):
+            return None
+        with self._write() as conn:
+            row = conn.execute(select(passes.c.kind, passes.c.sealed, passes.c.room).where(
+                passes.c.pass_hash == _sha(secret), passes.c.kind.in_(("seat", "host")),
+                passes.c.expires > now)).first()
+            if row is None or self._live(conn, row.room, now) is None:
+                return None
+            held = _unseal(row.sealed, secret)
+            if row.kind == "seat":
+                seat = conn.execute(select(students.c.left_at).where(
+                    students.c.room == row.room, students.c.token_hash == _sha(held))).first()
+                if seat is None or seat.left_at is not None:
+                    return None
+                self._seen(conn, row.room, _sha(held), now)
+            elif self._instructor(conn, row.room, held, now) is not Status.OK:
+                return None
+            return Claim(kind=row.kind, code=row.room, secret=held)
 
     def one_time_link(self, code: object, key: object, now: float) -> str | None:
         """A token that `redeem` turns into the key once, within LINK_TTL; None without the key."""

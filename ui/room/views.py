@@ -1,5 +1,5 @@
 """What the class room draws: the sidebar's class section, the projector's join card, the instructor's
-live panel (a student's view of the revealed guesses is ui/ask.py's). Drawing only: every store call is session.py's,
+live panel (a student's view of the revealed guesses is ui/questions/quiz.py's). Drawing only: every store call is session.py's,
 and the buttons call the actions they are handed."""
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ import math
 import segno
 import streamlit as st
 
-from ui import ask, widgets
-from ui.charts import room as charts
+from ui import questions, widgets
 from ui.questions import Asked
+from ui.room import chart as charts
 from ui.room import results
 
 
@@ -29,12 +29,6 @@ def short(url: str) -> str:
     """The address as a class types it: no scheme."""
     parts = urlsplit(url)
     return url[len(parts.scheme) + 3:] if parts.scheme else url
-
-
-def page_path(section: str) -> str | None:
-    from ui import shell
-
-    return next((path for name, path, _ in shell.PAGES if name == section), None)
 
 
 def qr_svg(url: str) -> str:
@@ -123,7 +117,7 @@ def status(live: Live) -> tuple[str, dict[str, Any]]:
 def shift_line(page, asked: Asked, live: Live) -> str:
     """After the Reveal: the measured value and the share right ("right 23% → 61%" over two votes)."""
     t = page.t
-    measured = t("room.panel_measured", value=ask.shown_value(page, asked, asked.answer))
+    measured = t("room.panel_measured", value=questions.shown_value(page, asked, asked.answer))
     last = results.share_right(asked.question, asked.answer, live.snap.values)
     if live.first is not None:
         first = results.share_right(asked.question, asked.answer, live.first)
@@ -165,7 +159,9 @@ def presenter(page, asked: Sequence[Asked], pick: Asked, live: Live, *,
     ("The experiment", which opens what the page folds while asking and shrinks this view to its line).
     """
     t = page.t
-    experiment = all(ask.answer_of(a) is not None for a in asked)
+    from ui.questions import quiz  # imported here: quiz imports the room's session, which imports this module
+
+    experiment = all(quiz.answer_of(a) is not None for a in asked)
     st.html(_PRESENTER_CSS + ("" if experiment or not page.presenter else _STAGE_CSS))
     snap, vote = live.snap, live.vote
     key, values = status(live)
@@ -200,7 +196,7 @@ def presenter(page, asked: Sequence[Asked], pick: Asked, live: Live, *,
             if st.button(t("vote.question" if experiment else "vote.experiment"), key=f"room_exp_{pick.id}",
                          icon=":material/bar_chart:", width="stretch"):
                 for a in asked:
-                    (ask._again if experiment else ask._look)(a)
+                    (quiz._again if experiment else quiz._look)(a)
                 st.rerun(scope="app")
         if experiment:
             st.markdown(f"**{t(pick.question.key, **pick.values)}**")
