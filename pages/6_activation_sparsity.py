@@ -34,7 +34,7 @@ def train(d: int, m: int, steps: int, task: str, act: str, init: str, bias: bool
     return sparsity.train(n=N_KEYS, d=d, m=m, steps=steps, task=task, act=act, init=init, bias=bias, seed=seed)
 
 
-@compute.cached(max_entries=64)
+@cache.cached(max_entries=64)
 def spread(d: int, m: int, steps: int, task: str, act: str, init: str, bias: bool) -> sparsity.SeedSpread:
     return sparsity.seed_spread(n=N_KEYS, d=d, m=m, steps=steps, task=task, act=act, init=init, bias=bias)
 
