@@ -72,8 +72,13 @@ def free_port() -> int:
 class Server:
     """`streamlit run dashboard.py` on a free port of 127.0.0.1; `started` is the spawn time."""
 
-    def __init__(self, root: Path = ROOT, port: int | None = None, warmup: bool = False) -> None:
+    def __init__(self, root: Path = ROOT, port: int | None = None, warmup: bool = False,
+                 results_dir: Path | None = None, env: dict[str, str] | None = None) -> None:
         # Off unless asked: a benchmark or test of a cold server counts what its own sessions compute.
+        # Its results on disk (ui/compute/disk_cache.py) in a folder of its own unless given one (replicas share
+        # one): a new server finds nothing computed by another run.
+        self._results = None if results_dir is not None else tempfile.TemporaryDirectory(prefix="ffnlab-results-")
+        results = results_dir if results_dir is not None else Path(self._results.name) / "results"
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self._log = tempfile.NamedTemporaryFile("w+", prefix="ffnlab-bench-", suffix=".log", delete=False)
@@ -83,7 +88,8 @@ class Server:
              "--server.port", str(self.port), "--server.address", "127.0.0.1",
              "--server.headless", "true", "--browser.gatherUsageStats", "false"],
             cwd=root, stdout=self._log, stderr=subprocess.STDOUT,
-            env={**os.environ, "PYTHONUNBUFFERED": "1", "FFNLAB_WARMUP": "1" if warmup else "0"},
+            env={**os.environ, "PYTHONUNBUFFERED": "1", "FFNLAB_WARMUP": "1" if warmup else "0",
+                 "FFNLAB_RESULTS_DIR": str(results), **(env or {})},
         )
 
     def log(self) -> str:
@@ -124,6 +130,8 @@ class Server:
                 self.proc.kill()
                 self.proc.wait(timeout=10)
         self._log.close()
+        if self._results is not None:
+            self._results.cleanup()
 
 
 # The framework's floor: a bare Streamlit page with one slider and one Altair chart, served with the
@@ -483,3 +491,15 @@ def metric_values(url: str, family: str) -> dict[str, float]:
 def experiments(url: str) -> dict[str, int]:
     """What the app's turns have done so far (ui/compute/cache.py): computed, shared, abandoned, dropped, failed."""
     return {labels.split('"')[1]: int(v) for labels, v in metric_values(url, "ffnlab_experiments").items()}
+
+
+def ready(url: str) -> tuple[int, dict]:
+    """The app's readiness route (ui/server.py): its HTTP status and its JSON (the warm-up's progress)."""
+    import json
+    import urllib.error
+
+    try:
+        with urllib.request.urlopen(f"{url}/ready", timeout=5) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as err:
+        return err.code, json.loads(err.read() or b"{}")

@@ -77,7 +77,7 @@ def block_section() -> None:
 
     s = count_block(d, expansion, n_heads, n_kv_heads, bias, glu)
     full = count_block(d, expansion, n_heads, n_heads, bias, glu)
-    asked = questions.block(s, expansion, full.attention_params)
+    asked = questions.block(s, expansion)
     quiz.questions(page, asked, asking)
     exact = Fraction(expansion) * d
     st.caption(t("split.d_ff_caption", expansion=expansion, d=d, d_ff=f"{s.d_ff:,}", head_dim=s.head_dim,
@@ -135,9 +135,11 @@ def models_section() -> None:
                       first=(t("split.col_share"), t("split.col_total"), t("split.col_published"), t("split.col_gap")))
 
     st.subheader(t("split.causes_heading"))
-    causes = count_causes()
-    widgets.chart(page, charts.cause_bars, causes_frame(causes), t)
-    if quiz.shown(page, model_asked, note=False):  # the takeaway names the chosen model's share
+    # The causes chart ends on LLaMA-2 70B's and Mistral 7B's shares, and the takeaway names the chosen
+    # model's: both answer the model question, so both wait for it.
+    if quiz.shown(page, model_asked):
+        causes = count_causes()
+        widgets.chart(page, charts.cause_bars, causes_frame(causes), t)
         widgets.verdict(page, verdicts.judge_models(catalogue, causes, m))
     widgets.show_code(page, params.block, params.attention_formula, params.ffn_formula, model_counts.model, model_counts.causes)
 

@@ -23,7 +23,7 @@ y = ffn(x)                                    # [batch, seq, d]"""
 page = shell.setup("position")
 t = page.t
 
-st.title(t("position.title"))
+st.title(t("position.title_asking" if quiz.asks_first(page) else "position.title"))  # the title answers a question
 lede.lesson(page, t("position.lesson"), [
     r"y_i = \mathrm{FFN}(x_i) \;\Rightarrow\; \frac{\partial y_i}{\partial x_j} = 0 \;(i \neq j)"
     r"\qquad\text{vs.}\qquad y_i = \sum_j a_{ij}\, W_O W_V\, x_j"
@@ -108,15 +108,20 @@ def experiment() -> None:
     st.latex(r"h_i = x_i + \mathrm{Attn}(X)_i, \qquad y_i = h_i + \mathrm{FFN}(h_i)")
     with st.spinner(t("common.computing")):
         blk = block(int(n), int(d), act, int(heads), bool(causal), int(seed))
-    block_frame = cache.derive(blk.to_frame)
-    left, right = st.columns(2)
-    with left:
-        widgets.chart(page, charts.influence_heatmap, block_frame[block_frame["model"] == "ffn"], t,
-                      t("position.block_ffn_chart_title"))
-    with right:
-        widgets.chart(page, charts.influence_heatmap, block_frame[block_frame["model"] == "block"], t,
-                      t("position.block_chart_title"))
-    widgets.verdict(page, verdicts.judge_block(blk))
+    block_asked = questions.block(blk, {"n": int(n), "d": int(d), "act": act, "heads": int(heads),
+                                        "causal": bool(causal), "seed": int(seed)})
+    quiz.questions(page, block_asked)
+    # Its FFN map answers the first question too (0% off the diagonal): it waits for both.
+    if quiz.shown(page, asked + block_asked):
+        block_frame = cache.derive(blk.to_frame)
+        left, right = st.columns(2)
+        with left:
+            widgets.chart(page, charts.influence_heatmap, block_frame[block_frame["model"] == "ffn"], t,
+                          t("position.block_ffn_chart_title"))
+        with right:
+            widgets.chart(page, charts.influence_heatmap, block_frame[block_frame["model"] == "block"], t,
+                          t("position.block_chart_title"))
+        widgets.verdict(page, verdicts.judge_block(blk))
 
     st.header(t("position.shapes_heading"))
     st.markdown(t("position.shapes_lesson"))

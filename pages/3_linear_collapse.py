@@ -14,7 +14,7 @@ from ui.verdicts import collapse as verdicts
 page = shell.setup("collapse")
 t = page.t
 
-st.title(t("collapse.title"))
+st.title(t("collapse.title_asking" if quiz.asks_first(page) else "collapse.title"))  # the title answers a question
 lede.lesson(page, t("collapse.lesson"), [r"W_2(W_1 x + b_1) + b_2 = \underbrace{(W_2 W_1)}_{d \times d}\,x + (W_2 b_1 + b_2),"
                                           r"\qquad \operatorname{rank}(W_2 W_1) \le \min(d, m)"])
 glossary.note(t, "affine", "least_squares", "rank", "singular_value")

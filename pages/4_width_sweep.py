@@ -74,7 +74,7 @@ def experiment() -> None:
     relu = act == "relu"
     show_seed = key == "sin3x" and relu
     best_rmse = best_found(results, ref)
-    asked = questions.ask(results, best_rmse, {"target": key, "widths": widths, "act": act, "method": method,
+    asked = questions.ask(results, {"target": key, "widths": widths, "act": act, "method": method,
                                                "seed": int(seed)})
     quiz.questions(page, asked, asking)
     # The charts' long tables, from the results' own frames (a few ms; the charts' specs are cached by widgets.chart).

@@ -28,11 +28,14 @@ def ablation_section() -> None:
     st.header(t("gptsurgery.ablation_heading"))
     st.markdown(t("gptsurgery.ablation_lesson", examples="“of”, “is”, “의”, “수도”"))
     glossary.note(t, "ablation", "residual_stream")
-    st.latex(r"x \leftarrow x + \mathrm{attn}_l(\mathrm{LN}(x)),\qquad x \leftarrow x + \underbrace{\mathrm{FFN}_l(\mathrm{LN}(x))}_{\to\,0}")
-    target = controls.draw(page, "target")
+    st.latex(r"x \leftarrow x + \mathrm{attn}_l(\mathrm{LN}(x)),\qquad x \leftarrow x + \underbrace{\mathrm{FFN}_l(\mathrm{LN}(x))}"
+             r"_{\to\,0\ \text{" + t("gptsurgery.or") + r"}\ \overline{\mathrm{FFN}_l}}")
+    c1, c2 = st.columns([2, 1])
+    target = controls.draw(page, "target", c1)
+    how = controls.draw(page, "how", c2, horizontal=True)
     with st.spinner(t("common.computing")):
         base = probes.base_scores()
-        after = base if target == "none" else probes.ablated_scores(target)
+        after = base if target == "none" else probes.ablated_scores(target, how)
     ablation_asked = questions.ablation(target, catalog.target_label(t, target), base, after)
     quiz.questions(page, ablation_asked, asking)
     if quiz.shown(page, ablation_asked):
@@ -44,7 +47,7 @@ def ablation_section() -> None:
                               for name in ("seen", "heldout", "template")
                               for state, scores in (("shipped", base), ("ablated", after))])
         widgets.chart(page, charts.ablation, frame, t)
-        widgets.verdict(page, verdicts.ablation(target, catalog.target_label(t, target), base, after))
+        widgets.verdict(page, verdicts.ablation(target, catalog.target_label(t, target), base, after, how))
 
 
 ablation_section()
@@ -122,18 +125,15 @@ def sparsity_section() -> None:
     curve = sparsity_curve.Curve((int(step),), (now,), logged_steps, logged)
     start = logged[0] if logged else now
     gap = curve.max_log_gap()
-    sparsity_asked = questions.sparsity(int(step), start, now, gap)
-    quiz.questions(page, sparsity_asked)
-    if quiz.shown(page, sparsity_asked):
-        # Two to a row: "0.495 → 0.304" needs half the width, or the numbers the lesson is about are cut off.
-        for row in range(0, len(now), 2):
-            cols = st.columns(2)
-            for column, i in zip(cols, range(row, min(row + 2, len(now)))):
-                column.metric(t("gpt.block_n", layer=i + 1), text.change((start[i], now[i]), "{:.3f}".format),
-                              help=t("gptsurgery.metric_block_help", step=step))
-        widgets.chart(page, charts.sparsity, curve.to_frame(), ffn_sparsity.PUBLISHED, t)
-        st.caption(t("gptsurgery.sparsity_caption"))
-        widgets.verdict(page, verdicts.sparsity(int(step), start, now, gap))
+    # Two to a row: "0.495 → 0.304" needs half the width, or the numbers the lesson is about are cut off.
+    for row in range(0, len(now), 2):
+        cols = st.columns(2)
+        for column, i in zip(cols, range(row, min(row + 2, len(now)))):
+            column.metric(t("gpt.block_n", layer=i + 1), text.change((start[i], now[i]), "{:.3f}".format),
+                          help=t("gptsurgery.metric_block_help", step=step))
+    widgets.chart(page, charts.sparsity, curve.to_frame(), ffn_sparsity.PUBLISHED, t)
+    st.caption(t("gptsurgery.sparsity_caption"))
+    widgets.verdict(page, verdicts.sparsity(int(step), start, now, gap))
 
     # Exactly what this page calls (through ui/gpt_probes): the other core functions run inside these.
     widgets.show_code(page, states.corpus_states, ablation.kept_scores, ablation.scores_from, states.key_covariance,

@@ -8,8 +8,8 @@ from ui import verdicts
 from ui.base import i18n, text
 
 # "1.1e+02", "3e-16": a sentence never carries an exponent; "inf" and "nan" never reach it either.
-_EXPONENT = re.compile(r"\d[eE][+-]?\d")
-_NONFINITE = re.compile(r"\b(inf|nan|NaN)\b")
+EXPONENT = re.compile(r"\d[eE][+-]?\d")
+NONFINITE = re.compile(r"\b(inf|nan|NaN)\b")
 # "1 heads", "1 directions": a count of one takes the singular (ui.text's "{n|head;heads}").
 _ONE_PLURAL = re.compile(r"(?<![\d.,/])(?<!\+ )1 (heads|directions|neurons|tokens|keys|prompts|kinks|points|pieces|pairs|layers|"
                          r"blocks|times|classes|outputs|parameters|weights|facts|words|seeds|steps|bends)\b")
@@ -38,8 +38,8 @@ def assert_readable(v: verdicts.Verdict) -> dict[str, list[str]]:
     for lang, texts in shown.items():
         for text in texts:
             assert "{" not in text and "}" not in text.replace("\\}", ""), (lang, text)
-            assert not _EXPONENT.search(text), (lang, text)
-            assert not _NONFINITE.search(text), (lang, text)
+            assert not EXPONENT.search(text), (lang, text)
+            assert not NONFINITE.search(text), (lang, text)
             check_words(lang, text)
     return shown
 

@@ -3,6 +3,8 @@
 
 pages/*.py, dashboard.py    the pages: each reads as its lesson, top to bottom
   │
+server.py                   the parts of the one st.App (dashboard.py builds it): the lifespan that warms
+  │                           the server at start-up, the routes (/ready)
 kit/                        the page kit: what a page calls to become a page of this app
   │                           shell.py (setup, sidebar, part), controls.py (draw a declared control),
   │                           lede.py (the first screen's sentence), glossary.py (a term's plain words)
@@ -16,7 +18,8 @@ blocks                      what a page draws with
   │  charts/                    Altair builders, one module per page
   │  verdicts/                  a core result → the claims and takeaway a page shows (pure)
 compute/                    cache.py (the pages' one cache), fair_queue.py, chart_spec.py, metrics.py,
-  │                           allocator.py (process memory), warmup.py (a new server opens every default view)
+  │                           allocator.py (process memory), warmup.py (a new server opens every default view),
+  │                           neighbours.py (the views one move away), disk_cache.py (results shared on disk)
 registry/                   catalog.py (every page and the controls its link carries), kinds.py (control kinds),
   │                           links.py (values and links from the declarations), query.py (the address bar)
 base/                       text.py (numbers and words), i18n.py (locales/ and the translator), page.py (Page)

@@ -15,6 +15,7 @@ import pandas as pd
 import torch
 
 from ffn_core.gpt import corpus, model as gpt_model, trace
+from ffn_core.gpt import vocab as gpt_vocab
 
 # The form "{A} is the capital of {C} ." / "{A} {A|은} {C} 의 수도 이다 .": the country comes after its
 # fact's answer, so its vector has something to read in every relation's sentence. In the forms where
@@ -101,7 +102,9 @@ def compare(model: gpt_model.GPT, contexts: Sequence[Context]) -> Similarity:
 
 
 def _subject_index(sentence: corpus.Sentence) -> int:
-    return sentence.words.index(sentence.fact.subject(sentence.lang))
+    """Where the country is: not the answer's place, which holds the same word for Luxembourg's capital."""
+    subject = sentence.fact.subject(sentence.lang)
+    return next(i for i, w in enumerate(sentence.words) if w == subject and i != sentence.answer_index)
 
 
 def word_contexts(country: str, langs: Sequence[str] = corpus.LANGS) -> tuple[Context, ...]:
@@ -128,3 +131,61 @@ def role_contexts(template: str, countries: Sequence[str]) -> tuple[Context, ...
                 words_at.append(Context(p.words, index, f"word:{country}"))
                 last_at.append(Context(p.words, len(p.words) - 1, f"last:{country}"))
     return (*words_at, *last_at)
+
+
+# A country with one meaning per word, in the same sentence form, for the two-meaning word to be read against.
+REFERENCE = "France"
+
+
+@dataclass(frozen=True)
+class TwoMeanings:
+    """The corpus's one word with two meanings (corpus.TWO_MEANINGS), at both of its places in one sentence.
+
+    "The capital of Luxembourg is Luxembourg ." holds the country at `country` and its capital at `city`:
+    one token, one embedding row. Per stage (stage_names): the cosine of the two residual vectors; of
+    each with the reference sentence's word at the same place ("The capital of France is Paris .":
+    like_country is Luxembourg~France, like_city Luxembourg~Paris); and the logit lens at each place,
+    the word the model would predict next if it stopped there (final norm and head, float64).
+    """
+
+    lang: str
+    words: tuple[str, ...]
+    reference: tuple[str, ...]
+    country: int
+    city: int
+    stages: tuple[str, ...]
+    cosine: tuple[float, ...]
+    like_country: tuple[float, ...]
+    like_city: tuple[float, ...]
+    lens_country: tuple[str, ...]
+    lens_city: tuple[str, ...]
+
+
+def _capital_sentence(lang: str, country: str) -> corpus.Sentence:
+    template = corpus.template_id("capital", lang, 0)
+    return next(s for s in corpus.sentences() if s.template == template and s.fact.country == country)
+
+
+def two_meanings_sentence(lang: str) -> corpus.Sentence:
+    """The sentence "The capital of Luxembourg is Luxembourg ." (its first capital form) in `lang`."""
+    word = corpus.TWO_MEANINGS["en"]
+    return _capital_sentence(lang, word)
+
+
+@torch.no_grad()
+def two_meanings(model: gpt_model.GPT, lang: str) -> TwoMeanings:
+    """The two places of the two-meaning word, compared stage by stage, with the logit lens at each."""
+    s, ref = two_meanings_sentence(lang), _capital_sentence(lang, REFERENCE)
+    country, city = _subject_index(s), s.answer_index
+    m = trace.float64(model)
+    at = {(words, i): states(m, Context(words, i, "")) for words in (s.words, ref.words) for i in (country, city)}
+    lens = lambda x: tuple(gpt_vocab.vocab().decode(m.head(m.ln_f(x)).argmax(dim=-1).tolist()))  # noqa: E731
+    floats = lambda c: tuple(float(x) for x in c)  # noqa: E731
+    return TwoMeanings(
+        lang=lang, words=s.words, reference=ref.words, country=country, city=city,
+        stages=stage_names(len(model.blocks)),
+        cosine=floats(cosine(at[s.words, country], at[s.words, city])),
+        like_country=floats(cosine(at[s.words, country], at[ref.words, country])),
+        like_city=floats(cosine(at[s.words, city], at[ref.words, city])),
+        lens_country=lens(at[s.words, country]), lens_city=lens(at[s.words, city]),
+    )

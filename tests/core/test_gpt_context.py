@@ -83,7 +83,7 @@ def test_word_contexts_are_the_answer_first_sentences():
     for c in contexts:
         assert c.words[c.index] in ("France", "프랑스")
     # A country without a capital or a language in the table has fewer sentences.
-    assert {c.label.split(".")[0] for c in context.word_contexts("Luxembourg")} == {"continent", "currency"}
+    assert {c.label.split(".")[0] for c in context.word_contexts("Singapore")} == {"continent", "currency"}
 
 
 def test_a_word_with_nothing_before_it_is_the_same_vector_in_every_sentence(model):
@@ -117,4 +117,31 @@ def test_role_contexts_pair_two_countries_in_one_form(model):
     # The last word is the same token at the same position: identical after the embedding.
     assert sim.pair(2, 3)[0] == pytest.approx(1.0, abs=1e-12)
     assert sim.pair(2, 3)[-1] < 1 - 1e-6
-    assert context.role_contexts("capital.en.1", ("Luxembourg",)) == ()
+    assert context.role_contexts("capital.en.1", ("Singapore",)) == ()
+
+
+@pytest.mark.parametrize("lang", corpus.LANGS)
+def test_the_two_meaning_word_against_the_whole_pass_and_a_plain_loop(model, lang):
+    got = context.two_meanings(model, lang)
+    word = corpus.TWO_MEANINGS[lang]
+    # One token at two places: the country first, then the same word as its capital.
+    assert got.words[got.country] == got.words[got.city] == word and got.country < got.city
+    assert got.words[got.city + 1:] == got.reference[got.city + 1:] and got.reference[got.city] in ("Paris", "파리")
+    mine, ref = full_states(model, got.words, got.country), full_states(model, got.words, got.city)
+    france, paris = full_states(model, got.reference, got.country), full_states(model, got.reference, got.city)
+    for s in range(len(got.stages)):
+        assert got.cosine[s] == pytest.approx(loop_cosine(mine[s].tolist(), ref[s].tolist()), abs=1e-12)
+        assert got.like_country[s] == pytest.approx(loop_cosine(mine[s].tolist(), france[s].tolist()), abs=1e-12)
+        assert got.like_city[s] == pytest.approx(loop_cosine(ref[s].tolist(), paris[s].tolist()), abs=1e-12)
+    # The embedding stage: one token row, two position rows.
+    token = vocab.vocab().index[word]
+    e = model.wte.weight[token].double()
+    want = loop_cosine((e + model.wpe.weight[got.country].double()).tolist(),
+                       (e + model.wpe.weight[got.city].double()).tolist())
+    assert got.cosine[0] == pytest.approx(want, abs=1e-12)
+    # The last stage's lens is the model's own next-word choice at each place.
+    ids = torch.tensor([vocab.vocab().encode(list(got.words))])
+    with torch.no_grad():
+        best = model(ids)[0].argmax(dim=-1).tolist()
+    assert got.lens_country[-1] == vocab.vocab().tokens[best[got.country]]
+    assert got.lens_city[-1] == vocab.vocab().tokens[best[got.city]]

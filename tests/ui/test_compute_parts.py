@@ -2,7 +2,11 @@
 queue it is given, and the memory hand-back (ui/compute/allocator.py) is safe to call anywhere."""
 import pickle
 
-from ui.compute import allocator, cache, fair_queue, metrics
+import pytest
+
+from ui.compute import allocator, cache, fair_queue, lru, metrics
+
+pytestmark = pytest.mark.usefixtures("fresh_caches")  # counts what is computed: starts from empty caches
 
 
 def _stats(results, turns, family):
@@ -50,3 +54,16 @@ def test_a_cached_experiment_counts_its_lookups_in_the_provider():
 def test_giving_memory_back_is_harmless_to_call_anywhere():
     allocator.give_back()
     allocator.give_back()
+
+
+def test_the_lru_keeps_the_most_recently_used_within_its_bound():
+    kept = lru.LRU[int](entries=3)
+    for i in range(3):
+        kept.put(i, i * 10)
+    assert kept.get(0) == 0  # read: now the most recent
+    kept.put(3, 30)  # one too many: the least recently used (1) goes
+    assert (kept.get(1), kept.get(0), kept.get(2), kept.get(3), len(kept)) == (None, 0, 20, 30, 3)
+    kept.put(2, 21)  # a rewrite replaces, and counts once
+    assert (kept.get(2), len(kept)) == (21, 3)
+    kept.clear()
+    assert (kept.get(0), len(kept)) == (None, 0)

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ffn_core.gpt import ablation, ask, edit, split
-from ui.base import i18n
+from ui.base import i18n, text
 from ui.base.text import Term
 from ui.verdicts import gpt as verdicts
 
@@ -82,10 +82,11 @@ def test_parameter_split(ffn, attention, embeddings, norms):
 
 
 @SETTINGS
-@given(st.sampled_from(ablation.targets(4)), share, share, share, share)
-def test_ablation(target, seen_before, seen_after, template_before, template_after):
+@given(st.sampled_from(ablation.targets(4)), share | st.sampled_from([1.0, 0.9996]), share | st.just(1.0), share, share,
+       st.sampled_from(ablation.HOWS))
+def test_ablation(target, seen_before, seen_after, template_before, template_after, how):
     v = verdicts.ablation(target, target, ablation.Scores(seen_before, 0.5, template_before, (0.3,) * 4),
-                         ablation.Scores(seen_after, 0.4, template_after, (0.2,) * 4))
+                         ablation.Scores(seen_after, 0.4, template_after, (0.2,) * 4), how)
     _renders(v)
     if target == "none":
         assert v.claims == () and v.takeaway == "gptsurgery.takeaway_none"
@@ -94,7 +95,26 @@ def test_ablation(target, seen_before, seen_after, template_before, template_aft
         seen_before > 0 and seen_before - seen_after >= verdicts.SEVERE * seen_before)
     assert _ok(v, "gptsurgery.claim_grammar_holds") == (
         template_before - template_after < seen_before - seen_after)
-    assert v.takeaway.startswith(f"gptsurgery.takeaway_{'attn' if target.startswith('attn') else 'ffn'}_")
+    how_key, facts, grammar = v.takeaway.split()
+    # The takeaway names the kind of ablation run: attention is only ever zeroed.
+    assert how_key == f"gptsurgery.takeaway_how_{'mean' if how == 'mean' and target.startswith('ffn') else 'zero'}"
+    assert facts.startswith(f"gptsurgery.takeaway_{'attn' if target.startswith('attn') else 'ffn'}_")
+    # What the sentence says of the facts agrees with the figures it shows (one decimal).
+    # ("from 100% to 100%" was said of a change the page's rounding hid.)
+    shown = text.pct(seen_before, 1), text.pct(seen_after, 1)
+    if shown[0] == shown[1]:
+        assert facts.endswith("_none")
+    elif seen_after > seen_before:
+        assert facts.endswith("_rose")
+    else:
+        assert facts.rsplit("_", 1)[1] in ("most", "some", "little")
+    shown_t = text.pct(template_before, 1), text.pct(template_after, 1)
+    if shown_t[0] == shown_t[1]:
+        assert grammar == "gptsurgery.takeaway_grammar_same"
+    elif template_after > template_before:
+        assert grammar == "gptsurgery.takeaway_grammar_rose"
+    else:
+        assert grammar not in ("gptsurgery.takeaway_grammar_same", "gptsurgery.takeaway_grammar_rose")
 
 
 @SETTINGS

@@ -143,3 +143,38 @@ def test_verdicts_on_the_real_measurements_render_for_every_country(lang):
         assert all(sim.labels[i].split(".")[1] == sim.labels[j].split(".")[1] for i, j in within)
         assert len(within) == sum(k * (k - 1) // 2 for k in (
             sum(1 for label in sim.labels if label.endswith(f".{x}")) for x in corpus.LANGS))
+
+
+lens_word = st.sampled_from(["is", ".", "이다", "는", "Luxembourg"])
+
+
+@SETTINGS
+@given(word, word, word, st.lists(st.tuples(cos, cos, cos, lens_word, lens_word), min_size=STAGES, max_size=STAGES)
+       | st.just([]))
+def test_two_meanings(w, capital, country, stages):
+    cosine, like_country, like_city, lens_country, lens_city = (list(x) for x in zip(*stages)) if stages else ([],) * 5
+    v = verdicts.two_meanings(w, capital, country, cosine, like_country, like_city, lens_country, lens_city)
+    _renders(v)
+    if not stages:
+        assert v.claims == () and v.takeaway == "gptmemory.takeaway_two_missing"
+        return
+    assert next(c for c in v.claims if c.key == "gptmemory.fact_two_embedding").ok is None
+    assert _ok(v, "gptmemory.claim_two_apart") == (cosine[-1] < cosine[0])
+    assert _ok(v, "gptmemory.claim_two_roles") == (like_city[-1] > cosine[-1] and like_country[-1] > cosine[-1])
+    assert _ok(v, "gptmemory.claim_two_lens") == (lens_country[-1] != lens_city[-1])
+    first, lens = v.takeaway.split()
+    assert first == ("gptmemory.takeaway_two_apart" if cosine[-1] < cosine[0] else "gptmemory.takeaway_two_together")
+    split = next((i for i, (a, b) in enumerate(zip(lens_country, lens_city)) if a != b), None)
+    assert lens == ("gptmemory.takeaway_two_lens_never" if split is None else "gptmemory.takeaway_two_lens")
+    if split:
+        assert v.takeaway_values["split_block"] == (split + 1) // 2
+
+
+@pytest.mark.parametrize("lang", i18n.LANGS)
+def test_the_two_meaning_word_on_the_shipped_model(lang):
+    res = context.two_meanings(weights.load(), lang)
+    v = verdicts.two_meanings(res.words[res.country], res.reference[res.city], res.reference[res.country], res.cosine,
+                              res.like_country, res.like_city, res.lens_country, res.lens_city)
+    _renders(v)
+    # What the section teaches holds on the model shipped: the blocks part the two places, each reads as its role.
+    assert all(c.ok in (None, True) for c in v.claims)

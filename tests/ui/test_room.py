@@ -14,6 +14,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.conftest import TIMEOUT, chart_specs, open_page
+from tests.ui import room_checks
+from ui import questions
 from ui.base import i18n
 from ui.questions import Asked, Question
 from ui.questions import collapse as collapse_questions
@@ -137,7 +139,7 @@ def test_starting_a_class_keeps_the_key_off_the_screen_and_out_of_the_address(db
     card = [c.value for c in at.main.code if "room=" in c.value]
     assert card == [f"?d=32&act=relu&room={seat.code}"] or card == [f"?act=relu&d=32&room={seat.code}"], card
     assert seat.role == "instructor" and store.normalize_code(seat.code) == seat.code
-    assert db.is_instructor(seat.code, key, time.time())  # the key the session holds is the room's
+    assert room_checks.is_instructor(db, seat.code, key, time.time())  # the key the session holds is the room's
     assert param(at, "room") == seat.code
     sidebar = [m.value for m in at.sidebar.markdown]
     assert t("room.instructor_of", code=seat.code) in sidebar
@@ -185,7 +187,7 @@ def test_a_student_joins_by_the_rooms_code_and_a_bad_code_gets_a_note(db):
     seat = at.session_state[session.SEAT]
     assert (seat.code, seat.role) == (code, "student")
     assert session.KEY not in at.session_state
-    assert db.counts(code, ASK_NUMBER.id, time.time()) == (1, 0)
+    assert room_checks.counts(db, code, ASK_NUMBER.id, time.time()) == (1, 0)
     assert t("room.student_of", code=code) in [m.value for m in at.sidebar.markdown]
     assert not at.get("image")  # no join card: that is the instructor's
 
@@ -256,8 +258,8 @@ def test_a_guess_is_stored_only_when_it_is_one_and_acknowledged_only_when_stored
     monkeypatch.setattr(session, "_store", lambda url: fast)
     assert send("choice", "grammar") == (True, None)
     assert send("number", 0.9) == (True, None)
-    assert db.guesses(code, ASK_NUMBER.id, time.time()) == [pytest.approx(0.9)]
-    assert db.guesses(code, ASK_CHOICE.id, time.time()) == ["grammar"]
+    assert room_checks.guesses(db, code, ASK_NUMBER.id, time.time()) == [pytest.approx(0.9)]
+    assert room_checks.guesses(db, code, ASK_CHOICE.id, time.time()) == ["grammar"]
     # Outside a room, as the instructor, or in a closed room: never shown as stored.
     assert run_scene("submit_scene", {"which": "number", "guess": 0.3}).session_state["ack"] == (False, "room.ack_no_room")
     assert run_scene("submit_scene", {**seated(code, "instructor", "t2", key), "which": "number",
@@ -315,9 +317,9 @@ def test_the_instructors_panel_shows_the_class_live_and_reveal_draws_the_measure
     assert t("room.panel_measured", value="0.500") in [m.value for m in at.markdown]  # as the page writes numbers
 
     at.button(key=f"room_reset_{ASK_NUMBER.id}").click().run()
-    assert db.counts(code, ASK_NUMBER.id, time.time()) == (4, 0)
+    assert room_checks.counts(db, code, ASK_NUMBER.id, time.time()) == (4, 0)
     assert not db.revealed(code, ASK_NUMBER.id, time.time())
-    assert db.counts(code, ASK_CHOICE.id, time.time()) == (4, 3)  # the other question untouched
+    assert room_checks.counts(db, code, ASK_CHOICE.id, time.time()) == (4, 3)  # the other question untouched
 
 
 def test_instructor_actions_without_the_key_are_refused(db):
@@ -332,7 +334,7 @@ def test_instructor_actions_without_the_key_are_refused(db):
         assert at.session_state["done"] == {"reveal": False, "reset": False}
         assert at.session_state[session.SEAT].code == code  # close refused too: still seated
         assert not db.revealed(code, ASK_NUMBER.id, time.time())
-        assert db.counts(code, ASK_NUMBER.id, time.time()) == (1, 1)
+        assert room_checks.counts(db, code, ASK_NUMBER.id, time.time()) == (1, 1)
         assert db.room_live(code, time.time())
     # A student's panel is empty: the live view is the instructor's alone.
     at = run_scene("panel_scene", seated(code, "student", token))
@@ -358,7 +360,8 @@ def test_a_following_student_moves_to_the_instructors_page_and_settings(db):
     db.set_view(code, key, "collapse", {"d": "32", "act": "relu"}, time.time())
     at.run()  # the fragment's body runs on every full run; its timer is what AppTest does not tick
     assert not at.exception, [e.value for e in at.exception]
-    assert at.title[0].value == i18n.Translator("en")("collapse.title")
+    # In a class room the page asks, so its title is the one that answers nothing.
+    assert at.title[0].value == i18n.Translator("en")("collapse.title_asking")
     assert param(at, "room") == code and at.slider(key="d").value == 32 and at.selectbox(key="act").value == "relu"
     # AppTest reruns the page it was told to open; a browser now shows the page switched to.
     at.switch_page("pages/3_linear_collapse.py")
@@ -367,7 +370,7 @@ def test_a_following_student_moves_to_the_instructors_page_and_settings(db):
     # The same version again: no move; the student's own change stays.
     at.slider(key="d").set_value(48).run()
     at.run()
-    assert at.slider(key="d").value == 48 and at.title[0].value == i18n.Translator("en")("collapse.title")
+    assert at.slider(key="d").value == 48 and at.title[0].value == i18n.Translator("en")("collapse.title_asking")
     # A new version on the same page: the settings move, the page stays.
     db.set_view(code, key, "collapse", {"d": "16"}, time.time())
     at.run()
@@ -398,13 +401,13 @@ def test_a_students_guess_on_a_page_reaches_the_room_and_returns_with_the_class_
     token = at.session_state[session.SEAT].token
     assert db.student_guess(code, token, qid, time.time()) == mine  # the page's widget sent it through submit
     assert t("questions.stored") in [c.value for c in at.caption]
-    assert session._waiting_for_reveal(_page("collapse"), at.session_state[session.ASKED], set())
+    assert session._waiting_for_reveal(_page("collapse"), at.session_state[questions.GUESSES], set())
     charts_before = len(at.get("vega_lite_chart"))
     db.reveal(code, key, qid, time.time())
     at.run()
     assert len(at.get("vega_lite_chart")) == charts_before + 1  # the class's guesses beside the student's own
     assert qid in at.session_state[session.REVEALED]
-    assert not session._waiting_for_reveal(_page("collapse"), at.session_state[session.ASKED],
+    assert not session._waiting_for_reveal(_page("collapse"), at.session_state[questions.GUESSES],
                                            at.session_state[session.REVEALED])
 
 
@@ -435,7 +438,7 @@ def test_a_reveal_that_came_before_the_first_look_is_not_missed(db):
     db.reveal(code, key, ASK_NUMBER.id, time.time())
     db.set_view(code, key, "collapse", {}, time.time())
     waiting = OrderedDict({ASK_NUMBER.id: quiz.Answer(0.3, True)})
-    at = run_scene("watch_scene", {**seated(code, "student", token), session.ASKED: waiting})
+    at = run_scene("watch_scene", {**seated(code, "student", token), questions.GUESSES: waiting})
     assert at.session_state["runs"] == 2  # looked, found it revealed, reran
     # Without a waiting guess, the first look only notes the version.
     at = run_scene("watch_scene", seated(code, "student", token))

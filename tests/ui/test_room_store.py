@@ -9,6 +9,7 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy import event
 
+from tests.ui import room_checks
 from tests.ui.pg import postgres_server  # noqa: F401  (the session fixture)
 from ui.room import config, store
 from ui.room.store import CODE_ALPHABET, Status, Store, StoreUnavailable
@@ -68,7 +69,7 @@ def test_key_is_stored_only_hashed(db, engine):
         row = conn.execute(sa.select(store.rooms).where(store.rooms.c.code == code)).one()
     assert key not in "".join(str(v) for v in row)
     assert row.key_hash == store._key_hash(row.salt, key)
-    assert db.is_instructor(code, key, T0) and not db.is_instructor(code, key + "x", T0)
+    assert room_checks.is_instructor(db, code, key, T0) and not room_checks.is_instructor(db, code, key + "x", T0)
 
 
 def test_schema_carries_a_version_and_a_newer_one_is_refused(engine):
@@ -159,7 +160,7 @@ def test_join_is_idempotent_and_bounded(engine):
     assert [db.join(code, f"s{i}", T0) for i in range(3)] == [Status.JOINED] * 3
     assert db.join(code, "s0", T0) is Status.JOINED  # again: still in, not counted twice
     assert db.join(code, "s3", T0) is Status.FULL
-    assert db.counts(code, "q", T0) == (3, 0)
+    assert room_checks.counts(db, code, "q", T0) == (3, 0)
 
 
 def test_join_unknown_forged_and_expired_codes(engine):
@@ -185,9 +186,9 @@ def test_latest_guess_wins_and_rate_is_bounded(db):
     assert db.submit(code, "s", "q", 0.75, T0 + 1.0) is Status.STORED
     assert db.submit(code, "s", "other", "b", T0 + 1.5) is Status.TOO_FAST  # per student, any question
     assert db.submit(code, "s", "other", "b", T0 + 2.0) is Status.STORED
-    assert db.guesses(code, "q", T0 + 3) == [0.75]
+    assert room_checks.guesses(db, code, "q", T0 + 3) == [0.75]
     assert db.student_guess(code, "s", "other", T0 + 3) == "b"
-    assert db.counts(code, "q", T0 + 3) == (1, 1)
+    assert room_checks.counts(db, code, "q", T0 + 3) == (1, 1)
 
 
 def test_guesses_are_values_only_and_per_question(db):
@@ -197,11 +198,11 @@ def test_guesses_are_values_only_and_per_question(db):
         db.submit(code, f"s{i}", "q:num", float(i) / 2, T0)
         if i < 3:
             db.submit(code, f"s{i}", "q:opt", "yes" if i % 2 else "no", T0 + 1)
-    assert sorted(db.guesses(code, "q:num", T0)) == [0.0, 0.5, 1.0, 1.5, 2.0]
-    assert sorted(db.guesses(code, "q:opt", T0)) == ["no", "no", "yes"]
+    assert sorted(room_checks.guesses(db, code, "q:num", T0)) == [0.0, 0.5, 1.0, 1.5, 2.0]
+    assert sorted(room_checks.guesses(db, code, "q:opt", T0)) == ["no", "no", "yes"]
     snap = db.snapshot(code, "q:opt", T0)
     assert (snap.joined, snap.answered, snap.revealed) == (5, 3, False)
-    assert db.guesses(code, "q:none", T0) == [] and db.student_guess(code, "s0", "q:none", T0) is None
+    assert room_checks.guesses(db, code, "q:none", T0) == [] and db.student_guess(code, "s0", "q:none", T0) is None
 
 
 @pytest.mark.parametrize("value", [float("nan"), float("inf"), -float("inf"), True, None, [1], {"a": 1},
@@ -210,7 +211,7 @@ def test_values_that_are_not_guesses_are_refused(db, value):
     code, _ = room(db)
     db.join(code, "s", T0)
     assert db.submit(code, "s", "q", value, T0) is Status.INVALID
-    assert db.counts(code, "q", T0) == (1, 0)
+    assert room_checks.counts(db, code, "q", T0) == (1, 0)
     assert db.submit(code, "s", "q", 1e300, T0) is Status.STORED  # the refusal cost no rate
 
 
@@ -231,7 +232,7 @@ def test_only_joined_students_of_live_rooms_submit(engine):
     db.join(code, "s", T0)
     assert db.submit("ZZZZZZ" if code != "ZZZZZZ" else "YYYYYY", "s", "q", 1.0, T0) is Status.UNKNOWN
     assert db.submit(code, "s", "q", 1.0, T0 + 60) is Status.UNKNOWN
-    assert db.counts(code, "q", T0) == (1, 0)
+    assert room_checks.counts(db, code, "q", T0) == (1, 0)
 
 
 def test_sql_shaped_input_is_stored_or_refused_harmlessly(db, engine):
@@ -250,7 +251,7 @@ def test_sql_shaped_input_is_stored_or_refused_harmlessly(db, engine):
     for table in ("class_rooms", "class_students", "class_guesses", "class_reveals", "class_links",
                   "class_schema"):
         raw_count(engine, table)  # every table is still there
-    assert db.room_live(code, T0) and db.counts(code, evil, T0) == (1, 0)
+    assert db.room_live(code, T0) and room_checks.counts(db, code, evil, T0) == (1, 0)
 
 
 # --- the instructor -------------------------------------------------------------------------
@@ -278,11 +279,11 @@ def test_reveal_and_reset_need_the_key(db):
     assert db.revealed_guesses(other_code, "q1", T0) is None
     assert not db.revealed(other_code, "q1", T0)
     assert db.reset(code, key, "q1", T0) is Status.OK
-    assert not db.revealed(code, "q1", T0) and db.guesses(code, "q1", T0) == []
+    assert not db.revealed(code, "q1", T0) and room_checks.guesses(db, code, "q1", T0) == []
     assert db.revealed_guesses(code, "q1", T0) is None
-    assert db.revealed(code, "q2", T0) and db.counts(code, "q2", T0) == (3, 3)
+    assert db.revealed(code, "q2", T0) and room_checks.counts(db, code, "q2", T0) == (3, 3)
     assert db.reset(code, key, None, T0) is Status.OK
-    assert not db.revealed(code, "q2", T0) and db.counts(code, "q2", T0) == (3, 0)
+    assert not db.revealed(code, "q2", T0) and room_checks.counts(db, code, "q2", T0) == (3, 0)
     assert db.reset(code, key, "q" * 121, T0) is Status.INVALID
 
 
@@ -362,7 +363,7 @@ def test_concurrent_submits_from_threads_none_lost(db, engine):
     for t in threads:
         t.join(60)
     assert results == [Status.STORED] * n
-    assert sorted(db.guesses(code, "q", T0 + 2)) == [float(i) for i in range(n)]
+    assert sorted(room_checks.guesses(db, code, "q", T0 + 2)) == [float(i) for i in range(n)]
     assert raw_count(engine, "class_guesses") == n
 
 
@@ -382,7 +383,7 @@ def test_one_student_in_a_loop_from_threads_stores_once(db):
     for t in threads:
         t.join(60)
     assert sorted(results, key=str) == [Status.STORED] + [Status.TOO_FAST] * 9
-    assert len(db.guesses(code, "q", T0 + 1)) == 1
+    assert len(room_checks.guesses(db, code, "q", T0 + 1)) == 1
 
 
 def test_concurrent_joins_at_the_bound_let_exactly_the_bound_in(engine):
@@ -401,7 +402,7 @@ def test_concurrent_joins_at_the_bound_let_exactly_the_bound_in(engine):
     for t in threads:
         t.join(60)
     assert results.count(Status.JOINED) == 10 and results.count(Status.FULL) == 10
-    assert db.counts(code, "q", T0) == (10, 0)
+    assert room_checks.counts(db, code, "q", T0) == (10, 0)
 
 
 def test_a_failure_mid_write_leaves_nothing_half_written(db, engine):
@@ -448,7 +449,7 @@ def test_a_locked_sqlite_file_raises_store_unavailable_and_writes_nothing(tmp_pa
     finally:
         holder.execute("ROLLBACK")
         holder.close()
-    assert db.counts(code, "q", T0) == (1, 0) and not db.revealed(code, "q", T0)
+    assert room_checks.counts(db, code, "q", T0) == (1, 0) and not db.revealed(code, "q", T0)
     assert db.submit(code, "s", "q", 1.0, T0 + 0.1) is Status.STORED
 
 

@@ -15,11 +15,9 @@ from ui.base.page import Page
 from ui.charts import gpt as gpt_charts
 from ui.charts import gpt_checkpoints as charts
 from ui.gpt import checkpoints
+from ui.questions import Asked, quiz
+from ui.questions import gpt as questions
 from ui.verdicts import gpt_checkpoints as verdicts
-
-# The defaults of the two controls declared in ui/registry/catalog.py (the tests open the page on them).
-DEFAULT_STEP = 300
-DEFAULT_OTHER = "Germany"
 
 
 def _name(page: Page, country: str) -> str:
@@ -59,6 +57,10 @@ def checkpoint(page: Page, step: int, words: tuple[str, ...], answer: str | None
     with st.spinner(t("common.computing")):
         snap = checkpoints.snapshot(step, tuple(words), answer)
     attr, acc = snap.attribution, snap.accuracy
+    asked = questions.checkpoint(step, words, answer, snap.next.tokens[0], snap.next.probs[0])
+    quiz.questions(page, asked)
+    if not quiz.shown(page, asked):
+        return
     c1, c2, c3, c4 = st.columns(4)
     c1.metric(t("gptmemory.metric_top", step=step), snap.next.tokens[0])
     c2.metric(t("gptmemory.metric_prob"), text.pct(snap.next.probs[0]))
@@ -78,11 +80,13 @@ def checkpoint(page: Page, step: int, words: tuple[str, ...], answer: str | None
                                              acc.heldout, logged, attr.attn, attr.ffn))
 
 
-def curve(page: Page) -> None:
-    """The whole corpus across training, from the training log."""
+def curve(page: Page, asked: tuple[Asked, ...] = ()) -> None:
+    """The whole corpus across training, from the training log; folded while `asked` (which it answers) waits."""
     t = page.t
     st.header(t("gptmemory.curve_heading"))
     st.markdown(t("gptmemory.curve_lesson"))
+    if not quiz.shown(page, asked):
+        return
     measured = checkpoints.curve()
     widgets.chart(page, charts.curve, measured.to_frame(), t)
     widgets.chart(page, charts.writers, measured.writers_frame(), t)
@@ -112,6 +116,30 @@ def contexts(page: Page, country: str) -> None:
                                            mean_by_stage(sim, across) or None))
 
 
+def meanings(page: Page) -> None:
+    """The corpus's one word with two meanings, at both its places in one sentence of the page's language."""
+    t = page.t
+    res = checkpoints.two_meanings(page.lang)
+    word, country, capital = res.words[res.country], res.reference[res.country], res.reference[res.city]
+    st.subheader(t("gptmemory.two_heading"))
+    st.markdown(t("gptmemory.two_lesson", sentence=" ".join(res.words), reference=" ".join(res.reference)))
+    stage_labels = [charts.stage_label(t, s) for s in res.stages]
+    names = {"two": t("gptmemory.line_two", word=word), "country": t("gptmemory.line_two_country", word=word, country=country),
+             "city": t("gptmemory.line_two_city", word=word, capital=capital)}
+    lines = pd.DataFrame(
+        [{"stage_label": label, "line": names[line], "cosine": c}
+         for line, series in (("two", res.cosine), ("city", res.like_city), ("country", res.like_country))
+         for label, c in zip(stage_labels, series)],
+        columns=["stage_label", "line", "cosine"])
+    widgets.chart(page, charts.roles, lines, t)
+    lens = pd.DataFrame({t("gptmemory.col_stage"): stage_labels,
+                         t("gptmemory.col_lens_country", word=word): list(res.lens_country),
+                         t("gptmemory.col_lens_city", word=word): list(res.lens_city)})
+    widgets.table(page, lens, "gpt_two_meanings.csv")
+    widgets.verdict(page, verdicts.two_meanings(word, capital, country, res.cosine, res.like_country, res.like_city,
+                                                res.lens_country, res.lens_city))
+
+
 def roles(page: Page, country: str, other: str, template: str) -> None:
     """Two countries in one sentence form: their own words and the prompt's last word, by stage."""
     t = page.t
@@ -128,4 +156,4 @@ def roles(page: Page, country: str, other: str, template: str) -> None:
 
 
 CODE = (progress.snapshot, progress.curve, context.word_contexts, context.role_contexts, context.states,
-        context.compare)
+        context.compare, context.two_meanings)

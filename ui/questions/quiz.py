@@ -21,11 +21,10 @@ import streamlit as st
 
 from ui import widgets
 from ui.base.page import Page
-from ui.questions import Asked, shown_value
+from ui.questions import GUESSES, Asked, explain, shown_value, tolerance_text
 from ui.questions import chart as charts
 from ui.room import session as room
 
-STATE = "_ask"  # the session's guesses: id -> Answer, newest last (a page switch clears only declared controls)
 ERRORS = "_ask_errors"  # id -> locale key of the message for a guess just refused
 LIMIT = 300  # guesses kept per session; the oldest go first
 
@@ -47,10 +46,10 @@ def asks_first(page: Page) -> bool:
 # --- the session's guesses ------------------------------------------------------------------------
 
 def _answers() -> OrderedDict[str, Answer]:
-    answers = st.session_state.get(STATE)
+    answers = st.session_state.get(GUESSES)
     if not isinstance(answers, OrderedDict):
         answers = OrderedDict()
-        st.session_state[STATE] = answers
+        st.session_state[GUESSES] = answers
     return answers
 
 
@@ -129,7 +128,7 @@ def _again(asked: Asked) -> None:
 # --- drawing --------------------------------------------------------------------------------------
 
 def _whole(x: float) -> float | int:
-    """A bound or a tolerance as a sentence writes it: 100, not 100.0."""
+    """A bound as a sentence writes it: 100, not 100.0."""
     return int(x) if float(x).is_integer() else x
 
 
@@ -145,12 +144,13 @@ def _form(page: Page, asked: Asked) -> None:
             box, commit, look = st.columns([2, 2, 2], vertical_alignment="bottom")
             unit = t(question.unit) if question.unit else ""
             box.text_input(t("questions.your_number"), key=_input_key(asked), max_chars=24,
-                           placeholder=t("questions.range", lo=_whole(question.lo), hi=_whole(question.hi), unit=unit),
-                           help=t("questions.tolerance", tolerance=_whole(question.tolerance), unit=unit))
+                           placeholder=t("questions.range", lo=_whole(question.lo), hi=_whole(question.hi), unit=unit))
         commit.form_submit_button(t("questions.commit"), type="primary", key=f"_ask_commit:{asked.id}",
                                   on_click=_commit, args=(page, asked), width="stretch")
         look.form_submit_button(t("questions.look"), key=f"_ask_look:{asked.id}", on_click=_look, args=(asked,),
                                 width="stretch")
+    if question.kind == "number":  # on screen, not in a tooltip: a projector never shows one
+        st.caption(tolerance_text(t, question))
     error = st.session_state.get(ERRORS, {}).get(asked.id)
     if error:
         unit = t(question.unit) if question.unit else ""
@@ -168,8 +168,7 @@ def _outcome(page: Page, asked: Asked, answer: Answer) -> None:
             st.success(f"{said} ✓")
         else:
             st.error(f"{said} ✗")
-    why = t(asked.why, **asked.why_values)
-    st.markdown(why[:1].upper() + why[1:])  # a verdict's claim may start in lower case
+    st.markdown(explain(t, asked))
     if answer.stored:
         st.caption(t("questions.stored"))
     elif answer.message:  # why the room did not keep it

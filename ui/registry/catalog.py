@@ -13,6 +13,7 @@ weights and builds no corpus.
 from __future__ import annotations
 
 import functools
+import re
 from typing import NamedTuple
 
 from ffn_core import collapse, ffn, memory_training, params, position, presets
@@ -20,7 +21,7 @@ from ffn_core.gpt import ablation, corpus, edit, weights
 from ffn_core.sweep import expr, net1d, sweep, targets
 import streamlit as st
 
-from ui.base import i18n
+from ui.base import i18n, room_code
 from ui.base.i18n import Translator
 from ui.registry import query
 from ui.registry.kinds import Choice, Code, Control, Lang, Number, Several, Text, Toggle, Values
@@ -49,11 +50,18 @@ def page_path(section: str) -> str | None:
     return next((e.path for e in PAGES if e.section == section), None)
 
 
+def url_path(path: str) -> str:
+    """A page file's name in the address: Streamlit's pages/ router names it by the file minus its
+    leading number (`pages/4_width_sweep.py` → `width_sweep`); the entry script is the root ("")."""
+    if not path.startswith("pages/"):
+        return ""
+    return re.sub(r"^[0-9]+_?", "", path.removeprefix("pages/").removesuffix(".py"))
+
+
 # The experiments: every page but home and the glossary (the home page's cards and its count).
 DEMOS: tuple[Entry, ...] = tuple(e for e in PAGES if e.section not in ("home", "glossary"))
 
 LANG_NAMES = {"ko": "한국어", "en": "English"}
-ROOM_PATTERN = r"[ABCDEFGHJKMNPQRSTUVWXYZ23456789]{6}"  # no 0/O, 1/I/L: read off a projector
 
 # The app-wide choices: kept in the session across pages and carried by every menu link.
 APP: tuple[Control, ...] = (
@@ -61,7 +69,7 @@ APP: tuple[Control, ...] = (
     Toggle("present", False, spelling=("0", "1"), label="common.presenter_mode", help="common.presenter_help"),
     Toggle("code", True, spelling=("0", "1"), label="common.show_details", help="common.show_details_help"),
     Toggle("ask", False, spelling=("0", "1"), label="common.ask_first", help="common.ask_first_help"),
-    Code("room", "", most=6, pattern=ROOM_PATTERN),
+    Code("room", "", most=room_code.CODE_LENGTH, pattern=room_code.CODE_PATTERN),
 )
 
 
@@ -252,9 +260,17 @@ def _new_answers(v: Values) -> list[str]:
     return sorted({f.answer(v["edit_lang"]) for f in capitals} - {own.answer(v["edit_lang"])})
 
 
+def _ablation_kinds(v: Values) -> tuple[str, ...]:
+    # Mean-ablation is the FFNs' (their corpus mean is kept with the corpus pass); attention is only zeroed.
+    return ablation.HOWS if str(v["target"]).startswith("ffn") else ("zero",)
+
+
 GPTSURGERY = (
     Choice("target", lambda v: ablation.targets(weights.config().n_layer), "ffn_all", option_label=target_label,
            label="gptsurgery.target"),
+    # Zero by default: the headline figures (README, report) are zero-ablation's.
+    Choice("how", _ablation_kinds, "zero", option_label="gptsurgery.how_", widget="radio", label="gptsurgery.how",
+           help="gptsurgery.how_help"),
     Choice("edit_country", _capital_countries, "France", option_label=country_label, label="gptsurgery.country"),
     Choice("edit_lang", corpus.LANGS, page_lang, option_label="gpt.lang_", widget="radio", label="gptsurgery.edit_lang"),
     # Rome in either language: the report's fixed example edit (ffn_core/gpt/report.py).

@@ -12,7 +12,6 @@ Two ways into the address bar:
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from urllib.parse import urlencode
 
@@ -140,16 +139,10 @@ def link(section: str, params: Mapping[str, str], *, app: Mapping[str, str] = {}
              if c.key in app and c.parse(app[c.key], app_values) is not None}
     pairs.update(_differing(declared(section), clean(declared(section), params)))
     query_string = urlencode(pairs)
-    return f"/{url_path(section)}" + (f"?{query_string}" if query_string else "")
-
-
-def url_path(section: str) -> str:
-    """The page's path in the address: Streamlit's name for its file (`pages/4_width_sweep.py` → `width_sweep`)."""
-    path = next(p.path for p in catalog.PAGES if p.section == section)
-    if not path.startswith("pages/"):
-        return ""  # the entry script is the root
-    stem = path.removeprefix("pages/").removesuffix(".py")
-    return re.sub(r"^[0-9]+_?", "", stem)
+    path = catalog.page_path(section)
+    if path is None:
+        raise KeyError(f"no page {section!r}")
+    return f"/{catalog.url_path(path)}" + (f"?{query_string}" if query_string else "")
 
 
 # --- moving a page's controls ---------------------------------------------------------------------

@@ -22,12 +22,6 @@ def text(name: str, most: int = 64) -> str | None:
     return value if isinstance(value, str) and len(value) <= most else None
 
 
-def flag(name: str) -> bool | None:
-    """A 0/1 switch from the URL; anything else counts as absent."""
-    value = text(name)
-    return None if value is None else FLAGS.get(value.strip().lower())
-
-
 def _non_finite(value: str) -> bool:
     try:
         return not math.isfinite(float(value))

@@ -21,7 +21,7 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
-from ui.questions import Asked
+from ui.questions import GUESSES, Asked
 from ui.registry import catalog, links, query
 from ui.registry.kinds import Several
 from ui.room import config, store, views
@@ -36,7 +36,6 @@ FOLLOW = "_room_follow"
 LINK = "_room_link"  # a one-time link, shown on one run only
 REVEALED = "_room_revealed"  # question ids this student has seen revealed
 WATCHING = "_room_watching"  # whether the last whole run started this student's watcher
-ASKED = "_ask"  # ui/questions/quiz.py's guesses: id -> Answer (guess, stored, message)
 # A page switch clears only the pages' declared controls (ui/kit/shell.py): these outlive it.
 KEPT = frozenset({SEAT, KEY, NOTE, TRIED, VIEW, SEEN, FOLLOW, LINK, REVEALED, WATCHING, "_room_follow_widget"})
 
@@ -131,13 +130,13 @@ def revealed(page, asked: Asked) -> list[float | str] | None:
     if seat is None:
         return None
     try:
-        snapshot = _call("snapshot", seat.code, asked.id)
+        values = _call("revealed_guesses", seat.code, asked.id)  # one read before the reveal: every student's rerun
     except Unavailable:
         return None
-    if snapshot is None or not snapshot.revealed:
+    if values is None:
         return None
     st.session_state.setdefault(REVEALED, set()).add(asked.id)
-    return list(snapshot.values)
+    return list(values)
 
 
 def instructor_panel(page, asked: Sequence[Asked]) -> None:
@@ -377,7 +376,7 @@ def _revealed_meanwhile(page, seat: Seat) -> bool:
     """On the first look only: was a waiting guess revealed before this student started looking?"""
     try:
         return any(getattr(_call("snapshot", seat.code, qid), "revealed", False)
-                   for qid in _waiting(page.section, st.session_state.get(ASKED), st.session_state.get(REVEALED)))
+                   for qid in _waiting(page.section, st.session_state.get(GUESSES), st.session_state.get(REVEALED)))
     except Unavailable:
         return False
 
@@ -420,7 +419,7 @@ def after_part() -> None:
         params = links.view_params(section)
         if state.get(VIEW) != (section, tuple(sorted(params.items()))):
             st.rerun(scope="app")
-    elif seat.role == "student" and not state.get(WATCHING) and _waiting(section, state.get(ASKED), state.get(REVEALED)):
+    elif seat.role == "student" and not state.get(WATCHING) and _waiting(section, state.get(GUESSES), state.get(REVEALED)):
         st.rerun(scope="app")
 
 
@@ -436,7 +435,7 @@ def sidebar(page) -> None:
         # Only a student who follows, or waits for a Reveal, looks at the room every few seconds.
         state = st.session_state
         state[WATCHING] = seat is not None and seat.role == "student" and bool(
-            state.get(FOLLOW) or _waiting_for_reveal(page, state.get(ASKED), state.get(REVEALED)))
+            state.get(FOLLOW) or _waiting_for_reveal(page, state.get(GUESSES), state.get(REVEALED)))
         if state[WATCHING]:
             _watching(page)
     if seat is not None and is_instructor(page):

@@ -17,13 +17,10 @@ say the class features are unavailable, and a guess whose `submit` raised was no
     store.submit(code, token, qid, 0.3, now)   # Status.STORED / UNKNOWN / NOT_JOINED / TOO_FAST / INVALID
     store.snapshot(code, qid, now)             # Snapshot(joined, answered, values, revealed) or None (2 reads)
     store.revealed_guesses(code, qid, now)     # the values once revealed, else None (1 read): a student's page
-    store.counts(code, qid, now)               # (joined, answered)
-    store.guesses(code, qid, now)              # [0.3, 0.5, ...] or ["grammar", ...]: values only
     store.student_guess(code, token, qid, now) # this student's latest guess, or None
     store.revealed(code, qid, now)             # bool
     store.view(code, now)                      # View(section, params, version) or None
     store.room_live(code, now)                 # bool: a code from a link still names a live room
-    store.is_instructor(code, key, now)        # bool
     # The instructor's actions take the key; a wrong key gets Status.FORBIDDEN, an unknown room UNKNOWN.
     store.reveal(code, key, qid, now)          # Status.OK
     store.reset(code, key, qid_or_None, now)   # deletes that question's (or every) guesses and reveal
@@ -79,9 +76,9 @@ from sqlalchemy import exc as sa_exc
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
+from ui.base.room_code import CODE_ALPHABET, CODE_LENGTH, CODE_PATTERN
+
 SCHEMA_VERSION = 1
-CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no I, L, O, 0, 1: read off a projector without doubt
-CODE_LENGTH = 6
 ROOM_TTL = 4 * 3600.0
 LINK_TTL = 300.0
 MAX_STUDENTS = 500
@@ -94,7 +91,7 @@ MAX_SECTION = 64
 MAX_VIEW_PARAMS = 40
 MAX_VIEW_TEXT = 200
 OPTION_RE = re.compile(r"[A-Za-z0-9_.-]{1,32}")
-_CODE_RE = re.compile(f"[{CODE_ALPHABET}]{{{CODE_LENGTH}}}")
+_CODE_RE = re.compile(CODE_PATTERN)
 _PG_LOCK = 0x46464E4C  # "FFNL": the advisory lock two replicas take while one creates the schema
 
 
@@ -424,11 +421,6 @@ class Store:
         with self._read() as conn:
             return self._live(conn, code, now) is not None
 
-    def is_instructor(self, code: object, key: object, now: float) -> bool:
-        """Whether `key` is the instructor key of the live room `code`."""
-        with self._read() as conn:
-            return self._instructor(conn, code, key, now) is Status.OK
-
     def close(self, code: object, key: object, now: float) -> Status:
         """Delete the room and everything in it."""
         with self._write() as conn:
@@ -558,16 +550,6 @@ class Store:
             if head is None or not head.shown:
                 return None
             return self._values(conn, code, question_id)
-
-    def counts(self, code: object, question_id: object, now: float) -> tuple[int, int]:
-        """(students joined, students who answered this question); (0, 0) for no live room."""
-        snap = self.snapshot(code, question_id, now)
-        return (snap.joined, snap.answered) if snap else (0, 0)
-
-    def guesses(self, code: object, question_id: object, now: float) -> list[float | str]:
-        """The class's guesses to this question: values only, in no particular order."""
-        snap = self.snapshot(code, question_id, now)
-        return list(snap.values) if snap else []
 
     def revealed(self, code: object, question_id: object, now: float) -> bool:
         """Whether the instructor has revealed this question's answer to the room."""

@@ -12,7 +12,7 @@ from ffn_core.gpt.ablation import Scores
 from ffn_core.gpt.ask import Accuracy
 from ffn_core.gpt.edit import Edit
 from ffn_core.gpt.split import Split
-from ui.base.text import Term
+from ui.base.text import Term, pct
 from ui.verdicts import Claim, Verdict
 
 SUM_TOLERANCE = 1e-9  # float64 rounding of a sum of ~10 terms of size ~10 stays near 1e-14
@@ -87,19 +87,28 @@ def parameter_split(parts: Split) -> Verdict:
 
 
 def _severity(before: float, after: float) -> str:
+    """"most", "some" or "little" of the accuracy lost, "none" where the page's one-decimal figures do not
+    move, "rose" where the accuracy went up."""
+    if _finite(before) and _finite(after) and pct(before, 1) == pct(after, 1):
+        return "none"
+    if _finite(before) and _finite(after) and after > before:
+        return "rose"
     if not (_finite(before) and _finite(after)) or before <= 0:
         return "little"
     drop = (before - after) / before
     return "most" if drop >= SEVERE else "some" if drop >= NOTICEABLE else "little"
 
 
-def ablation(target: str, label: str, shipped: Scores, ablated: Scores) -> Verdict:
-    """The shipped model's scores against the ablated one's. Did the facts fall, and did the grammar hold better?"""
+def ablation(target: str, label: str, shipped: Scores, ablated: Scores, how: str = "zero") -> Verdict:
+    """The shipped model's scores against the ablated one's. Did the facts fall, and did the grammar hold better?
+
+    how: "zero" (the part writes nothing) or "mean" (an FFN writes its corpus mean); the takeaway says which."""
     seen, template = (shipped.seen, ablated.seen), (shipped.template, ablated.template)
     values = {"target": label, "before": seen[0], "after": seen[1], "t_before": template[0], "t_after": template[1]}
     if target == "none":
         return Verdict((), "gptsurgery.takeaway_none", values)
     part = "attn" if target.startswith("attn") else "ffn"
+    kind = "mean" if how == "mean" and part == "ffn" else "zero"
     fact_drop = seen[0] - seen[1]
     grammar_drop = template[0] - template[1]
     claims = (
@@ -109,13 +118,18 @@ def ablation(target: str, label: str, shipped: Scores, ablated: Scores) -> Verdi
               {"before": template[0], "after": template[1], "facts": 100 * fact_drop, "grammar": 100 * grammar_drop},
               grammar_drop < fact_drop),
     )
-    if grammar_drop > fact_drop:
-        grammar = "fell"
+    if pct(template[0], 1) == pct(template[1], 1):
+        grammar = "same"
+    elif grammar_drop < 0:
+        grammar = "rose"
+    elif grammar_drop > fact_drop:
+        grammar = "fell" if fact_drop > 0 else "fell_alone"
     elif grammar_drop < NOTICEABLE * template[0]:
         grammar = "intact"
     else:
         grammar = "held"
-    takeaway = f"gptsurgery.takeaway_{part}_{_severity(*seen)} gptsurgery.takeaway_grammar_{grammar}"
+    takeaway = (f"gptsurgery.takeaway_how_{kind} gptsurgery.takeaway_{part}_{_severity(*seen)} "
+                f"gptsurgery.takeaway_grammar_{grammar}")
     return Verdict(claims, takeaway, values)
 
 

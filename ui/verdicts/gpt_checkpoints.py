@@ -132,3 +132,34 @@ def roles(word: str, other: str, own: Sequence[float], last: Sequence[float]) ->
     kind, block = _stage_term(biggest)
     return Verdict(tuple(claims), "gptmemory.takeaway_roles", {"word": word, "other": other, "end": last[-1],
                                                               "kind": kind, "block": block})
+
+
+def two_meanings(word: str, capital: str, country: str, cosine: Sequence[float], like_country: Sequence[float],
+                 like_city: Sequence[float], lens_country: Sequence[str], lens_city: Sequence[str]) -> Verdict:
+    """The one word with two meanings (context.two_meanings): cosine, the same places in the reference
+    sentence (country: the reference's country, capital: its capital) and the logit lens, per stage."""
+    if not cosine:
+        return Verdict((), "gptmemory.takeaway_two_missing", {"word": word})
+    start, end = cosine[0], cosine[-1]
+    claims = (
+        # One token: the embedding stage differs only by the two places' position rows; a fact, not a finding.
+        Claim("gptmemory.fact_two_embedding", {"word": word, "start": start}, None),
+        Claim("gptmemory.claim_two_apart", {"word": word, "start": start, "end": end}, end < start),
+        Claim("gptmemory.claim_two_roles", {"word": word, "capital": capital, "city": like_city[-1], "end": end,
+                                            "country": country, "nation": like_country[-1]},
+              like_city[-1] > end and like_country[-1] > end),
+        Claim("gptmemory.claim_two_lens", {"word": word, "first": lens_country[-1], "second": lens_city[-1]},
+              lens_country[-1] != lens_city[-1]),
+    )
+    _, _, biggest = _drops(cosine)
+    kind, block = _stage_term(biggest)
+    change = cosine[biggest] - cosine[biggest - 1] if biggest else 0.0
+    # The first stage at which the two places' lenses name different next words.
+    split = next((i for i, (a, b) in enumerate(zip(lens_country, lens_city)) if a != b), None)
+    split_kind, split_block = _stage_term(split) if split is not None else (Term("gptmemory.kind_embedding"), 0)
+    apart = end < start
+    takeaway = "gptmemory.takeaway_two_apart" if apart else "gptmemory.takeaway_two_together"
+    takeaway += " gptmemory.takeaway_two_lens" if split is not None else " gptmemory.takeaway_two_lens_never"
+    return Verdict(claims, takeaway, {"word": word, "kind": kind, "block": block, "change": abs(change), "end": end,
+                                      "capital": capital, "city": like_city[-1], "split_kind": split_kind,
+                                      "split_block": split_block})

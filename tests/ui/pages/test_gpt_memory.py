@@ -6,9 +6,11 @@ from ffn_core.gpt import ask, context, corpus, progress, weights
 from tests.conftest import chart_specs, metric_values, open_page
 from ui.base import i18n
 from ui.base.text import pct
-from ui.gpt.sections import DEFAULT_OTHER, DEFAULT_STEP
 
 PAGE = "pages/7_trained_gpt.py"
+# The two controls' declared defaults (ui/registry/catalog.py): a step mid-training, a second country.
+DEFAULT_STEP = 300
+DEFAULT_OTHER = "Germany"
 
 
 def _rows(spec):
@@ -65,11 +67,22 @@ def test_sections_at_the_defaults(lang):
     assert (t("gpt.lang_ko") in first.split(" ~ ")[0]) == (lang == "ko")
     # The roles chart: France and the default second country in the chosen form.
     roles = context.compare(weights.load(), context.role_contexts(p.template, ("France", DEFAULT_OTHER)))
-    lines = _chart_with(at, "line")
+    line_charts = [_rows(c) for c in chart_specs(at) if any("line" in r for r in _rows(c))]
+    lines = next(rows for rows in line_charts if any(r["line"] == t("gptmemory.line_last") for r in rows))
     last = [r["cosine"] for r in lines if r["line"] == t("gptmemory.line_last")]
     assert last == pytest.approx(list(roles.pair(2, 3)), abs=1e-12)
-    assert len(at.success) + len(at.error) >= 10
-    assert sum(1 for i in at.info if i.value.startswith(f"**{t('common.takeaway')}**")) == 8
+    # One word, two meanings: the page language's sentence, its cosines and its logit lens as the core gives them.
+    two = context.two_meanings(weights.load(), lang)
+    word = two.words[two.country]
+    assert t("gptmemory.two_heading") in [h.value for h in at.subheader]
+    rows = next(rows for rows in line_charts if any(r["line"] == t("gptmemory.line_two", word=word) for r in rows))
+    assert [r["cosine"] for r in rows if r["line"] == t("gptmemory.line_two", word=word)] == pytest.approx(
+        list(two.cosine), abs=1e-12)
+    lens = next(d.value for d in at.dataframe if t("gptmemory.col_lens_city", word=word) in d.value.columns)
+    assert list(lens[t("gptmemory.col_lens_city", word=word)]) == list(two.lens_city)
+    assert list(lens[t("gptmemory.col_lens_country", word=word)]) == list(two.lens_country)
+    assert len(at.success) + len(at.error) >= 13
+    assert sum(1 for i in at.info if i.value.startswith(f"**{t('common.takeaway')}**")) == 9
 
 
 @pytest.mark.parametrize("lang", i18n.LANGS)
@@ -84,7 +97,7 @@ def test_moving_the_step_and_the_second_country(lang):
     assert p.fact.country == "Japan"
     _check_step(at, t, 900, p)
     roles = context.compare(weights.load(), context.role_contexts(p.template, ("Japan", "China")))
-    own = [r["cosine"] for r in _chart_with(at, "line") if r["line"] == t("gptmemory.line_own")]
+    own = [r["cosine"] for c in chart_specs(at) for r in _rows(c) if r.get("line") == t("gptmemory.line_own")]
     assert own == pytest.approx(list(roles.pair(0, 1)), abs=1e-12)
     at.select_slider(key="checkpoint").set_value(0).run()
     assert not at.exception
