@@ -179,5 +179,4 @@ def tolerance_text(t: Translate, question: Question) -> str:
 def explain(t: Translate, asked: Asked) -> str:
     """The sentence under an answer, in the translator's language: `{measured}` is the answer as written above it."""
     why = asked.why
-    sentence = t(why.key, measured=written(t, asked.question, why.outcome), **why.values)
-    return sentence[:1].upper() + sentence[1:]
+    return t(why.key, measured=written(t, asked.question, why.outcome), **why.values)
