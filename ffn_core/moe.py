@@ -194,6 +194,7 @@ def measure(d_model: int = 64, d_ff: int = 256, n_experts: int = 8, k: int = 2, 
 def report(seed: int = 0) -> dict:
     """The moe figures: the toy layer (8 experts, top 2) and the published configurations' totals."""
     from ffn_core import moe_presets
+    from ffn_core.gpt import moe_probes
 
     res = measure(seed=seed)
     return {
@@ -209,4 +210,5 @@ def report(seed: int = 0) -> dict:
         "routing": [{"k": r.k, "tokens_per_expert": list(r.tokens_per_expert), "balance_loss": r.balance_loss,
                      "max_over_mean": r.max_over_mean} for r in res.routings],
         "presets": moe_presets.report(),
+        "trained": moe_probes.report(),  # the shipped weights: no seed
     }

@@ -203,3 +203,25 @@ def ablate(model: moe_model.MoEGPT, block: int, expert: int, base: Pass | None =
                   for i in fell[:FELL_SHOWN])
     return Ablation(block, expert, int((chosen[:, block] == expert).any(dim=-1).sum()), tuple(rows), shown,
                     len(fell), int((~right & right_after).sum()))
+
+
+def report() -> dict:
+    """The trained MoE GPT's figures: size, accuracy, balance, block 1's routes and its costliest expert."""
+    from ffn_core.gpt import moe_train
+
+    model = moe_train.load()
+    base = run(model)
+    r = routes(model, base)
+    cfg = model.config
+    cuts = [ablate(model, 0, e, base) for e in range(cfg.n_experts)]
+    worst = max(cuts, key=lambda a: a.fell_total)
+    return {
+        "n_layers": cfg.n_layer, "n_experts": cfg.n_experts, "k": cfg.k, "expert_d_ff": cfg.d_ff,
+        "params": sum(p.numel() for p in model.parameters()),
+        "fact_accuracy": r.accuracy,
+        "balance_loss": list(r.balance_loss),
+        "block1_top_share": {g: r.share(0, g) for g in (*corpus.RELATIONS, *corpus.LANGS)},
+        "block1_top_expert": {g: r.top_expert(0, g) + 1 for g in (*corpus.RELATIONS, *corpus.LANGS)},
+        "block1_costliest_expert": {"block": worst.block + 1, "expert": worst.expert + 1, "facts_fallen": worst.fell_total,
+                             "prompts": worst.prompts},
+    }

@@ -43,9 +43,9 @@ def judge(res: gated.Gated) -> Verdict:
     return Verdict(tuple(claims), keys + " gated.takeaway_gate", values)
 
 
-def outcome(plain: float, gate: float, tol: float) -> str:
-    """"better", "worse" or "same" for one size: both exact (within tol) is the same."""
-    if plain <= tol and gate <= tol:
+def outcome(plain: float, gate: float, floor: float) -> str:
+    """"better", "worse" or "same" for one size: both below the floor (too small to see) is the same."""
+    if plain <= floor and gate <= floor:
         return "same"
     if gate < BETTER * plain:
         return "better"
@@ -56,7 +56,7 @@ def outcome(plain: float, gate: float, tol: float) -> str:
 
 def judge_width(res: gated_sweep.GatedSweep) -> Verdict:
     """At equal weights, on page 4's targets: how many sizes the gate fits better, worse, the same."""
-    outcomes = [outcome(p.rmse, g.rmse, res.exact_tol) for p, g in zip(res.plain, res.gated)]
+    outcomes = [outcome(p.rmse, g.rmse, res.floor) for p, g in zip(res.plain, res.gated)]
     better, worse = outcomes.count("better"), outcomes.count("worse")
     n = len(outcomes)
     largest = res.plain[-1].params

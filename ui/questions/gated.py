@@ -44,7 +44,7 @@ def width(res: gated_sweep.GatedSweep) -> tuple[Asked, ...]:
     """At the largest pair of equal weight counts: better, the same or worse with the gate."""
     settings = {"target": res.target, "act": res.act, "seed": res.seed, "sizes": tuple(f.width for f in res.plain)}
     verdict = lessons.judge_width(res)
-    largest = lessons.outcome(res.plain[-1].rmse, res.gated[-1].rmse, res.exact_tol)
+    largest = lessons.outcome(res.plain[-1].rmse, res.gated[-1].rmse, res.floor)
     shown = {"target": res.label, "params": res.plain[-1].params, "plain_width": res.plain[-1].width,
              "gated_width": res.gated[-1].width}
     return (at(SECTION, settings, WIDTH, largest, "questions.gated_width_why",
