@@ -4,9 +4,12 @@ import streamlit as st
 
 from ffn_core import params
 from ffn_core.gpt import weights
-from ui import compute, lede, pages, shell, widgets
+from ui import widgets
 from ui.charts import home as charts
-from ui.lessons import home as lessons
+from ui.compute import cache
+from ui.kit import lede, shell
+from ui.registry import catalog, links
+from ui.verdicts import home as verdicts
 
 page = shell.setup("home")
 t = page.t
@@ -17,7 +20,7 @@ lede.lesson(page, t("home.lesson"), [r"\mathrm{FFN}(x) = W_2\,\mathrm{act}(W_1 x
 D_MODEL = 512  # the seed text's worked example
 
 
-@compute.cached(max_entries=4)
+@cache.cached(max_entries=4)
 def block_split(d_model: int) -> tuple[params.Split, pd.DataFrame]:
     split = params.split(d_model, "4")
     parts = split.to_frame().groupby("part", as_index=False)["params"].sum()
@@ -52,17 +55,17 @@ attention_metric.metric(t("home.metric_attention"), f"{split.attention_params:,}
 ffn_metric.metric(t("home.metric_ffn"), f"{split.ffn_params:,}", help=t("home.metric_ffn_help"))
 share_metric.metric(t("home.metric_share"), f"{split.ffn_share:.4f}", help=t("home.metric_share_help"))
 widgets.chart(page, charts.block_bar, parts, t)
-widgets.verdict(page, lessons.judge(split))
+widgets.verdict(page, verdicts.judge(split))
 
-st.header(t("home.map_heading", n=len(pages.DEMOS)))
+st.header(t("home.map_heading", n=len(catalog.DEMOS)))
 st.markdown(t("home.map_lesson"))
-demos = pages.DEMOS
+demos = catalog.DEMOS
 for index, (section, path, icon) in enumerate(demos):
     if index % 3 == 0:  # a row at a time, so the cards read left to right in lesson order
         columns = st.columns(3, gap="medium")
     with columns[index % 3].container(border=True):
         st.page_link(path, label=f"**{index + 1}. {t(f'{section}.title')}**", icon=icon,
-                     query_params=shell.link_params(page))
+                     query_params=links.app_link_params(page))
         # The GPT's card cites its depth, read from the shipped config rather than written in the text.
         st.markdown(t(f"{section}.summary", blocks=weights.config().n_layer))
 

@@ -24,7 +24,7 @@ student is a Streamlit session over its websocket (bench/stclient.py). Scenarios
            2 s. The server's memory above idle, its CPU, the trainings computed.
 
 The machine is a shared 2-core box: wall times count the time the server waited for a core held
-by another program. Each scenario prints the load average beside its numbers; ui/compute.py's
+by another program. Each scenario prints the load average beside its numbers; ui/compute/cache.py's
 counters (/_stcore/metrics, ffnlab_experiments) are printed where the server has them.
 """
 

@@ -243,7 +243,7 @@ def report(r: dict, budget_ms: float = 300.0) -> None:
 
 
 def _strings(root: Path, lang: str = "en") -> dict[str, str]:
-    """The app's locale strings (ui/i18n.py's merge, read here so no streamlit import is needed)."""
+    """The app's locale strings (ui/base/i18n.py's merge, read here so no streamlit import is needed)."""
     import tomllib
 
     def flat(table: dict, prefix: str = "") -> dict[str, str]:
@@ -599,7 +599,7 @@ def pages_main(args: argparse.Namespace) -> int:
     results = []
     for label, replicas, url, _pids in databases(args, "class_pages"):
         os.environ["FFNLAB_CLASS_DB"] = url  # every replica started below reads it
-        # The replicas' own warm-up (ui/warmup.py) would compute every page beside the class:
+        # The replicas' own warm-up (ui/compute/warmup.py) would compute every page beside the class:
         # off, as stclient.Server has it, so both targets measure the class alone.
         os.environ["FFNLAB_WARMUP"] = "0"
         app = balanced = None

@@ -5,7 +5,7 @@
 "before" is the plain path (a hooked copy of the model for each ablation, an edited copy passed over
 every prompt, the prompts' own pass for the predictions and each covariance); "after" is the kept
 corpus pass (ffn_core/gpt/states.py, run once per distinct prefix: ffn_core/gpt/prefixes.py) as
-ui/gpt_probes.py calls it. Both measure over the whole corpus: every sentence for the scores, every
+ui/gpt/probes.py calls it. Both measure over the whole corpus: every sentence for the scores, every
 prompt for the edit. Each pair runs back to back, so the machine's load is the same for both; the
 load average is printed beside them; with --repeat N each pair runs N times, in turn, and the least
 CPU time of each is shown (a shared machine only ever adds time). The results are checked equal as

@@ -23,7 +23,7 @@ drawn the home page once (its imports are done); `--cold` starts the class on a 
 
 A rerun is "cached" when another session already finished a run with the same page and settings,
 "first" otherwise. A page opened from the menu starts on its defaults whatever the session did
-before (ui/shell.py), so the link and the moves since are the whole of a page's settings. Printed
+before (ui/kit/shell.py), so the link and the moves since are the whole of a page's settings. Printed
 per N: rerun latency p50/p95/max (all, cached, first), errors (exception elements, failed runs,
 client errors), the server's peak RSS, the server's CPU per rerun, the load client's own CPU (it
 shares the machine's two cores with the server), and the server's own cache counters (hits,

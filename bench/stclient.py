@@ -34,7 +34,7 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState
 ROOT = Path(os.environ.get("FFNLAB_APP_ROOT", Path(__file__).resolve().parents[1]))
 # The widget kinds a student moves; buttons (Train, Step) and text boxes are left alone.
 MOVABLE = ("slider", "selectbox", "checkbox", "radio", "number_input")
-# Query keys that choose how a page looks, not what it computes (ui/shell.py's reserved names).
+# Query keys that choose how a page looks, not what it computes (ui/kit/shell.py's reserved names).
 VIEW_KEYS = {"lang", "present", "code"}
 
 
@@ -481,5 +481,5 @@ def metric_values(url: str, family: str) -> dict[str, float]:
 
 
 def experiments(url: str) -> dict[str, int]:
-    """What the app's turns have done so far (ui/compute.py): computed, shared, abandoned, dropped, failed."""
+    """What the app's turns have done so far (ui/compute/cache.py): computed, shared, abandoned, dropped, failed."""
     return {labels.split('"')[1]: int(v) for labels, v in metric_values(url, "ffnlab_experiments").items()}

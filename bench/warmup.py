@@ -2,7 +2,7 @@
 
     python bench/warmup.py
 
-Starts a server with its warm-up on (ui/warmup.py), opens the home page once (the first run of any
+Starts a server with its warm-up on (ui/compute/warmup.py), opens the home page once (the first run of any
 page starts the warm-up), waits for the warm-up's log line, and prints its time and server CPU, the
 server's memory before and after, then each page's first visit afterwards (wall ms, experiments
 computed for it: 0 when the warm-up did its job). With the load average.
@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 
 def main() -> int:
-    from ui import warmup
+    from ui.compute import warmup
 
     server = Server(ROOT, warmup=True)
     try:

@@ -1,6 +1,6 @@
 """Korean particles: which form follows a word, decided by its last syllable's final consonant (받침).
 
-The one rule the app's sentences (ui/text.py, which first works out how a number or a symbol is read)
+The one rule the app's sentences (ui/base/text.py, which first works out how a number or a symbol is read)
 and the GPT corpus's templates (ffn_core/gpt/corpus.py) both follow.
 """
 from __future__ import annotations

@@ -4,9 +4,14 @@ import streamlit as st
 
 from ffn_core import moe, moe_presets
 from ffn_core.gpt import moe_probes as probes
-from ui import ask, compute, controls, lede, moe_probes, shell, text, widgets
+from ui import widgets
+from ui.base import text
+from ui.compute import cache
+from ui.gpt import moe_probes
+from ui.kit import controls, lede, shell
+from ui.questions import quiz
 from ui.charts import moe as charts
-from ui.lessons import moe as lessons
+from ui.verdicts import moe as verdicts
 from ui.questions import moe as questions
 
 page = shell.setup("moe")
@@ -18,12 +23,12 @@ lede.lesson(page, t("moe.lesson"), [r"\mathrm{MoE}(x) = \sum_{i \in \operatornam
                                      r"\mathcal{L}_{\mathrm{balance}} = E \sum_{i=1}^{E} f_i\,P_i"])
 
 
-@compute.cached(max_entries=256)
+@cache.cached(max_entries=256)
 def measure(d: int, experts: int, k: int, n: int, seed: int) -> moe.MoEResult:
     return moe.measure(d, 4 * d, experts, k, n, seed)
 
 
-@compute.cached(max_entries=2)
+@cache.cached(max_entries=2)
 def published() -> tuple[moe_presets.MoECount, ...]:
     return tuple(moe_presets.count(p) for p in moe_presets.PRESETS)
 
@@ -41,12 +46,12 @@ def toy() -> None:
     with st.spinner(t("common.computing")):
         res = measure(int(d), int(experts), int(k), int(n), int(seed))
     asked = questions.ask(res)
-    ask.questions(page, asked, asking)
+    quiz.questions(page, asked, asking)
     st.caption(t("moe.sizes_caption", d=res.d_model, m=res.d_ff, experts=res.n_experts, n=res.n_tokens))
-    if ask.shown(page, asked):
+    if quiz.shown(page, asked):
         chart_column, numbers = st.columns([3, 2], gap="large")
         with chart_column:
-            widgets.chart(page, charts.tokens_per_expert, compute.derive(res.to_frame), t)
+            widgets.chart(page, charts.tokens_per_expert, cache.derive(res.to_frame), t)
             st.caption(t("moe.tokens_caption", n=res.n_tokens))
         with numbers:
             r = res.routing(res.k)
@@ -55,7 +60,7 @@ def toy() -> None:
             st.metric(t("moe.metric_balance"), f"{r.balance_loss:.3f}", help=t("moe.metric_balance_help"))
             st.metric(t("moe.metric_position"), text.error(max(res.rowwise_max_abs_diff, res.permutation_max_abs_diff)),
                       help=t("moe.metric_position_help"))
-        widgets.verdict(page, lessons.judge(res))
+        widgets.verdict(page, verdicts.judge(res))
 
 
 toy()
@@ -69,7 +74,7 @@ if page.show_details:
         rows = [{t("moe.col_model"): c.name, t("moe.col_total"): f"{c.total:,}", t("moe.col_active"): f"{c.active:,}",
                  t("moe.col_published"): c.published_text, t("moe.col_source"): c.config.url} for c in counts]
         widgets.table(page, pd.DataFrame(rows), "moe_published.csv")
-widgets.verdict(page, lessons.judge_presets(counts))
+widgets.verdict(page, verdicts.judge_presets(counts))
 
 
 @shell.part
@@ -85,23 +90,23 @@ def trained() -> None:
         routed = moe_probes.routes()
         cut = moe_probes.ablate(int(block), int(expert))
     asked = questions.trained(routed, cut)
-    ask.questions(page, asked)
-    if ask.shown(page, asked):
+    quiz.questions(page, asked)
+    if quiz.shown(page, asked):
         chart_column, ablation_column = st.columns(2, gap="large")
         with chart_column:
             st.subheader(t("moe.routes_heading", block=block))
-            frame = compute.derive(routed.to_frame)
+            frame = cache.derive(routed.to_frame)
             widgets.chart(page, charts.routes, frame[frame["block"] == int(block) - 1], t)
             st.caption(t("moe.routes_caption", prompts=routed.prompts, accuracy=routed.accuracy))
-        widgets.verdict(page, lessons.judge_routes(routed, int(block) - 1))
+        widgets.verdict(page, verdicts.judge_routes(routed, int(block) - 1))
         with ablation_column:
             st.subheader(t("moe.ablation_heading", block=block, expert=expert))
-            widgets.chart(page, charts.ablation, compute.derive(cut.to_frame), t)
+            widgets.chart(page, charts.ablation, cache.derive(cut.to_frame), t)
             if cut.fell:
                 st.caption(t("moe.fell_caption", shown=", ".join(
                     f"{country} ({t(f'gpt.relation_{rel}')}, {t(f'gpt.lang_{lang}')}) → {word}"
                     for country, rel, lang, word in cut.fell)))
-        widgets.verdict(page, lessons.judge_ablation(cut))
+        widgets.verdict(page, verdicts.judge_ablation(cut))
 
 
 trained()

@@ -5,10 +5,14 @@ import pandas as pd
 import streamlit as st
 
 from ffn_core import model_counts, params, presets
-from ui import ask, compute, controls, lede, shell, text, widgets
+from ui import widgets
+from ui.base import text
 from ui.charts import split as charts
-from ui.lessons import split as lessons
+from ui.compute import cache
+from ui.kit import controls, glossary, lede, shell
+from ui.questions import quiz
 from ui.questions import split as questions
+from ui.verdicts import split as verdicts
 
 page = shell.setup("split")
 t = page.t
@@ -19,22 +23,23 @@ lede.lesson(page, t("split.lesson"), [
     r"\qquad P_{\mathrm{FFN}} = 2\,d\,d_{ff}\ \ (\mathrm{GLU}{:}\ 3\,d\,d_{ff})",
     r"h_{kv} = h,\ d_{ff} = 4d:\qquad \frac{P_{\mathrm{FFN}}}{P_{\mathrm{attn}} + P_{\mathrm{FFN}}} = \frac{8d^2}{4d^2 + 8d^2} = \frac{2}{3}",
 ])
+glossary.note(t, "self_attention", "glu", "gqa", "layernorm", "embedding")
 
 
-@compute.cached(max_entries=64)
+@cache.cached(max_entries=64)
 def count_block(d: int, expansion: str, n_heads: int, n_kv_heads: int, bias: bool, glu: bool) -> params.Split:
     return params.split(d, expansion, n_heads, n_kv_heads, bias, glu)
 
 
-@compute.cached(max_entries=1)
+@cache.cached(max_entries=1)
 def count_models() -> tuple[model_counts.Catalogue, pd.DataFrame, pd.DataFrame]:
     catalogue = model_counts.catalogue()
     return catalogue, catalogue.to_frame(), catalogue.parts_frame()
 
 
-@compute.cached(max_entries=1)
+@cache.cached(max_entries=1)
 def count_causes() -> tuple[model_counts.Causes, ...]:
-    return tuple(model_counts.causes(i) for i in lessons.PAST_EIGHTY)
+    return tuple(model_counts.causes(i) for i in verdicts.PAST_EIGHTY)
 
 
 def causes_frame(causes: tuple[model_counts.Causes, ...]) -> pd.DataFrame:
@@ -72,12 +77,12 @@ def block_section() -> None:
 
     s = count_block(d, expansion, n_heads, n_kv_heads, bias, glu)
     full = count_block(d, expansion, n_heads, n_heads, bias, glu)
-    asked = questions.block(s, expansion, full.attention_params)
-    ask.questions(page, asked, asking)
+    asked = questions.block(s, expansion)
+    quiz.questions(page, asked, asking)
     exact = Fraction(expansion) * d
     st.caption(t("split.d_ff_caption", expansion=expansion, d=d, d_ff=f"{s.d_ff:,}", head_dim=s.head_dim,
                  exact=f"{exact.numerator:,}" if exact.denominator == 1 else f"{float(exact):,.2f}"))
-    if ask.shown(page, asked):
+    if quiz.shown(page, asked):
         c1, c2, c3 = st.columns(3)
         c1.metric(t("split.metric_attention"), f"{s.attention_params:,}", help=t("split.metric_attention_help"))
         c2.metric(t("split.metric_ffn"), f"{s.ffn_params:,}", help=t("split.metric_ffn_help"))
@@ -94,7 +99,7 @@ def block_section() -> None:
             t("split.col_value"): [s.attention_formula, s.ffn_formula],
         })
         widgets.table(page, formulas, "split_block.csv")
-        widgets.verdict(page, lessons.judge_block(s, expansion, full.attention_params))
+        widgets.verdict(page, verdicts.judge_block(s, expansion, full.attention_params))
 
 
 block_section()
@@ -108,8 +113,8 @@ def models_section() -> None:
     model_id = controls.draw(page, "model")
     m = catalogue.models[presets.IDS.index(model_id)]
     model_asked = questions.model(m)
-    ask.questions(page, (model_asked,))
-    if ask.shown(page, model_asked):
+    quiz.questions(page, (model_asked,))
+    if quiz.shown(page, model_asked):
         c1, c2, c3, c4 = st.columns(4)
         c1.metric(t("split.metric_model_block"), f"{m.block.ffn_share:.2%}")
         c2.metric(t("split.metric_model_ffn"), f"{m.ffn_share_of_model:.2%}")
@@ -130,10 +135,12 @@ def models_section() -> None:
                       first=(t("split.col_share"), t("split.col_total"), t("split.col_published"), t("split.col_gap")))
 
     st.subheader(t("split.causes_heading"))
-    causes = count_causes()
-    widgets.chart(page, charts.cause_bars, causes_frame(causes), t)
-    if ask.shown(page, model_asked, note=False):  # the takeaway names the chosen model's share
-        widgets.verdict(page, lessons.judge_models(catalogue, causes, m))
+    # The causes chart ends on LLaMA-2 70B's and Mistral 7B's shares, and the takeaway names the chosen
+    # model's: both answer the model question, so both wait for it.
+    if quiz.shown(page, model_asked):
+        causes = count_causes()
+        widgets.chart(page, charts.cause_bars, causes_frame(causes), t)
+        widgets.verdict(page, verdicts.judge_models(catalogue, causes, m))
     widgets.show_code(page, params.block, params.attention_formula, params.ffn_formula, model_counts.model, model_counts.causes)
 
 

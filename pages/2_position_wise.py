@@ -3,10 +3,14 @@ import pandas as pd
 import streamlit as st
 
 from ffn_core import attention, ffn, position
-from ui import ask, compute, controls, glossary, lede, shell, text, widgets
+from ui import widgets
+from ui.base import text
 from ui.charts import position as charts
-from ui.lessons import position as lessons
+from ui.compute import cache
+from ui.kit import controls, glossary, lede, shell
+from ui.questions import quiz
 from ui.questions import position as questions
+from ui.verdicts import position as verdicts
 
 SEQUENTIAL_CODE = """x = torch.randn(batch, seq, d)              # [batch, seq, d]
 ffn = nn.Sequential(
@@ -19,25 +23,25 @@ y = ffn(x)                                    # [batch, seq, d]"""
 page = shell.setup("position")
 t = page.t
 
-st.title(t("position.title"))
+st.title(t("position.title_asking" if quiz.asks_first(page) else "position.title"))  # the title answers a question
 lede.lesson(page, t("position.lesson"), [
     r"y_i = \mathrm{FFN}(x_i) \;\Rightarrow\; \frac{\partial y_i}{\partial x_j} = 0 \;(i \neq j)"
     r"\qquad\text{vs.}\qquad y_i = \sum_j a_{ij}\, W_O W_V\, x_j"
 ])
-glossary.note(t, "jacobian", "equivariant")
+glossary.note(t, "self_attention", "causal_mask", "jacobian", "equivariant")
 
 
-@compute.cached(max_entries=256)
+@cache.cached(max_entries=256)
 def measure(n: int, d: int, act: str, heads: int, causal: bool, perm: str, seed: int) -> position.PositionWise:
     return position.measure(n, d, 4 * d, act, heads, causal, perm, seed)
 
 
-@compute.cached(max_entries=256)
+@cache.cached(max_entries=256)
 def block(n: int, d: int, act: str, heads: int, causal: bool, seed: int) -> position.BlockInfluence:
     return position.block_influence(n, d, 4 * d, act, heads, causal, seed)
 
 
-@compute.cached(max_entries=64)
+@cache.cached(max_entries=64)
 def sequential(d: int, act: str, seed: int) -> position.SequentialCheck:
     return position.sequential_check(2, 8, d, 4 * d, seed, act)
 
@@ -63,12 +67,12 @@ def experiment() -> None:
     with st.spinner(t("common.computing")):
         res = measure(int(n), int(d), act, int(heads), bool(causal), perm, int(seed))
     asked = questions.ask(res)
-    ask.questions(page, asked, asking)
+    quiz.questions(page, asked, asking)
 
     st.caption(t("position.sizes_caption", d=d, d_ff=res.d_ff, act=t(f"position.act_{act}"), heads=heads, d_h=d // heads))
     st.header(t("position.influence_heading"))
-    if ask.shown(page, asked):
-        frame = compute.derive(res.to_frame)
+    if quiz.shown(page, asked):
+        frame = cache.derive(res.to_frame)
         attention_title = t("position.attention_chart_title_causal" if causal else "position.attention_chart_title")
         left, right = st.columns(2)
         with left:
@@ -97,31 +101,36 @@ def experiment() -> None:
         widgets.table(page, checks, "position_checks.csv")
         st.caption(t("position.checks_caption"))
 
-        widgets.verdict(page, lessons.judge(res))
+        widgets.verdict(page, verdicts.judge(res))
 
     st.header(t("position.block_heading"))
     st.markdown(t("position.block_lesson"))
     st.latex(r"h_i = x_i + \mathrm{Attn}(X)_i, \qquad y_i = h_i + \mathrm{FFN}(h_i)")
     with st.spinner(t("common.computing")):
         blk = block(int(n), int(d), act, int(heads), bool(causal), int(seed))
-    block_frame = compute.derive(blk.to_frame)
-    left, right = st.columns(2)
-    with left:
-        widgets.chart(page, charts.influence_heatmap, block_frame[block_frame["model"] == "ffn"], t,
-                      t("position.block_ffn_chart_title"))
-    with right:
-        widgets.chart(page, charts.influence_heatmap, block_frame[block_frame["model"] == "block"], t,
-                      t("position.block_chart_title"))
-    widgets.verdict(page, lessons.judge_block(blk))
+    block_asked = questions.block(blk, {"n": int(n), "d": int(d), "act": act, "heads": int(heads),
+                                        "causal": bool(causal), "seed": int(seed)})
+    quiz.questions(page, block_asked)
+    # Its FFN map answers the first question too (0% off the diagonal): it waits for both.
+    if quiz.shown(page, asked + block_asked):
+        block_frame = cache.derive(blk.to_frame)
+        left, right = st.columns(2)
+        with left:
+            widgets.chart(page, charts.influence_heatmap, block_frame[block_frame["model"] == "ffn"], t,
+                          t("position.block_ffn_chart_title"))
+        with right:
+            widgets.chart(page, charts.influence_heatmap, block_frame[block_frame["model"] == "block"], t,
+                          t("position.block_chart_title"))
+        widgets.verdict(page, verdicts.judge_block(blk))
 
     st.header(t("position.shapes_heading"))
     st.markdown(t("position.shapes_lesson"))
     # The module written out is the one the check below runs: the page's activation, by torch's own name.
     st.code(SEQUENTIAL_CODE.format(act=type(ffn.activation(act)).__name__), language="python")
     shapes = sequential(int(d), act, int(seed))
-    widgets.verdict(page, lessons.judge_sequential(shapes))
+    widgets.verdict(page, verdicts.judge_sequential(shapes))
 
-    if page.show_details and ask.shown(page, asked, note=False):
+    if page.show_details and quiz.shown(page, asked, note=False):
         with st.expander(t("position.perm_heading")):
             st.markdown(t("position.perm_lesson", perm=list(res.permutation)))
             st.dataframe(

@@ -2,31 +2,35 @@
 import streamlit as st
 
 from ffn_core import collapse
-from ui import ask, compute, controls, glossary, lede, shell, text, widgets
+from ui import widgets
+from ui.base import text
 from ui.charts import collapse as charts
-from ui.lessons import collapse as lessons
+from ui.compute import cache
+from ui.kit import controls, glossary, lede, shell
+from ui.questions import quiz
 from ui.questions import collapse as questions
+from ui.verdicts import collapse as verdicts
 
 page = shell.setup("collapse")
 t = page.t
 
-st.title(t("collapse.title"))
+st.title(t("collapse.title_asking" if quiz.asks_first(page) else "collapse.title"))  # the title answers a question
 lede.lesson(page, t("collapse.lesson"), [r"W_2(W_1 x + b_1) + b_2 = \underbrace{(W_2 W_1)}_{d \times d}\,x + (W_2 b_1 + b_2),"
                                           r"\qquad \operatorname{rank}(W_2 W_1) \le \min(d, m)"])
 glossary.note(t, "affine", "least_squares", "rank", "singular_value")
 
 
-@compute.cached(max_entries=256)
+@cache.cached(max_entries=256)
 def measure(d: int, m: int, act: str, bias: bool, seed: int) -> collapse.Collapse:
     return collapse.measure(d, m, act, bias, seed)
 
 
-@compute.cached(max_entries=256)
+@cache.cached(max_entries=256)
 def sample(d: int, m: int, act: str, bias: bool, seed: int) -> collapse.FitSample:
     return collapse.fit_sample(d, m, act, bias, seed)
 
 
-@compute.cached(max_entries=256)
+@cache.cached(max_entries=256)
 def stack(d: int, layers: int, narrow: int, bias: bool, seed: int) -> collapse.Stack:
     return collapse.stack(d, hidden_widths(d, layers, narrow), bias, seed)
 
@@ -54,17 +58,17 @@ def experiment() -> None:
     with st.spinner(t("common.computing")):
         res = measure(int(d), int(m), act, bool(bias), int(seed))
     asked = questions.ask(res)
-    ask.questions(page, asked, asking)
+    quiz.questions(page, asked, asking)
 
     st.caption(t("collapse.sizes_caption" if act == "none" else "collapse.sizes_caption_act", d=d, m=m,
                  n_fit=f"{collapse.N_FIT:,}", n_test=f"{collapse.N_TEST:,}"))
 
-    if ask.shown(page, asked):
+    if quiz.shown(page, asked):
         if act == "none":
             chart_column, numbers = st.columns([3, 2], gap="large")
             with chart_column:
                 st.subheader(t("collapse.spectrum_heading"))
-                widgets.chart(page, charts.singular_values, compute.derive(res.to_frame), t)
+                widgets.chart(page, charts.singular_values, cache.derive(res.to_frame), t)
                 st.caption(t("collapse.spectrum_caption"))
             with numbers:
                 left, right = st.columns(2)
@@ -81,7 +85,7 @@ def experiment() -> None:
             chart_column, numbers = st.columns([3, 2], gap="large")
             with chart_column:
                 st.subheader(t("collapse.fit_heading"))
-                widgets.chart(page, charts.fit_scatter, compute.derive(sample(int(d), int(m), act, bool(bias), int(seed)).to_frame), t)
+                widgets.chart(page, charts.fit_scatter, cache.derive(sample(int(d), int(m), act, bool(bias), int(seed)).to_frame), t)
                 st.caption(t("collapse.fit_caption"))
             with numbers:
                 st.metric(t("collapse.metric_two"), f"{res.two_layer_params:,}", help=t("collapse.metric_two_help"))
@@ -90,10 +94,10 @@ def experiment() -> None:
 
         if page.show_details and act == "none":
             with st.expander(t("collapse.table_heading")):
-                frame = compute.derive(res.to_frame).rename(columns={"index": t("collapse.col_k"), "singular_value": t("collapse.col_sv"),
+                frame = cache.derive(res.to_frame).rename(columns={"index": t("collapse.col_k"), "singular_value": t("collapse.col_sv"),
                                                        "counted": t("collapse.col_counted")})
                 widgets.table(page, frame, "collapse_singular_values.csv")
-        widgets.verdict(page, lessons.judge(res))
+        widgets.verdict(page, verdicts.judge(res))
 
     st.header(t("collapse.stack_heading"))
     st.markdown(t("collapse.stack_lesson"))
@@ -104,17 +108,17 @@ def experiment() -> None:
     with st.spinner(t("common.computing")):
         tower = stack(int(d), int(layers), int(narrow), bool(bias), int(seed))
     stack_asked = questions.stack(tower, bool(bias))
-    ask.questions(page, stack_asked)
-    if ask.shown(page, stack_asked):
+    quiz.questions(page, stack_asked)
+    if quiz.shown(page, stack_asked):
         chart_column, numbers = st.columns([3, 2], gap="large")
         with chart_column:
             st.subheader(t("collapse.stack_spectrum_heading"))
-            widgets.chart(page, charts.singular_values, compute.derive(tower.to_frame), t)
+            widgets.chart(page, charts.singular_values, cache.derive(tower.to_frame), t)
         with numbers:
             st.metric(t("collapse.metric_stack_params"), f"{tower.layer_params:,}")
             st.metric(t("collapse.metric_stack_rank"), tower.rank)
             st.metric(t("collapse.metric_stack_residual"), text.error(tower.max_abs_residual))
-        widgets.verdict(page, lessons.judge_stack(tower))
+        widgets.verdict(page, verdicts.judge_stack(tower))
 
     widgets.show_code(page, collapse.measure, collapse.collapsed, collapse.best_affine_fit, collapse.fit_sample,
                       collapse.stack)

@@ -3,26 +3,30 @@ import pandas as pd
 import streamlit as st
 
 from ffn_core.sweep import best, expr, lesson, net1d, snap, sweep, targets, varpro
-from ui import ask, compute, controls, glossary, lede, shell, text, widgets
+from ui import widgets
+from ui.base import text
 from ui.charts import activations as act_charts
 from ui.charts import sweep as charts
-from ui.lessons import sweep as verdicts
+from ui.compute import cache
+from ui.kit import controls, glossary, lede, shell
+from ui.questions import quiz
 from ui.questions import sweep as questions
+from ui.verdicts import sweep as verdicts
 
 page = shell.setup("sweep")
 t = page.t
 
 st.title(t("sweep.title"))
 lede.lesson(page, t("sweep.lesson"), [t("sweep.formula")])
-glossary.note(t, "kink", "least_squares", "rmse")
+glossary.note(t, "relu_gelu", "kink", "least_squares", "rmse")
 
 
-@compute.cached(max_entries=32)
+@cache.cached(max_entries=32)
 def run(target: str, widths: tuple[int, ...], act: str, method: str, seed: int) -> sweep.Sweep:
     return sweep.fit_widths(target, widths, act=act, method=method, seed=seed)
 
 
-@compute.cached(max_entries=32)
+@cache.cached(max_entries=32)
 def reference(target: str, widths: tuple[int, ...], act: str) -> best.Reference:
     return best.reference(target, widths, act=act)
 
@@ -70,9 +74,9 @@ def experiment() -> None:
     relu = act == "relu"
     show_seed = key == "sin3x" and relu
     best_rmse = best_found(results, ref)
-    asked = questions.ask(results, best_rmse, {"target": key, "widths": widths, "act": act, "method": method,
+    asked = questions.ask(results, {"target": key, "widths": widths, "act": act, "method": method,
                                                "seed": int(seed)})
-    ask.questions(page, asked, asking)
+    quiz.questions(page, asked, asking)
     # The charts' long tables, from the results' own frames (a few ms; the charts' specs are cached by widgets.chart).
     curves = pd.concat([r.curves_frame() for r in results.values()], ignore_index=True)
     kinks = pd.concat([r.kinks_frame() for r in results.values()], ignore_index=True)
@@ -83,7 +87,7 @@ def experiment() -> None:
                  points=sweep.POINTS, steps=main.steps, act=t(f"sweep.act_{act}")))
 
     # --- fits and kinks -------------------------------------------------------------------------------------------
-    if ask.shown(page, asked):
+    if quiz.shown(page, asked):
         st.subheader(t("sweep.fits_heading"))
         widgets.chart(page, charts.fits, curves, kinks, t)
         st.caption(t("sweep.fits_caption" if relu else "sweep.fits_caption_gelu"))
@@ -141,21 +145,22 @@ def experiment() -> None:
                 with loss_slot.container():
                     widgets.chart(page, charts.loss(snap.loss_frame(), t))
 
-            final = compute.train(sweep.fit_widths, key, widths, act=act, method=m, seed=int(seed),
+            final = cache.train(sweep.fit_widths, key, widths, act=act, method=m, seed=int(seed),
                                   on_step=show, every=max(1, main.steps // 12))
             show(final)
 
     live_training()
 
     # --- table and code -------------------------------------------------------------------------------------------
-    if page.show_details and ask.shown(page, asked, note=False):
+    if page.show_details and quiz.shown(page, asked, note=False):
         with st.expander(t("sweep.table_heading")):
             rows = []
             for m, res in results.items():
                 for f, b in zip(res.fits, best_rmse):
                     row = {
                         t("sweep.col_method"): t(f"sweep.method_{m}"), t("sweep.col_width"): f.width,
-                        t("sweep.col_rmse"): f.rmse, t("sweep.col_exact"): f.exact, t("sweep.col_best"): b,
+                        t("sweep.col_rmse"): f.rmse, t("sweep.col_rmse_between"): f.rmse_between,
+                        t("sweep.col_exact"): f.exact, t("sweep.col_best"): b,
                     }
                     if show_seed:
                         row[t("sweep.col_seed")] = lesson.SEED_RMSE.get(f.width)

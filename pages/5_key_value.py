@@ -2,10 +2,14 @@ import pandas as pd
 import streamlit as st
 
 from ffn_core import keyvalue, memory_training
-from ui import ask, compute, controls, glossary, i18n, lede, shell, text, widgets
+from ui import widgets
+from ui.base import i18n, text
 from ui.charts import keyvalue as charts
-from ui.lessons import keyvalue as verdicts
+from ui.compute import cache
+from ui.kit import controls, glossary, lede, shell
+from ui.questions import quiz
 from ui.questions import keyvalue as questions
+from ui.verdicts import keyvalue as verdicts
 
 page = shell.setup("keyvalue")
 t = page.t
@@ -14,17 +18,17 @@ st.title(t("keyvalue.title"))
 lede.lesson(page, t("keyvalue.lesson"),
             [r"\mathrm{FFN}(x) = \sum_{i=1}^{m} \underbrace{\mathrm{relu}(k_i \cdot x + b_i)}_{a_i}\; v_i \;+\; b_2"],
             more=[t("keyvalue.concentration_lesson")])
-glossary.note(t, "full_batch_adam")
+glossary.note(t, "active", "full_batch_adam")
 
 
-@compute.cached(max_entries=64)
+@cache.cached(max_entries=64)
 def memorise_pairs(d: int, m: int, n: int, steps: int, seed: int) -> keyvalue.Memory:
     return keyvalue.memorise_pairs(d=d, m=m, n=n, steps=steps, seed=seed)
 
 
 # Choosing another key reads the trained FFN from the cache above (~40 ms) instead of training it
 # anew; called inside this experiment's turn, the training needs no second turn.
-@compute.cached(max_entries=128)
+@cache.cached(max_entries=128)
 def measure(d: int, m: int, n: int, steps: int, token: int, seed: int) -> keyvalue.KeyValue:
     return keyvalue.read_token(memorise_pairs(d, m, n, steps, seed), token)
 
@@ -58,9 +62,9 @@ def experiment() -> None:
         res = measure(int(d), int(m), int(n), int(steps), int(token), int(seed))
     before, after = res.untrained, res.trained
     asked = questions.ask(res, int(seed))
-    ask.questions(page, asked, asking)
+    quiz.questions(page, asked, asking)
 
-    if ask.shown(page, asked):
+    if quiz.shown(page, asked):
         c1, c2, c3, c4 = st.columns(4)
         c1.metric(t("keyvalue.metric_residual"), text.error(res.max_abs_residual), help=t("keyvalue.metric_residual_help"))
         c2.metric(t("keyvalue.metric_50"), text.change((before.n_for_50, after.n_for_50)),
@@ -71,9 +75,9 @@ def experiment() -> None:
         st.caption(t("keyvalue.active_caption", m=m, before=before.active, after=after.active,
                      norm_before=f"{before.output_norm:.2f}", norm_after=f"{after.output_norm:.2f}"))
 
-        frame = compute.derive(res.to_frame)
+        frame = cache.derive(res.to_frame)
         st.subheader(t("keyvalue.bars_heading", k=top_k, token=token))
-        top = compute.derive(_top_contributions, res, t, top_k)
+        top = cache.derive(_top_contributions, res, t, top_k)
         left, right = st.columns(2)
         with left:
             widgets.chart(page, charts.contributions, top, t, "untrained")

@@ -1,11 +1,16 @@
 import streamlit as st
 
 from ffn_core.gpt import ask, attribution, corpus, neurons, split, trace, weights
-from ui import ask as predict  # ffn_core.gpt.ask is the model-asking module here
-from ui import compute, controls, glossary, gpt_memory_sections, gpt_probes, lede, shell, text, widgets
+from ui import widgets
+from ui.base import text
 from ui.charts import gpt as charts
-from ui.lessons import gpt as lessons
+from ui.compute import cache
+from ui.gpt import probes, sections
+from ui.kit import controls, glossary, lede, shell
+from ui.questions import quiz
 from ui.questions import gpt as questions
+from ui.registry import links
+from ui.verdicts import gpt as verdicts
 
 page = shell.setup("gpt")
 t = page.t
@@ -13,20 +18,24 @@ t = page.t
 st.title(t("gpt.title"))
 lede.lesson(page, t("gpt.lesson", blocks=weights.config().n_layer),
             [r"p(w_{T+1} \mid w_1 \dots w_T) = \mathrm{softmax}\big(W_U\,\mathrm{LN}_f(x_T^{(L)})\big)"])
+# "logit" is read in the tokens' lesson and every section after it: it is explained before its first use.
+glossary.note(t, "logit", "softmax", "causal_mask", "embedding")
 
 
 @shell.part
 def checkpoint_part(words: tuple[str, ...], answer: str | None) -> None:
-    gpt_memory_sections.intro(page, "step")
+    sections.intro(page, "step")
+    glossary.note(page.t, "checkpoint")
     step = controls.draw(page, "checkpoint")
-    gpt_memory_sections.checkpoint(page, step, words, answer)
+    sections.checkpoint(page, step, words, answer)
 
 
 @shell.part
 def roles_part(country: str, template: str) -> None:
-    gpt_memory_sections.intro(page, "roles")
+    sections.intro(page, "roles")
+    glossary.note(page.t, "cosine_similarity")
     other = controls.draw(page, "other")
-    gpt_memory_sections.roles(page, country, other, template)
+    sections.roles(page, country, other, template)
 
 
 @shell.part
@@ -35,16 +44,16 @@ def experiment() -> None:
     example = next((" ".join(p.words) for p in corpus.prompts("all") if p.lang == "ko"), "")
     with st.expander(t("gpt.tokens_heading")):
         st.markdown(t("gpt.tokens_lesson", example=example))
-        glossary.note(t, "logit", "logit_lens")
+        glossary.note(t, "logit_lens")
 
-    model = gpt_probes.shipped()
+    model = probes.shipped()
     c1, c2, c3 = st.columns([2, 2, 1])
     country = controls.draw(page, "country", c1)
     relation = controls.draw(page, "relation", c2)  # the relations this country has facts for
     plang = controls.draw(page, "plang", c3, horizontal=True)
     fact = next(f for f in corpus.FACTS if f.country == country and f.relation == relation)
-    own = gpt_probes.prompts_of(fact, plang)
-    by_words = {" ".join(p.words): p for p in own}  # a form is named by its own words (ui/pages.py)
+    own = probes.prompts_of(fact, plang)
+    by_words = {" ".join(p.words): p for p in own}  # a form is named by its own words (ui/registry/catalog.py)
     more, = lede.less_used(page, 1)
     form = controls.draw(page, "form", more, horizontal=True)
     typed = controls.draw(page, "prompt", more)
@@ -52,47 +61,47 @@ def experiment() -> None:
     chosen = by_words[form]
     words, answer = chosen.words, chosen.answer
     if typed.strip():
-        parsed, unknown = gpt_probes.parse(typed)
+        parsed, unknown = probes.parse(typed)
         if unknown:
             st.info(t("gpt.unknown_words", words=", ".join(unknown)))
         elif parsed:
-            words, answer = parsed, gpt_probes.known_answer(parsed)
+            words, answer = parsed, probes.known_answer(parsed)
     st.caption(t("gpt.tokens_shown", tokens=" · ".join(words), n=len(words)))
 
     with st.spinner(t("common.computing")):
-        nxt = gpt_probes.next_token(words, answer)
-        acc = gpt_probes.accuracy()
+        nxt = probes.next_token(words, answer)
+        acc = probes.accuracy()
     target = answer if answer is not None else nxt.tokens[0]
     with st.spinner(t("common.computing")):
-        attr = gpt_probes.attribute(words, target)
-        top = gpt_probes.top_neurons(words, target)
-        parts = gpt_probes.parameter_split()
-    prompt_asked = questions.prompt(words, answer, nxt.tokens[0], acc, attr.attn, attr.ffn)
+        attr = probes.attribute(words, target)
+        top = probes.top_neurons(words, target)
+        parts = probes.parameter_split()
+    prompt_asked = questions.prompt(words, answer, nxt.tokens[0], attr.attn, attr.ffn)
     heldout_asked = questions.heldout(acc)
-    predict.questions(page, prompt_asked + heldout_asked, asking)
+    quiz.questions(page, prompt_asked + heldout_asked, asking)
 
     # 1. Ask the model
     st.header(t("gpt.ask_heading"))
-    if predict.shown(page, prompt_asked + heldout_asked):
+    if quiz.shown(page, prompt_asked + heldout_asked):
         c1, c2, c3, c4 = st.columns(4)
         c1.metric(t("gpt.metric_top"), nxt.tokens[0], help=t("gpt.metric_top_help"))
         c2.metric(t("gpt.metric_top_prob"), text.pct(nxt.probs[0]))
         c3.metric(t("gpt.metric_answer_rank"), "—" if nxt.answer_rank is None else str(nxt.answer_rank),
                   help=t("gpt.metric_answer_rank_help", answer=answer or "—"))
         c4.metric(t("gpt.metric_answer_prob"), "—" if nxt.answer_prob is None else text.pct(nxt.answer_prob))
-        widgets.chart(page, charts.top_tokens, compute.derive(nxt.to_frame), t)
+        widgets.chart(page, charts.top_tokens, cache.derive(nxt.to_frame), t)
         if answer is None:
             st.caption(t("gpt.no_known_answer"))
 
         c1, c2 = st.columns(2)
         c1.metric(t("gpt.metric_seen"), text.pct(acc.seen), help=t("gpt.metric_seen_help", n=acc.n_seen))
         c2.metric(t("gpt.metric_heldout"), text.pct(acc.heldout), help=t("gpt.metric_heldout_help", n=acc.n_heldout))
-        frame = compute.derive(acc.to_frame)
+        frame = cache.derive(acc.to_frame)
         widgets.chart(page, charts.accuracy, frame, t)
         if page.show_details:
             with st.expander(t("gpt.accuracy_table")):
                 widgets.table(page, frame, "gpt_accuracy.csv")
-        widgets.verdict(page, lessons.ask(acc, answer, nxt.tokens[0]))
+        widgets.verdict(page, verdicts.ask(acc, answer, nxt.tokens[0]))
 
     # 2. Layer by layer
     st.header(t("gpt.layers_heading"))
@@ -102,7 +111,7 @@ def experiment() -> None:
     glossary.note(t, "residual_stream", "direct_logit_attribution")
     st.latex(r"\ell_{a} = u_a\cdot\Big(e + \sum_{l}\mathrm{attn}_l + \sum_{l}\mathrm{FFN}_l\Big) + c_a,\qquad "
              r"u_a = s\,P(\gamma \odot w_a),\; s = 1/\sqrt{\mathrm{var}(x)+\epsilon}\ \text{" + t("gpt.frozen") + "}")
-    if predict.shown(page, prompt_asked):
+    if quiz.shown(page, prompt_asked):
         c1, c2, c3, c4 = st.columns(4)
         c1.metric(t("gpt.metric_logit", answer=target), f"{attr.logit:.3f}")
         c2.metric(t("gpt.metric_attn_total"), f"{sum(attr.attn):+.3f}")
@@ -111,12 +120,12 @@ def experiment() -> None:
         left, right = st.columns(2)
         with left:
             st.markdown(f"**{t('gpt.attribution_heading', answer=target)}**")
-            widgets.chart(page, charts.attribution, compute.derive(attr.to_frame), t)
+            widgets.chart(page, charts.attribution, cache.derive(attr.to_frame), t)
         with right:
             st.markdown(f"**{t('gpt.lens_heading', answer=target)}**")
-            widgets.chart(page, charts.lens, compute.derive(attr.lens_frame), t)
+            widgets.chart(page, charts.lens, cache.derive(attr.lens_frame), t)
         first = next((lens.layer for lens in attr.lens if lens.answer_rank == 1), None)
-        widgets.verdict(page, lessons.layers(target, attr.max_abs_residual, attr.embedding, attr.attn, attr.ffn, first))
+        widgets.verdict(page, verdicts.layers(target, attr.max_abs_residual, attr.embedding, attr.attn, attr.ffn, first))
 
     # 3. Trained key-value neurons
     st.header(t("gpt.neurons_heading"))
@@ -130,7 +139,7 @@ def experiment() -> None:
     c1.metric(t("gpt.metric_active"), " / ".join(str(a) for a in top.active), help=t("gpt.metric_active_help", m=top.d_ff))
     c2.metric(t("gpt.metric_top_sum", n=len(top.neurons)), f"{top_sum:+.2f}")
     c3.metric(t("gpt.metric_ffn_push"), f"{ffn_total:+.2f}")
-    neuron_frame = compute.derive(top.to_frame)
+    neuron_frame = cache.derive(top.to_frame)
     widgets.chart(page, charts.neurons, neuron_frame, t, len(model.blocks))
     shown = neuron_frame[["label", "coefficient", "value_on_answer", "contribution", "promotes", "top_prompts"]].rename(columns={
         "label": t("gpt.axis_neuron"), "coefficient": "aᵢ", "value_on_answer": "u·vᵢ",
@@ -138,14 +147,14 @@ def experiment() -> None:
     })
     widgets.table(page, shown.round(4), "gpt_neurons.csv", first=(t("gpt.col_promotes"), t("gpt.col_prompts")))
     lead = top.neurons[0] if top.neurons else None
-    widgets.verdict(page, lessons.neurons(
+    widgets.verdict(page, verdicts.neurons(
         target, [n.contribution for n in top.neurons], ffn_total, top.d_ff * len(top.active),
         "—" if lead is None else f"L{lead.layer}·#{lead.index}", "—" if lead is None else ", ".join(lead.promotes[:3])))
 
     # 4. The model's own parameter split
     st.header(t("gpt.split_heading"))
     st.markdown(t("gpt.split_lesson"))
-    split_frame = compute.derive(parts.to_frame)
+    split_frame = cache.derive(parts.to_frame)
     widgets.chart(page, charts.parameter_split, split_frame, t)
     c1, c2, c3 = st.columns(3)
     c1.metric(t("gpt.metric_params"), f"{parts.total:,}")
@@ -153,19 +162,19 @@ def experiment() -> None:
     c3.metric(t("gpt.metric_ffn_share_blocks"), f"{parts.ffn_share_of_blocks:.4f}")
     if parts.tied:
         st.caption(t("gpt.tied_caption"))
-    widgets.verdict(page, lessons.parameter_split(parts))
+    widgets.verdict(page, verdicts.parameter_split(parts))
 
-    # 5–8. The prompt at every checkpoint, the corpus across training, one word in context (ui/gpt_memory_sections.py):
+    # 5–8. The prompt at every checkpoint, the corpus across training, one word in context (ui/gpt/sections.py):
     # the training step and the other word each rerun their own section alone.
     checkpoint_part(tuple(words), answer)
-    gpt_memory_sections.curve(page)
-    gpt_memory_sections.contexts(page, country)
+    sections.curve(page, heldout_asked)  # its last point is the held-out answer
+    sections.contexts(page, country)
     roles_part(country, chosen.template)
 
     st.page_link("pages/8_gpt_surgery.py", label=t("gpt.link_surgery"), icon=":material/arrow_forward:",
-                 query_params=shell.link_params(page))
+                 query_params=links.app_link_params(page))
     widgets.show_code(page, ask.next_token, trace.run, trace.readout, attribution.attribute, neurons.top_neurons, split.split,
-                      *gpt_memory_sections.CODE)
+                      *sections.CODE)
 
 
 experiment()

@@ -3,10 +3,15 @@ import streamlit as st
 
 from ffn_core import sparsity as ffn_sparsity
 from ffn_core.gpt import ablation, corpus, edit, evaluate, sparsity_curve, states, weights
-from ui import ask, controls, glossary, gpt_probes, lede, pages, shell, text, widgets
+from ui import widgets
+from ui.base import text
 from ui.charts import gpt as charts
-from ui.lessons import gpt as lessons
+from ui.gpt import probes
+from ui.kit import controls, glossary, lede, shell
+from ui.questions import quiz
 from ui.questions import gptsurgery as questions
+from ui.registry import catalog
+from ui.verdicts import gpt as verdicts
 
 page = shell.setup("gptsurgery")
 t = page.t
@@ -22,15 +27,18 @@ def ablation_section() -> None:
     # 1. Take the FFN out
     st.header(t("gptsurgery.ablation_heading"))
     st.markdown(t("gptsurgery.ablation_lesson", examples="“of”, “is”, “의”, “수도”"))
-    glossary.note(t, "residual_stream")
-    st.latex(r"x \leftarrow x + \mathrm{attn}_l(\mathrm{LN}(x)),\qquad x \leftarrow x + \underbrace{\mathrm{FFN}_l(\mathrm{LN}(x))}_{\to\,0}")
-    target = controls.draw(page, "target")
+    glossary.note(t, "ablation", "residual_stream")
+    st.latex(r"x \leftarrow x + \mathrm{attn}_l(\mathrm{LN}(x)),\qquad x \leftarrow x + \underbrace{\mathrm{FFN}_l(\mathrm{LN}(x))}"
+             r"_{\to\,0\ \text{" + t("gptsurgery.or") + r"}\ \overline{\mathrm{FFN}_l}}")
+    c1, c2 = st.columns([2, 1])
+    target = controls.draw(page, "target", c1)
+    how = controls.draw(page, "how", c2, horizontal=True)
     with st.spinner(t("common.computing")):
-        base = gpt_probes.base_scores()
-        after = base if target == "none" else gpt_probes.ablated_scores(target)
-    ablation_asked = questions.ablation(target, pages.target_label(t, target), base, after)
-    ask.questions(page, ablation_asked, asking)
-    if ask.shown(page, ablation_asked):
+        base = probes.base_scores()
+        after = base if target == "none" else probes.ablated_scores(target, how)
+    ablation_asked = questions.ablation(target, catalog.target_label(t, target), base, after)
+    quiz.questions(page, ablation_asked, asking)
+    if quiz.shown(page, ablation_asked):
         c1, c2, c3 = st.columns(3)
         for column, name in zip((c1, c2, c3), ("seen", "heldout", "template")):
             column.metric(t(f"gptsurgery.measure_{name}"), text.change((getattr(base, name), getattr(after, name)), text.pct),
@@ -39,7 +47,7 @@ def ablation_section() -> None:
                               for name in ("seen", "heldout", "template")
                               for state, scores in (("shipped", base), ("ablated", after))])
         widgets.chart(page, charts.ablation, frame, t)
-        widgets.verdict(page, lessons.ablation(target, pages.target_label(t, target), base, after))
+        widgets.verdict(page, verdicts.ablation(target, catalog.target_label(t, target), base, after, how))
 
 
 ablation_section()
@@ -73,12 +81,12 @@ def edit_section() -> None:
         st.info(t("gptsurgery.undone", prompt=prompt_words, old=fact.answer(elang)))
     else:
         with st.spinner(t("common.computing")):
-            res = gpt_probes.edit_fact(country, elang, new_answer, int(layer), method)
-        unchanged = gpt_probes.shipped_unchanged()
+            res = probes.edit_fact(country, elang, new_answer, int(layer), method)
+        unchanged = probes.shipped_unchanged()
         edit_asked = questions.edit(res, prompt_words)
-        ask.questions(page, edit_asked)
+        quiz.questions(page, edit_asked)
 
-        if ask.shown(page, edit_asked):
+        if quiz.shown(page, edit_asked):
             c1, c2, c3, c4 = st.columns(4)
             c1.metric(t("gptsurgery.metric_edited"), text.pct_change(res.edited), help=t("gptsurgery.metric_edited_help"))
             c2.metric(t("gptsurgery.metric_other_templates"), text.pct_change(res.other_templates),
@@ -95,7 +103,7 @@ def edit_section() -> None:
                                         "before": t("gptsurgery.col_before"), "after": t("gptsurgery.col_after")})
             widgets.table(page, rows, "gpt_edit.csv", first=(t("gptsurgery.col_prompt"), t("gptsurgery.col_after"),
                                                              t("gptsurgery.col_before")))
-            widgets.verdict(page, lessons.edit(res, prompt_words, unchanged))
+            widgets.verdict(page, verdicts.edit(res, prompt_words, unchanged))
 
 
 edit_section()
@@ -106,28 +114,26 @@ def sparsity_section() -> None:
     # 3. Sparsity from training
     st.header(t("gptsurgery.sparsity_heading"))
     st.markdown(t("gptsurgery.sparsity_lesson"))
+    glossary.note(t, "checkpoint", "active")
     st.latex(r"\text{" + t("gptsurgery.formula_lhs") + r"}_l = \frac{1}{N\,m}\sum_{n=1}^{N}\sum_{i=1}^{m}\mathbf{1}\left[k_i\cdot \mathrm{LN}(x_n) + b_i > 0\right]")
     steps = list(weights.steps())
     step = controls.draw(page, "step")
     with st.spinner(t("common.computing")):
         # The final checkpoint's fraction comes with the shipped model's scores: one corpus pass for both.
-        now = gpt_probes.base_scores().active if step == steps[-1] else gpt_probes.active_at(int(step))
-    logged_steps, logged = gpt_probes.logged_curve()
+        now = probes.base_scores().active if step == steps[-1] else probes.active_at(int(step))
+    logged_steps, logged = probes.logged_curve()
     curve = sparsity_curve.Curve((int(step),), (now,), logged_steps, logged)
     start = logged[0] if logged else now
     gap = curve.max_log_gap()
-    sparsity_asked = questions.sparsity(int(step), start, now, gap)
-    ask.questions(page, sparsity_asked)
-    if ask.shown(page, sparsity_asked):
-        # Two to a row: "0.495 → 0.304" needs half the width, or the numbers the lesson is about are cut off.
-        for row in range(0, len(now), 2):
-            cols = st.columns(2)
-            for column, i in zip(cols, range(row, min(row + 2, len(now)))):
-                column.metric(t("gpt.block_n", layer=i + 1), text.change((start[i], now[i]), "{:.3f}".format),
-                              help=t("gptsurgery.metric_block_help", step=step))
-        widgets.chart(page, charts.sparsity, curve.to_frame(), ffn_sparsity.PUBLISHED, t)
-        st.caption(t("gptsurgery.sparsity_caption"))
-        widgets.verdict(page, lessons.sparsity(int(step), start, now, gap))
+    # Two to a row: "0.495 → 0.304" needs half the width, or the numbers the lesson is about are cut off.
+    for row in range(0, len(now), 2):
+        cols = st.columns(2)
+        for column, i in zip(cols, range(row, min(row + 2, len(now)))):
+            column.metric(t("gpt.block_n", layer=i + 1), text.change((start[i], now[i]), "{:.3f}".format),
+                          help=t("gptsurgery.metric_block_help", step=step))
+    widgets.chart(page, charts.sparsity, curve.to_frame(), ffn_sparsity.PUBLISHED, t)
+    st.caption(t("gptsurgery.sparsity_caption"))
+    widgets.verdict(page, verdicts.sparsity(int(step), start, now, gap))
 
     # Exactly what this page calls (through ui/gpt_probes): the other core functions run inside these.
     widgets.show_code(page, states.corpus_states, ablation.kept_scores, ablation.scores_from, states.key_covariance,

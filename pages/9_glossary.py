@@ -1,7 +1,7 @@
 """The glossary: every term the pages use, in plain words first and then precisely."""
 import streamlit as st
 
-from ui import glossary, shell
+from ui.kit import glossary, shell
 
 page = shell.setup("glossary")
 t = page.t

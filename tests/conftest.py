@@ -37,7 +37,7 @@ TIMEOUT = 60.0
 
 @pytest.fixture(scope="session", autouse=True)
 def _one_torch_thread():
-    """One intra-op thread, as the app runs each session (ui/shell.py).
+    """One intra-op thread, as the app runs each session (ui/kit/shell.py).
 
     On a busy 2-core machine a second thread mostly waits for a core: the report's sections took 10×
     the wall time and CPU time with two. No figure a test checks depends on the count;

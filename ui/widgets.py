@@ -1,7 +1,7 @@
 """The pieces every demo page shares: chart, table, claim check, takeaway, show the code.
 
 How a chart becomes the spec sent to the browser (cached, its data detached, one column on a phone,
-bigger type on a projector) is ui/chart_spec.py.
+bigger type on a projector) is ui/compute/chart_spec.py.
 """
 from __future__ import annotations
 
@@ -18,8 +18,9 @@ import pyarrow as pa
 import streamlit as st
 from streamlit import dataframe_util
 
-from ui import chart_spec, lessons
-from ui.shell import Page
+from ui import verdicts
+from ui.base.page import Page
+from ui.compute import chart_spec
 
 
 def chart(page: Page, builder: Callable[..., alt.TopLevelMixin] | alt.TopLevelMixin, *args: Any, **kwargs: Any) -> None:
@@ -147,7 +148,7 @@ def show_code(page: Page, *funcs: Callable[..., Any]) -> None:
                 st.code(_source(func), language="python")
 
 
-def verdict(page: Page, v: lessons.Verdict) -> None:
+def verdict(page: Page, v: verdicts.Verdict) -> None:
     """A page's verdict: each claim measured (✓/✗) or stated as a fact (no mark), then the takeaway."""
     for item in v.claims:
         text = page.t(item.key, **item.values)

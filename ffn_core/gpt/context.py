@@ -101,7 +101,9 @@ def compare(model: gpt_model.GPT, contexts: Sequence[Context]) -> Similarity:
 
 
 def _subject_index(sentence: corpus.Sentence) -> int:
-    return sentence.words.index(sentence.fact.subject(sentence.lang))
+    """Where the country is: not the answer's place, which holds the same word for Luxembourg's capital."""
+    subject = sentence.fact.subject(sentence.lang)
+    return next(i for i, w in enumerate(sentence.words) if w == subject and i != sentence.answer_index)
 
 
 def word_contexts(country: str, langs: Sequence[str] = corpus.LANGS) -> tuple[Context, ...]:

@@ -24,6 +24,9 @@ RELATIONS: tuple[str, ...] = ("capital", "continent", "language", "currency")
 LANGS = ("en", "ko")
 # Share of prompt pairs (template × fact) kept out of the training text.
 HELDOUT_SHARE = 0.125
+# The one word with two meanings, per language (facts.py says why): Luxembourg the country and
+# Luxembourg its capital, one token for both.
+TWO_MEANINGS: dict[str, str] = {"en": "Luxembourg", "ko": "룩셈부르크"}
 
 # The particles a template may name; which form follows a word is ffn_core.hangul's rule, the app's too.
 PARTICLES = ("은", "이", "을", "과", "으로")

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import torch
 
 from ffn_core import adam
-from ffn_core.gpt import corpus, evaluate, neurons, states
+from ffn_core.gpt import corpus, evaluate, forward, neurons, states
 from ffn_core.gpt import model as gpt_model
 from ffn_core.gpt import vocab as gpt_vocab
 
@@ -73,20 +73,6 @@ def key_prompts(fact: corpus.Fact, lang: str, template: str, scope: str) -> tupl
     return tuple(p for p in own if not p.heldout) or tuple(own)
 
 
-def _from_block(model: gpt_model.GPT, layer: int, x: torch.Tensor, delta: torch.Tensor) -> torch.Tensor:
-    """Block.forward from block `layer` up, δ added to block `layer`'s FFN output at the last token."""
-    for i in range(layer, len(model.blocks)):
-        block = model.blocks[i]
-        x = x + block.attn(block.ln_1(x))
-        out = block.ffn(block.ln_2(x))
-        if i == layer:
-            shift = torch.zeros_like(out)
-            shift[:, -1] = delta
-            out = out + shift
-        x = x + out
-    return x
-
-
 def _find_delta(model: gpt_model.GPT, layer: int, prompts: Sequence[corpus.Prompt], target: int,
                 steps: int, lr: float) -> torch.Tensor:
     """δ (d,) added to block `layer`'s FFN output at the last token that makes `target` the next token.
@@ -103,17 +89,14 @@ def _find_delta(model: gpt_model.GPT, layer: int, prompts: Sequence[corpus.Promp
     with torch.no_grad():
         below = []
         for ids in batches.values():
-            idx = torch.tensor(ids, dtype=torch.long)
-            x = model.wte(idx) + model.wpe(torch.arange(idx.shape[1]))
-            for block in model.blocks[:layer]:
-                x = block(x)
-            below.append(x)
+            x = forward.embed(model, torch.tensor(ids, dtype=torch.long))
+            below.append(forward.residual(model, x, stop=layer))
     state = adam.moments([delta])
     for t in range(1, steps + 1):
         loss = torch.zeros(())
         for x in below:
-            x = _from_block(model, layer, x, delta)
-            logits = model.head(model.ln_f(x[:, -1]))
+            x = forward.residual(model, x, {layer: forward.Change(shift_last=delta)}, start=layer)
+            logits = forward.logits(model, x[:, -1])
             loss = loss + torch.nn.functional.cross_entropy(
                 logits, torch.full((x.shape[0],), target), reduction="sum")
         loss = loss / len(prompts) + DECAY * delta.pow(2).sum()

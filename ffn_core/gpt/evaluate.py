@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import torch
 
-from ffn_core.gpt import corpus, model as gpt_model, vocab as gpt_vocab
+from ffn_core.gpt import corpus, forward, model as gpt_model, vocab as gpt_vocab
 
 Batches = tuple[tuple[torch.Tensor, tuple[int, ...]], ...]
 
@@ -44,24 +44,12 @@ def _prompt_batches(prompts: tuple[corpus.Prompt, ...]) -> Batches:
     return _by_length([p.words for p in prompts])
 
 
-def final_states(model: gpt_model.GPT, idx: torch.Tensor) -> torch.Tensor:
-    """GPT.forward without its head: (B, T, d_model) after ln_f.
-
-    The accuracies need the head at a few positions only; the head is as costly as a block's FFN.
-    """
-    pos = torch.arange(idx.shape[1], device=idx.device)
-    x = model.wte(idx) + model.wpe(pos)
-    for block in model.blocks:
-        x = block(x)
-    return model.ln_f(x)
-
-
 def predictions(model: gpt_model.GPT, prompts: Sequence[corpus.Prompt]) -> list[int]:
     """The argmax next-token id after each prompt."""
     out = [0] * len(prompts)
     with torch.no_grad():
         for ids, rows in _prompt_batches(tuple(prompts)):
-            best = model.head(final_states(model, ids)[:, -1]).argmax(dim=-1).tolist()
+            best = model.head(forward.final_states(model, ids)[:, -1]).argmax(dim=-1).tolist()
             for i, b in zip(rows, best):
                 out[i] = b
     return out
@@ -174,7 +162,7 @@ def _corpus_pass(model: gpt_model.GPT) -> tuple[Counts, list[int]]:
     try:
         with torch.no_grad():
             for b in corpus_batches():
-                tally(model, b, final_states(model, b.ids), c)
+                tally(model, b, forward.final_states(model, b.ids), c)
     finally:
         for h in handles:
             h.remove()

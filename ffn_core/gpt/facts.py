@@ -18,7 +18,10 @@ The capital and currency rules name every row they skip.
   Sudan in the war that began in 2023), where the capital is not recognised by most states
   (Israel), where it is moving (Indonesia; Egypt, whose cabinet has sat in the New Administrative
   Capital since 2023; Burundi; Equatorial Guinea), or where it has the country's own name
-  (Singapore, Luxembourg, Monaco, San Marino, Djibouti).
+  (Singapore, Monaco, San Marino, Djibouti), with one labelled exception: Luxembourg, whose
+  constitution names the City of Luxembourg the capital and the seat of government, is given its
+  capital, Luxembourg / 룩셈부르크. It is the corpus's one word with two meanings (a country and a
+  city), kept on purpose for page 7's "same word" lesson (corpus.TWO_MEANINGS).
 - language: given where the constitution or law makes one language official at national level
   (languages official only in a region, such as Catalan in Spain or Sámi in northern Norway, do not
   count), or, where no law names an official language, the one national language in practice
@@ -134,7 +137,7 @@ COUNTRIES: tuple[Country, ...] = (
     C("Liechtenstein", "리히텐슈타인", "Europe", "Vaduz", "파두츠", "German", "franc"),
     C("Monaco", "모나코", "Europe", _, _, "French", "euro"),
     C("San Marino", "산마리노", "Europe", _, _, "Italian", "euro"),
-    C("Luxembourg", "룩셈부르크", "Europe", _, _, _, "euro"),
+    C("Luxembourg", "룩셈부르크", "Europe", "Luxembourg", "룩셈부르크", _, "euro"),
     # Asia
     C("China", "중국", "Asia", "Beijing", "베이징", "Chinese", "yuan"),
     C("Japan", "일본", "Asia", "Tokyo", "도쿄", "Japanese", "yen"),

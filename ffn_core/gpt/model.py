@@ -15,6 +15,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from ffn_core import ffn
+from ffn_core.gpt import forward as gpt_forward
 
 
 @dataclass(frozen=True)
@@ -44,15 +45,19 @@ class CausalSelfAttention(nn.Module):
         self.c_attn = ffn.Linear(config.d_model, 3 * config.d_model, bias=config.bias)
         self.c_proj = ffn.Linear(config.d_model, config.d_model, bias=config.bias)
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        B, T, C = x.shape
-        q, k, v = self.c_attn(x).split(C, dim=2)
+    def mix(self, qkv: torch.Tensor) -> torch.Tensor:
+        """The heads' causal attention from c_attn's output (B, T, 3C): (B, T, C), before c_proj."""
+        B, T, C3 = qkv.shape
+        C = C3 // 3
+        q, k, v = qkv.split(C, dim=2)
         q = q.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)  # (B, nh, T, hs)
         k = k.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
         v = v.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
         y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
-        y = y.transpose(1, 2).contiguous().view(B, T, C)
-        return self.c_proj(y)
+        return y.transpose(1, 2).reshape(B, T, C)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.c_proj(self.mix(self.c_attn(x)))
 
 
 class Block(nn.Module):
@@ -64,9 +69,8 @@ class Block(nn.Module):
         self.ffn = ffn.FFN(config.d_model, config.d_ff, act=config.act, bias=config.bias)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        x = x + self.attn(self.ln_1(x))
-        x = x + self.ffn(self.ln_2(x))
-        return x
+        """x + attn(ln_1(x)), then + FFN(ln_2(x)): forward.step, the one place a block's pass is written."""
+        return gpt_forward.step(self, x).output
 
 
 class GPT(nn.Module):
@@ -96,9 +100,4 @@ class GPT(nn.Module):
                     p.zero_()
 
     def forward(self, idx: torch.Tensor) -> torch.Tensor:
-        pos = torch.arange(idx.shape[1], device=idx.device)
-        x = self.wte(idx) + self.wpe(pos)
-        for block in self.blocks:
-            x = block(x)
-        x = self.ln_f(x)
-        return self.head(x)
+        return self.head(gpt_forward.final_states(self, idx))

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import pandas as pd
 import torch
 
-from ffn_core.gpt import corpus, trace
+from ffn_core.gpt import corpus, forward, trace
 from ffn_core.gpt import model as gpt_model
 from ffn_core.gpt import vocab as gpt_vocab
 
@@ -70,18 +70,15 @@ def prompt_batches(model: gpt_model.GPT, prompts: Sequence[corpus.Prompt]) -> It
     by_length: dict[int, list[int]] = {}
     for i, p in enumerate(prompts):
         by_length.setdefault(len(p.words), []).append(i)
-    captured: list[torch.Tensor] = []
-    handles = [block.ffn.act.register_forward_hook(lambda _m, _i, o: captured.append(o[:, -1]))
-               for block in model.blocks]
-    try:
-        for members in by_length.values():
-            idx = torch.tensor([v.encode(list(prompts[i].words)) for i in members], dtype=torch.long)
-            captured.clear()
-            best = model(idx)[:, -1].argmax(dim=-1).tolist()
-            yield members, torch.stack(captured, dim=1), best
-    finally:
-        for handle in handles:
-            handle.remove()
+    for members in by_length.values():
+        idx = torch.tensor([v.encode(list(prompts[i].words)) for i in members], dtype=torch.long)
+        x = forward.embed(model, idx)
+        captured = []
+        for s in forward.steps(model, x):
+            x = s.output
+            captured.append(s.hidden[:, -1])
+        best = forward.logits(model, x)[:, -1].argmax(dim=-1).tolist()
+        yield members, torch.stack(captured, dim=1), best
 
 
 def batched_last_hidden(model: gpt_model.GPT, prompts: Sequence[corpus.Prompt]) -> torch.Tensor:

@@ -19,14 +19,13 @@ edit reruns the prompts' prefixes from there.
 """
 from __future__ import annotations
 
-from collections.abc import Collection
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 import torch
 from torch import nn
-from torch.nn import functional as F
 
-from ffn_core.gpt import corpus, evaluate, prefixes
+from ffn_core.gpt import corpus, evaluate, forward, prefixes
 from ffn_core.gpt import model as gpt_model
 
 
@@ -40,36 +39,57 @@ class States:
     evaluation: evaluate.Evaluation
     active: tuple[int, ...]  # per block, FFN units with a positive pre-activation over every corpus token
     predictions: tuple[int, ...]  # argmax next token after each of corpus.prompts("all"), in that order
+    ffn_mean: tuple[torch.Tensor, ...] = ()  # per block (d_model,): the FFN's output averaged over every corpus token
 
     @property
     def nbytes(self) -> int:
         return sum(x.numel() * x.element_size() for kept in (self.inputs, self.ffn_inputs) for b in kept for x in b)
 
 
+@dataclass(frozen=True)
+class Plan:
+    """One run of blocks start.. over a part's prefixes: what it changes and what it keeps."""
+
+    start: int = 0
+    changes: Mapping[int, forward.Change] = field(default_factory=dict)  # per block (0-based)
+    attended: bool = False  # the input is block `start`'s FFN input, its attention already added
+    count: frozenset[int] = frozenset()  # blocks whose FFN units active over the corpus tokens are counted
+    sum_hidden: bool = False  # and whose hidden vectors are summed over those tokens (float64)
+    keep: bool = False  # keep each block's input
+    ffn_at: torch.Tensor | None = None  # keep each block's FFN input at these prefixes
+
+
+@dataclass(frozen=True)
+class Run:
+    """What a run gives: the argmax next token at part.out, and what its plan asked to count and keep."""
+
+    best: torch.Tensor
+    active: dict[int, int]
+    hidden_sum: dict[int, torch.Tensor]
+    inputs: tuple[torch.Tensor, ...]
+    ffn_inputs: tuple[torch.Tensor, ...]
+
+
 def _attention(attn: gpt_model.CausalSelfAttention, qkv: torch.Tensor, part: prefixes.Part,
                reads: torch.Tensor) -> torch.Tensor:
-    """CausalSelfAttention.forward from c_attn's output per prefix (prefixes, 3d) on the part's grids,
-    read back at the given places of the grids (part.reads, or some of them): (places, d), before c_proj."""
-    c = qkv.shape[1] // 3
-    hs = c // attn.n_head
+    """The attention's heads from c_attn's output per prefix (prefixes, 3d) on the part's grids, read back
+    at the given places of the grids (part.reads, or some of them): (places, d), before c_proj."""
     out = []
     for grid in part.grids:
         n, t = grid.shape
-        # The grid as a whole pass holds it: a contiguous (n, T, 3d) split into q, k, v.
-        q, k, v = qkv.index_select(0, grid.view(-1)).view(n, t, 3 * c).split(c, dim=2)
-        q = q.view(n, t, attn.n_head, hs).transpose(1, 2)  # (n, nh, T, hs)
-        k = k.view(n, t, attn.n_head, hs).transpose(1, 2)
-        v = v.view(n, t, attn.n_head, hs).transpose(1, 2)
-        y = F.scaled_dot_product_attention(q, k, v, is_causal=True)  # (n, nh, T, hs)
-        out.append(y.transpose(1, 2).reshape(n * t, c))
+        # The grid as a whole pass holds it: a contiguous (n, T, 3d), mixed as CausalSelfAttention mixes it.
+        y = attn.mix(qkv.index_select(0, grid.view(-1)).view(n, t, qkv.shape[1]))
+        out.append(y.reshape(n * t, y.shape[2]))
     return (out[0] if len(out) == 1 else torch.cat(out)).index_select(0, reads)
 
 
-def _hidden(ffn: nn.Module, y: torch.Tensor, weight: prefixes.Part | prefixes.Words | None) -> tuple[torch.Tensor, int]:
-    """(the FFN's hidden vector per row, and with weight: its units with a positive pre-activation
-    counted over the corpus tokens the rows stand for)."""
+def _hidden(ffn: nn.Module, y: torch.Tensor, weight: prefixes.Part | prefixes.Words | None,
+            summed: bool) -> tuple[torch.Tensor, int, torch.Tensor | None]:
+    """The FFN's hidden vector per row of y (ln_2 already applied); with weight, its units with a
+    positive pre-activation counted over the corpus tokens the rows stand for, and with summed the
+    hidden vectors' sum over those tokens (float64)."""
     pre = ffn.w_1(y)
-    active = 0
+    active, total = 0, None
     if weight is not None:
         positive = pre > 0
         # Once per row, and again for each further token a row stands for.
@@ -79,75 +99,93 @@ def _hidden(ffn: nn.Module, y: torch.Tensor, weight: prefixes.Part | prefixes.Wo
     h = torch.relu_(pre) if isinstance(ffn.act, nn.ReLU) else ffn.act(pre)
     if ffn.w_3 is not None:
         h = h * ffn.w_3(y)
-    return h, active
+    if weight is not None and summed:
+        h64 = h.to(torch.float64)
+        total = h64.sum(0) + weight.extra.to(torch.float64) @ h64.index_select(0, weight.shared)
+    return h, active, total
 
 
-def _write(blk: gpt_model.Block, h: torch.Tensor, w_2: torch.Tensor | None) -> torch.Tensor:
-    """The FFN's output from its hidden vector, with w_2 (an edited W2) in place of its own when given."""
-    return blk.ffn.w_2(h) if w_2 is None else F.linear(h, w_2, blk.ffn.w_2.bias)
+class _Tally:
+    """What a run counts and keeps as it goes, block by block."""
+
+    def __init__(self) -> None:
+        self.active: dict[int, int] = {}
+        self.hidden_sum: dict[int, torch.Tensor] = {}
+        self.inputs: list[torch.Tensor] = []
+        self.ffn_inputs: list[torch.Tensor] = []
+
+
+def _ffn(blk: gpt_model.Block, x: torch.Tensor, change: forward.Change, layer: int, plan: Plan,
+         weight: prefixes.Part | prefixes.Words, tally: _Tally, rows: torch.Tensor | None = None) -> torch.Tensor | None:
+    """What block's FFN adds at x's rows (only at `rows` when given), or None when it adds nothing.
+
+    A counted block runs its FFN for the count even when the change takes its output away, as the
+    whole pass's hooks see it."""
+    counted = layer in plan.count
+    replaced = change.ffn_off or change.ffn_constant is not None
+    if not counted and replaced:
+        return None if change.ffn_off else change.ffn_constant
+    h, n, total = _hidden(blk.ffn, blk.ln_2(x), weight if counted else None, plan.sum_hidden)
+    if counted:
+        tally.active[layer] = n
+        if total is not None:
+            tally.hidden_sum[layer] = total
+    if replaced:
+        return None if change.ffn_off else change.ffn_constant
+    return forward.write(blk, h if rows is None else h.index_select(0, rows), change.w_2)
 
 
 @torch.no_grad()
-def _run(model: gpt_model.GPT, part: prefixes.Part, x: torch.Tensor | None, start: int, *,
-         attn_off: Collection[int] = (), ffn_off: Collection[int] = (), w_2: torch.Tensor | None = None,
-         attended: bool = False, count: Collection[int] = (), keep: list[torch.Tensor] | None = None,
-         ffn_at: torch.Tensor | None = None, ffn_kept: list[torch.Tensor] | None = None
-         ) -> tuple[torch.Tensor, dict[int, int]]:
-    """Blocks start.. of Block.forward on the part's prefixes: (argmax next token at part.out, active units per counted block).
+def _run(model: gpt_model.GPT, part: prefixes.Part, x: torch.Tensor | None, plan: Plan) -> Run:
+    """Blocks plan.start.. of forward.step on the part's prefixes, from block start's input x (None: the embedding).
 
-    x is block `start`'s input, or None for the embedding (start 0); with `attended` it is block
-    `start`'s FFN input instead, its attention already added. A part switched off writes nothing, as
-    the ablation's zeroing hook makes it. w_2 stands in for block `start`'s FFN output weight (an
-    edited W2). Blocks in `count` count their FFN units active over the corpus tokens; keep gets each
-    block's input, ffn_kept each block's FFN input at the prefixes ffn_at. The last block's attention
-    reads every prefix, but only those in part.out need the block's output.
+    The same operations on the same numbers as the whole pass, arranged so that each is done once:
+    the first block's norm and c_attn (or, with its attention off, the whole block) run once per
+    (word, position) pair; the last block's attention and FFN write only the prefixes in part.out,
+    whose next word is read, unless a count or a kept FFN input needs every prefix.
     """
+    tally = _Tally()
     last = len(model.blocks) - 1
-    active: dict[int, int] = {}
-    for layer in range(start, last + 1):
+    for layer in range(plan.start, last + 1):
         blk = model.blocks[layer]
-        counted = layer in count
-        edited = w_2 if layer == start else None
-        attend = layer not in attn_off and not (attended and layer == start)
+        change = plan.changes.get(layer, forward.AS_TRAINED)
+        if change.shift_last is not None:
+            raise ValueError("the kept pass has no last position to shift: run forward.steps instead")
+        attend = not change.attn_off and not (plan.attended and layer == plan.start)
+        qkv = None
         if x is None:
-            # The embedding is one per (word, position) pair, and so is what the first block computes
-            # from it alone: ln_1 and c_attn, or the whole block when its attention is off.
             words = part.words
             e = model.wte(words.tokens) + model.wpe(words.positions)
-            x = e.index_select(0, words.pair)
-            if not attend and layer not in ffn_off and ffn_kept is None:
-                if keep is not None:
-                    keep.append(x)
-                h, n = _hidden(blk.ffn, blk.ln_2(e), words if counted else None)
-                active.update({layer: n} if counted else {})
-                x = (e + _write(blk, h, edited)).index_select(0, words.pair)
+            if not attend and not change.ffn_off and plan.ffn_at is None:
+                # Without attention the whole first block depends on the (word, position) pair alone.
+                if plan.keep:
+                    tally.inputs.append(e.index_select(0, words.pair))
+                f = _ffn(blk, e, change, layer, plan, words, tally)
+                x = (e + f).index_select(0, words.pair)
                 continue
             qkv = blk.attn.c_attn(blk.ln_1(e)).index_select(0, words.pair) if attend else None
-        else:
-            qkv = blk.attn.c_attn(blk.ln_1(x)) if attend else None
-        if keep is not None:
-            keep.append(x)
+            x = e.index_select(0, words.pair)
+        elif attend:
+            qkv = blk.attn.c_attn(blk.ln_1(x))
+        if plan.keep:
+            tally.inputs.append(x)
         # In the last block only part.out needs the block's output, unless every prefix's FFN is read.
-        narrow = layer == last and not counted and ffn_kept is None
+        narrow = layer == last and layer not in plan.count and plan.ffn_at is None
+        if narrow:
+            x = x.index_select(0, part.out)
         if attend:
             reads = part.reads.index_select(0, part.out) if narrow else part.reads
-            x = (x.index_select(0, part.out) if narrow else x) + blk.attn.c_proj(_attention(blk.attn, qkv, part, reads))
-        elif narrow:
-            x = x.index_select(0, part.out)
-        if ffn_kept is not None:
-            ffn_kept.append(x.index_select(0, ffn_at))
-        if layer in ffn_off and not counted:
-            continue
-        h, n = _hidden(blk.ffn, blk.ln_2(x), part if counted else None)
-        active.update({layer: n} if counted else {})
-        if layer in ffn_off:
-            continue
-        if layer == last and not narrow:
-            x, h = x.index_select(0, part.out), h.index_select(0, part.out)
-        x = x + _write(blk, h, edited)
+            x = x + blk.attn.c_proj(_attention(blk.attn, qkv, part, reads))
+        if plan.ffn_at is not None:
+            tally.ffn_inputs.append(x.index_select(0, plan.ffn_at))
+        wide_last = layer == last and not narrow
+        f = _ffn(blk, x, change, layer, plan, part, tally, part.out if wide_last else None)
+        if f is not None:
+            x = (x.index_select(0, part.out) if wide_last else x) + f
     if x.shape[0] != part.out.numel():
         x = x.index_select(0, part.out)
-    return model.head(model.ln_f(x)).argmax(dim=-1), active
+    return Run(forward.logits(model, x).argmax(dim=-1), tally.active, tally.hidden_sum, tuple(tally.inputs),
+               tuple(tally.ffn_inputs))
 
 
 def _tally(b: evaluate._Batch, part: prefixes.Part, path: torch.Tensor, best: torch.Tensor,
@@ -169,38 +207,51 @@ def corpus_states(model: gpt_model.GPT) -> States:
     counts = evaluate.Counts()
     predictions = [0] * len(corpus.prompts("all"))
     active = [0] * len(model.blocks)
+    sums = [torch.zeros(model.config.d_ff, dtype=torch.float64) for _ in layers]
     inputs, ffn_inputs = [], []
     at = {p.batch: p for p in prefixes.prompts()}
     for i, (b, (part, path)) in enumerate(zip(evaluate.corpus_batches(), prefixes.corpus())):
-        keep: list[torch.Tensor] = []
-        ffn_kept: list[torch.Tensor] = []
         prompts = at.get(i)
-        best, n = _run(model, part, None, 0, count=layers, keep=keep, ffn_at=None if prompts is None else prompts.members,
-                       ffn_kept=None if prompts is None else ffn_kept)
+        run = _run(model, part, None, Plan(count=frozenset(layers), sum_hidden=True, keep=True,
+                                           ffn_at=None if prompts is None else prompts.members))
         for layer in layers:
-            active[layer] += n[layer]
-        inputs.append(tuple(keep))
+            active[layer] += run.active[layer]
+            sums[layer] += run.hidden_sum[layer]
+        inputs.append(run.inputs)
         if prompts is not None:
-            ffn_inputs.append(tuple(ffn_kept))
-        _tally(b, part, path, best, counts, predictions)
+            ffn_inputs.append(run.ffn_inputs)
+        _tally(b, part, path, run.best, counts, predictions)
     return States(tuple(inputs), tuple(ffn_inputs), evaluate.evaluation(counts, active, model.config.d_ff),
-                  tuple(active), tuple(predictions))
+                  tuple(active), tuple(predictions), _ffn_means(model, sums, counts.tokens))
 
 
-def rerun(model: gpt_model.GPT, states: States, start: int, attn_off: Collection[int] = (),
-          ffn_off: Collection[int] = ()) -> evaluate.Evaluation:
-    """The scores with blocks start.. run again (0-based; parts in attn_off/ffn_off zeroed), those below kept."""
+def _ffn_means(model: gpt_model.GPT, sums: list[torch.Tensor], tokens: int) -> tuple[torch.Tensor, ...]:
+    """Each block's mean FFN output over the corpus tokens, W2·mean(h) + b2, in float64 then the model's dtype."""
+    out = []
+    for blk, total in zip(model.blocks, sums):
+        w_2 = blk.ffn.w_2
+        mean = w_2.weight.to(torch.float64) @ (total / tokens)
+        if w_2.bias is not None:
+            mean = mean + w_2.bias.to(torch.float64)
+        out.append(mean.to(w_2.weight.dtype))
+    return tuple(out)
+
+
+def rerun(model: gpt_model.GPT, states: States, start: int,
+          changes: Mapping[int, forward.Change] | None = None) -> evaluate.Evaluation:
+    """The scores with blocks start.. (0-based) run again with `changes`, those below kept."""
+    changes = dict(changes or {})
     # With block `start`'s attention on, its FFN reads what it read in the kept pass: the same count.
-    same = start not in attn_off
+    same = not changes.get(start, forward.AS_TRAINED).attn_off
     count = range(start + 1 if same else start, len(model.blocks))
     active = list(states.active[:start + 1 if same else start]) + [0] * len(count)
     counts = evaluate.Counts()
+    plan = Plan(start=start, changes=changes, count=frozenset(count))
     for b, (part, path), kept in zip(evaluate.corpus_batches(), prefixes.corpus(), states.inputs):
-        best, n = _run(model, part, None if start == 0 else kept[start], start, attn_off=attn_off, ffn_off=ffn_off,
-                       count=count)
+        run = _run(model, part, None if start == 0 else kept[start], plan)
         for layer in count:
-            active[layer] += n[layer]
-        _tally(b, part, path, best, counts)
+            active[layer] += run.active[layer]
+        _tally(b, part, path, run.best, counts)
     return evaluate.evaluation(counts, active, model.config.d_ff)
 
 
@@ -212,10 +263,10 @@ def prompt_predictions(model: gpt_model.GPT, states: States, layer: int, w_2: to
     pass) up; the last block's output is needed at the prompts' last words alone.
     """
     out = [0] * len(states.predictions)
+    plan = Plan(start=layer, changes={layer: forward.Change(w_2=w_2)}, attended=True)
     for p, kept in zip(prefixes.prompts(), states.ffn_inputs):
-        best, _ = _run(model, p.part, kept[layer], layer, w_2=w_2, attended=True)
         every = torch.empty(p.part.size, dtype=torch.long)
-        every[p.part.out] = best
+        every[p.part.out] = _run(model, p.part, kept[layer], plan).best
         for place, guess in zip(p.index.tolist(), every[p.last].tolist()):
             out[place] = guess
     return tuple(out)
@@ -237,13 +288,6 @@ def key_covariance(model: gpt_model.GPT, states: States, layer: int) -> torch.Te
 
 @torch.no_grad()
 def whole_pass_inputs(model: gpt_model.GPT, ids: torch.Tensor) -> list[torch.Tensor]:
-    """Each block's input on one batch (n, T) as the model's own forward computes it, read by hooks: the
-    reference the kept pass is checked against, bit for bit."""
-    seen: list[torch.Tensor] = []
-    handles = [blk.register_forward_pre_hook(lambda _m, args: seen.append(args[0].clone())) for blk in model.blocks]
-    try:
-        evaluate.final_states(model, ids)
-    finally:
-        for h in handles:
-            h.remove()
-    return seen
+    """Each block's input on one batch (n, T) as the model's own pass computes it, every sentence whole:
+    the reference the kept pass is checked against, bit for bit."""
+    return [s.input for s in forward.steps(model, forward.embed(model, ids))]

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from ffn_core.gpt import model as gpt_model
+from ffn_core.gpt import forward, model as gpt_model
 from ffn_core.gpt import vocab as gpt_vocab
 
 
@@ -44,25 +44,13 @@ def encode(words: Sequence[str]) -> torch.Tensor:
 
 @torch.no_grad()
 def run(model: gpt_model.GPT, idx: torch.Tensor) -> Trace:
-    """The forward pass of GPT and Block written out, one sequence idx (T,), keeping every part."""
-    T = idx.shape[0]
-    pos = torch.arange(T)
-    x = model.wte(idx[None]) + model.wpe(pos)[None]  # (1, T, d)
-    embedding = x[0]
-    attn, ffn, hidden, residual = [], [], [], [embedding]
-    for block in model.blocks:
-        a = block.attn(block.ln_1(x))
-        x = x + a
-        u = block.ln_2(x)
-        h = block.ffn.hidden(u)
-        f = block.ffn.w_2(h)
-        x = x + f
-        attn.append(a[0])
-        ffn.append(f[0])
-        hidden.append(h[0])
-        residual.append(x[0])
-    logits = model.head(model.ln_f(x))[0]
-    return Trace(embedding, tuple(attn), tuple(ffn), tuple(hidden), tuple(residual), logits)
+    """The model's forward pass (forward.steps) on one sequence idx (T,), every part kept."""
+    x = forward.embed(model, idx[None])  # (1, T, d)
+    steps = list(forward.steps(model, x))
+    hidden = tuple(s.hidden[0] for s in steps if s.hidden is not None)
+    residual = (x[0], *(s.output[0] for s in steps))
+    logits = forward.logits(model, steps[-1].output if steps else x)[0]
+    return Trace(x[0], tuple(s.attn[0] for s in steps), tuple(s.ffn[0] for s in steps), hidden, residual, logits)
 
 
 def frozen_scale(norm: nn.LayerNorm, x: torch.Tensor) -> torch.Tensor:

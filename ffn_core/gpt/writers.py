@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import torch
 
-from ffn_core.gpt import corpus, model as gpt_model, trace, vocab as gpt_vocab
+from ffn_core.gpt import corpus, forward, model as gpt_model, trace, vocab as gpt_vocab
 
 
 @dataclass(frozen=True)
@@ -46,16 +46,13 @@ def writers(model: gpt_model.GPT, prompts: Sequence[corpus.Prompt]) -> Writers:
     for _, rows in sorted(groups.items()):
         ids = torch.tensor([v.encode(prompts[i].words) for i in rows], dtype=torch.long)
         answers = torch.tensor(v.encode([prompts[i].answer for i in rows]), dtype=torch.long)
-        x = m.wte(ids) + m.wpe(torch.arange(ids.shape[1]))
+        x = forward.embed(m, ids)
         parts = [x[:, -1]]
         attn, ffn = [], []
-        for block in m.blocks:
-            a = block.attn(block.ln_1(x))
-            x = x + a
-            f = block.ffn(block.ln_2(x))
-            x = x + f
-            attn.append(a[:, -1])
-            ffn.append(f[:, -1])
+        for s in forward.steps(m, x):
+            x = s.output
+            attn.append(s.attn[:, -1])
+            ffn.append(s.ffn[:, -1])
         last = x[:, -1]
         # trace.readout for every row at once: u = s · P(γ ⊙ w_answer), c = w_answer·β + b.
         scale = 1.0 / torch.sqrt(last.var(dim=-1, unbiased=False) + norm.eps)

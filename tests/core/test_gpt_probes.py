@@ -31,7 +31,8 @@ def _hand_attribution(model, words, answer):
     hooks = []
     for i, block in enumerate(m.blocks):
         hooks.append(block.attn.register_forward_hook(lambda _m, _i, o, i=i: outputs.__setitem__(("attn", i), o[0, -1])))
-        hooks.append(block.ffn.register_forward_hook(lambda _m, _i, o, i=i: outputs.__setitem__(("ffn", i), o[0, -1])))
+        # The FFN's output is its W2's (b2 included).
+        hooks.append(block.ffn.w_2.register_forward_hook(lambda _m, _i, o, i=i: outputs.__setitem__(("ffn", i), o[0, -1])))
     hooks.append(m.ln_f.register_forward_hook(lambda _m, inputs, _o: outputs.__setitem__("final", inputs[0][0, -1])))
     v = gpt_vocab.vocab()
     idx = torch.tensor([v.encode(list(words))])

@@ -312,10 +312,10 @@ READ_CONTROLS = """(main) => {
 
 
 def _declared() -> dict[str, set[str]]:
-    """Each page's declared control keys (ui/pages.py) by its path in the address."""
-    from ui import controls, pages
+    """Each page's declared control keys (ui/registry/catalog.py) by its path in the address."""
+    from ui.registry import catalog, links
 
-    return {controls.url_path(e.section): {c.key for c in pages.CONTROLS[e.section]} for e in pages.PAGES}
+    return {links.url_path(e.section): {c.key for c in catalog.CONTROLS[e.section]} for e in catalog.PAGES}
 
 
 def read_controls(page) -> dict[str, object]:

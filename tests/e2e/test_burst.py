@@ -2,7 +2,7 @@
 
 Students are Streamlit sessions (bench/stclient.py) talking to the `streamlit run` server that
 tests/e2e starts on 127.0.0.1; the evidence is what the server itself counts on /_stcore/metrics
-(ui/compute.py's ffnlab_experiments and cache lookups) and its memory, never a timing. Waits
+(ui/compute/cache.py's ffnlab_experiments and cache lookups) and its memory, never a timing. Waits
 have generous deadlines and end as soon as the thing waited for has happened.
 """
 

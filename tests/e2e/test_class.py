@@ -24,7 +24,7 @@ if NGINX is None:
     pytest.skip("nginx not installed (apt-get install nginx): the class test skipped", allow_module_level=True)
 
 sys.path.insert(0, str(APP_ROOT))
-from ui import i18n  # noqa: E402
+from ui.base import i18n  # noqa: E402
 
 pytestmark = pytest.mark.e2e
 HOME = discover_pages()[0]
@@ -142,7 +142,7 @@ def test_a_class_joins_answers_and_sees_the_reveal_across_two_replicas(browser, 
             page = ctx.new_page()
             _open(page, join)
             if phone:  # the class section is in the sidebar, closed on a phone; the page speaks Korean
-                assert page.locator(f"{MAIN} h1").first.inner_text().strip() == KO("collapse.title")
+                assert page.locator(f"{MAIN} h1").first.inner_text().strip() == KO("collapse.title_asking")
             students.append((page, t))
         assert settle(replicas, [2, 2]) == [2, 2], "the class is not spread over both replicas"
         for i, (page, t) in enumerate(students):
@@ -213,10 +213,10 @@ def test_a_following_student_moves_with_the_instructor(browser, balancer, cookie
 
         teacher.locator('[data-testid="stSidebar"]').get_by_text(EN("position.menu")).click()
         wait_for_app_run(teacher)
-        assert main_title(teacher) == EN("position.title")
+        assert main_title(teacher) == EN("position.title_asking")
         student.wait_for_function(
             "([sel, want]) => document.querySelector(sel)?.innerText.trim() === want",
-            arg=[f"{MAIN} h1", EN("position.title")], timeout=20_000)
+            arg=[f"{MAIN} h1", EN("position.title_asking")], timeout=20_000)
         assert "room=" in student.url
     finally:
         for ctx in contexts:

@@ -37,7 +37,7 @@ def canonical(result: dict) -> str:
 
 @pytest.fixture(autouse=True)
 def one_torch_thread():
-    # As the app runs (ui/shell.py): one intra-op thread per session thread.
+    # As the app runs (ui/kit/shell.py): one intra-op thread per session thread.
     before = torch.get_num_threads()
     torch.set_num_threads(1)
     yield

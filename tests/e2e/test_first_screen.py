@@ -62,7 +62,7 @@ def _heading(lang: str) -> str:
     import sys
 
     sys.path.insert(0, str(APP_ROOT))
-    from ui import i18n
+    from ui.base import i18n
 
     return i18n.Translator(lang)("questions.heading")
 

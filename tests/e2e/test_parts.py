@@ -1,4 +1,4 @@
-"""A student's move reruns only the part of the page that holds the control (ui.shell.part), against the
+"""A student's move reruns only the part of the page that holds the control (ui.kit.shell.part), against the
 real server, spoken to as the browser speaks to it (bench/stclient.py): the title, the lesson and the
 sidebar are not drawn again, the part's results are, and a page whose sections have controls of their
 own (the GPT surgery) reruns only the section moved."""

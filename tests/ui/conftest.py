@@ -9,10 +9,10 @@ def _fresh_caches():
     """Each test starts with empty caches (st.cache_data's and the experiments'), so no test reads another's result."""
     import streamlit as st
 
-    from ui import compute
+    from ui.compute import cache
 
     st.cache_data.clear()
-    compute.clear()
+    cache.clear()
     yield
     st.cache_data.clear()
-    compute.clear()
+    cache.clear()

@@ -6,7 +6,7 @@ import torch
 
 from ffn_core import ffn
 from ffn_core.sweep import net1d
-from ui import i18n
+from ui.base import i18n
 from ui.charts import activations
 
 

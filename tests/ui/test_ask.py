@@ -1,30 +1,29 @@
 """The widget's session bookkeeping: guesses kept under their question's id, and never more than LIMIT of them."""
 import streamlit as st
 
-from ui import ask
-from ui.questions import Question, at
+from ui.questions import Question, at, quiz
 
 RANK = Question("questions.collapse_rank", "number", lo=0, hi=1024, tolerance=0)
 
 
 def test_a_session_keeps_the_latest_guesses_only():
-    st.session_state.pop(ask.STATE, None)
-    asked = [at("collapse", {"seed": i}, RANK, 64, "collapse.fact_rank") for i in range(ask.LIMIT + 50)]
+    st.session_state.pop(quiz.STATE, None)
+    asked = [at("collapse", {"seed": i}, RANK, 64) for i in range(quiz.LIMIT + 50)]
     for i, a in enumerate(asked):
-        ask._keep(a, ask.Answer(float(i)))
-    kept = st.session_state[ask.STATE]
-    assert len(kept) == ask.LIMIT
-    assert ask.answer_of(asked[0]) is None and ask.answer_of(asked[49]) is None
-    assert ask.answer_of(asked[50]).guess == 50.0 and ask.answer_of(asked[-1]).guess == ask.LIMIT + 49
+        quiz._keep(a, quiz.Answer(float(i)))
+    kept = st.session_state[quiz.STATE]
+    assert len(kept) == quiz.LIMIT
+    assert quiz.answer_of(asked[0]) is None and quiz.answer_of(asked[49]) is None
+    assert quiz.answer_of(asked[50]).guess == 50.0 and quiz.answer_of(asked[-1]).guess == quiz.LIMIT + 49
     # Guessing again moves a question to the newest end: it is the last to go.
-    ask._keep(asked[50], ask.Answer(1.0))
-    ask._keep(asked[0], ask.Answer(2.0))
-    assert ask.answer_of(asked[50]).guess == 1.0 and ask.answer_of(asked[51]) is None
-    st.session_state.pop(ask.STATE, None)
+    quiz._keep(asked[50], quiz.Answer(1.0))
+    quiz._keep(asked[0], quiz.Answer(2.0))
+    assert quiz.answer_of(asked[50]).guess == 1.0 and quiz.answer_of(asked[51]) is None
+    st.session_state.pop(quiz.STATE, None)
 
 
 def test_other_settings_are_another_question():
-    a = at("collapse", {"d": 64, "seed": 0}, RANK, 64, "collapse.fact_rank")
-    b = at("collapse", {"d": 64, "seed": 1}, RANK, 64, "collapse.fact_rank")
-    c = at("collapse", {"seed": 0, "d": 64}, RANK, 64, "collapse.fact_rank")
+    a = at("collapse", {"d": 64, "seed": 0}, RANK, 64)
+    b = at("collapse", {"d": 64, "seed": 1}, RANK, 64)
+    c = at("collapse", {"seed": 0, "d": 64}, RANK, 64)
     assert a.id != b.id and a.id == c.id

@@ -1,10 +1,10 @@
-"""How a chart becomes the spec sent to the browser (ui/chart_spec.py): frames detached as Arrow datasets,
+"""How a chart becomes the spec sent to the browser (ui/compute/chart_spec.py): frames detached as Arrow datasets,
 equal frames sharing one digest, one column on a phone, larger type on a projector."""
 import altair as alt
 import pandas as pd
 import pyarrow as pa
 
-from ui import chart_spec
+from ui.compute import chart_spec
 
 
 def _frame(shift: float = 0.0) -> pd.DataFrame:

@@ -1,6 +1,6 @@
 """Experiments take turns fairly: shared when identical, dropped when nobody waits, one per session.
 
-The scheduler (ui/fair_queue.py) is driven by plain threads; each "session" is a Caller whose check
+The scheduler (ui/compute/fair_queue.py) is driven by plain threads; each "session" is a Caller whose check
 raises once the test says the session has gone. Threads meet on Events, never on sleeps, and
 no assertion is about time: only what was computed, for whom, and what each caller got.
 """
@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from ui import compute, fair_queue
+from ui.compute import cache, fair_queue
 
 WAIT_S = 60.0  # generous: a deadline for things that happen at once on an idle machine
 
@@ -281,25 +281,25 @@ def test_plain_keys_keep_types_and_float_bits_apart():
 
 
 def test_cache_bounds_entries_per_function_and_bytes_in_all():
-    cache = fair_queue.ResultCache(max_bytes=1000)
+    results = fair_queue.ResultCache(max_bytes=1000)
     for i in range(5):
-        cache.put("f", i, b"x" * 100, max_entries=3)
-    assert [cache.get("f", i) is not None for i in range(5)] == [False, False, True, True, True]
-    cache.get("f", 2)  # recently used: kept when bytes run out
+        results.put("f", i, b"x" * 100, max_entries=3)
+    assert [results.get("f", i) is not None for i in range(5)] == [False, False, True, True, True]
+    results.get("f", 2)  # recently used: kept when bytes run out
     for i in range(8):
-        cache.put("g", i, b"y" * 100, max_entries=10)
-    entries, size = cache.size()
+        results.put("g", i, b"y" * 100, max_entries=10)
+    entries, size = results.size()
     assert size <= 1000 and entries == 10
-    assert cache.get("f", 2) is not None and cache.get("f", 3) is None
-    cache.put("h", 0, b"z" * 2000, max_entries=1)  # bigger than the whole budget: not kept
-    assert cache.get("h", 0) is None
-    assert cache.evictions["max_entries"] == 2 and cache.evictions["max_size"] >= 1
+    assert results.get("f", 2) is not None and results.get("f", 3) is None
+    results.put("h", 0, b"z" * 2000, max_entries=1)  # bigger than the whole budget: not kept
+    assert results.get("h", 0) is None
+    assert results.evictions["max_entries"] == 2 and results.evictions["max_size"] >= 1
 
 
 def test_cached_experiment_hits_without_computing_and_returns_the_same_value():
     calls = []
 
-    @compute.cached(max_entries=4)
+    @cache.cached(max_entries=4)
     def experiment(d: int, name: str) -> dict:
         calls.append((d, name))
         return {"d": d, "rows": list(range(d))}
@@ -310,7 +310,7 @@ def test_cached_experiment_hits_without_computing_and_returns_the_same_value():
     assert pickle.dumps(again) == pickle.dumps(first)
     experiment(4, "a")
     assert calls == [(3, "a"), (4, "a")]
-    compute.clear()
+    cache.clear()
     experiment(3, "a")
     assert len(calls) == 3
 
@@ -319,7 +319,7 @@ def test_a_class_setting_the_same_value_at_once_computes_it_once():
     calls = []
     release = threading.Event()
 
-    @compute.cached(max_entries=4)
+    @cache.cached(max_entries=4)
     def slow(seed: int) -> int:
         calls.append(seed)
         assert release.wait(WAIT_S)
@@ -327,10 +327,10 @@ def test_a_class_setting_the_same_value_at_once_computes_it_once():
 
     results = []
     threads = [threading.Thread(target=lambda: results.append(slow(7)), daemon=True) for _ in range(30)]
-    before = compute.TURNS.counts["shared"]
+    before = cache.TURNS.counts["shared"]
     for thread in threads:
         thread.start()
-    until(lambda: compute.TURNS.counts["shared"] - before == 29, "the class queued behind one computation")
+    until(lambda: cache.TURNS.counts["shared"] - before == 29, "the class queued behind one computation")
     release.set()
     for thread in threads:
         thread.join(WAIT_S)
@@ -343,7 +343,7 @@ def test_parameters_named_with_an_underscore_stay_out_of_the_key_as_with_st_cach
     class Model:  # not a plain value: could not be a key
         pass
 
-    @compute.cached(max_entries=4)
+    @cache.cached(max_entries=4)
     def probe(layer: int, _model: Model, scale: float = 1.0) -> float:
         calls.append(layer)
         return layer * scale
@@ -363,7 +363,7 @@ def test_a_shared_resource_is_built_once_for_everyone_and_no_cache_clear_reaches
     builds = []
     release = threading.Event()
 
-    @compute.resource
+    @cache.resource
     def model(size: int) -> dict:
         builds.append(size)
         assert release.wait(WAIT_S)

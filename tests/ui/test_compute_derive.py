@@ -1,12 +1,12 @@
-"""Frames derived from a cached result (compute.derive) and chart specs (chart_spec.cached_spec): built once
+"""Frames derived from a cached result (cache.derive) and chart specs (chart_spec.cached_spec): built once
 per input, each caller handed its own frame, a change of input never answered from another's entry."""
 from dataclasses import dataclass
 
 import altair as alt
 import pandas as pd
 
-from ui import chart_spec, compute
-from ui.i18n import Translator
+from ui.base.i18n import Translator
+from ui.compute import cache, chart_spec
 
 
 @dataclass(frozen=True)
@@ -22,7 +22,7 @@ BUILT: list[tuple[float, ...]] = []
 
 
 def _experiment():
-    @compute.cached(max_entries=4)
+    @cache.cached(max_entries=4)
     def run(n: int) -> Result:
         return Result(tuple(float(i * i) for i in range(n)))
 
@@ -30,33 +30,33 @@ def _experiment():
 
 
 def test_a_cached_results_frame_is_built_once_and_each_caller_gets_its_own():
-    compute.clear()
+    cache.clear()
     BUILT.clear()
     run = _experiment()
-    first = compute.derive(run(3).to_frame)
+    first = cache.derive(run(3).to_frame)
     first.loc[0, "v"] = -1.0  # a page changing its frame changes no one else's
-    again = compute.derive(run(3).to_frame)
+    again = cache.derive(run(3).to_frame)
     assert again["v"].tolist() == [0.0, 1.0, 4.0]
     assert BUILT == [(0.0, 1.0, 4.0)]
 
 
 def test_other_inputs_or_other_results_are_built_anew():
-    compute.clear()
+    cache.clear()
     BUILT.clear()
     run = _experiment()
-    assert compute.derive(run(3).to_frame, 2.0)["v"].tolist() == [0.0, 2.0, 8.0]
-    assert compute.derive(run(3).to_frame, 3)["v"].tolist() == [0.0, 3.0, 12.0]
-    assert compute.derive(run(2).to_frame, 2.0)["v"].tolist() == [0.0, 2.0]
+    assert cache.derive(run(3).to_frame, 2.0)["v"].tolist() == [0.0, 2.0, 8.0]
+    assert cache.derive(run(3).to_frame, 3)["v"].tolist() == [0.0, 3.0, 12.0]
+    assert cache.derive(run(2).to_frame, 2.0)["v"].tolist() == [0.0, 2.0]
     assert len(BUILT) == 3
 
 
 def test_a_result_not_from_the_cache_is_derived_directly():
     BUILT.clear()
     plain = Result((1.0, 2.0))
-    compute.derive(plain.to_frame)
-    compute.derive(plain.to_frame)
+    cache.derive(plain.to_frame)
+    cache.derive(plain.to_frame)
     assert len(BUILT) == 2
-    assert compute.derive(lambda r, k: r.to_frame(k), plain, 2.0)["v"].tolist() == [2.0, 4.0]
+    assert cache.derive(lambda r, k: r.to_frame(k), plain, 2.0)["v"].tolist() == [2.0, 4.0]
 
 
 def _bars(frame: pd.DataFrame, t: Translator, title: str) -> alt.Chart:

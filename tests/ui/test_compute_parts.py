@@ -1,18 +1,18 @@
-"""The pieces ui/compute.py was split into: the metrics provider (ui/cache_stats.py) reads the cache and
-queue it is given, and the memory hand-back (ui/memory.py) is safe to call anywhere."""
+"""The pieces ui/compute/cache.py was split into: the metrics provider (ui/compute/metrics.py) reads the cache and
+queue it is given, and the memory hand-back (ui/compute/allocator.py) is safe to call anywhere."""
 import pickle
 
-from ui import cache_stats, compute, fair_queue, memory
+from ui.compute import allocator, cache, fair_queue, metrics
 
 
 def _stats(results, turns, family):
-    return cache_stats._Stats(results, turns).get_stats([family])[family]
+    return metrics._Stats(results, turns).get_stats([family])[family]
 
 
 def test_lookups_are_counted_per_function_and_result():
     name = "test_compute_parts.lookups"
     for hit in (True, False, False):
-        cache_stats.count_lookup(name, hit)
+        metrics.count_lookup(name, hit)
     stats = _stats(fair_queue.ResultCache(1000), fair_queue.Scheduler(poll_s=0.01), "cache_lookups")
     mine = {s.labels["result"]: s.value for s in stats if s.labels["cache"] == name}
     assert mine == {"hit": 1, "miss": 2}
@@ -36,17 +36,17 @@ def test_the_gauges_and_evictions_are_the_given_caches():
 def test_a_cached_experiment_counts_its_lookups_in_the_provider():
     calls = []
 
-    @compute.cached(max_entries=4)
+    @cache.cached(max_entries=4)
     def square(x: int) -> int:
         calls.append(x)
         return x * x
 
     assert square(7) == 49 and square(7) == 49 and calls == [7]
     lookups = {(s.labels["cache"], s.labels["result"]): s.value
-               for s in _stats(compute.RESULTS, compute.TURNS, "cache_lookups") if "square" in s.labels["cache"]}
+               for s in _stats(cache.RESULTS, cache.TURNS, "cache_lookups") if "square" in s.labels["cache"]}
     assert sorted(lookups.values()) == [1, 1] and {r for _, r in lookups} == {"hit", "miss"}
 
 
 def test_giving_memory_back_is_harmless_to_call_anywhere():
-    memory.give_back()
-    memory.give_back()
+    allocator.give_back()
+    allocator.give_back()

@@ -8,17 +8,17 @@ import pytest
 
 from ffn_core.sweep import sweep
 from tests.conftest import chart_specs, open_page
-from ui import compute
+from ui.compute import cache
 
 PAGE = "pages/4_width_sweep.py"
 
 
 def _press(at) -> int:
     """Press Train; how many trainings the server computed for it."""
-    before = compute.TURNS.counts["computed"]
+    before = cache.TURNS.counts["computed"]
     at.button(key="train").click().run()
     assert not at.exception, [e.value for e in at.exception]
-    return compute.TURNS.counts["computed"] - before
+    return cache.TURNS.counts["computed"] - before
 
 
 def _last_loss(at) -> dict[int, float]:
@@ -28,7 +28,7 @@ def _last_loss(at) -> dict[int, float]:
 
 
 def test_a_press_during_a_training_shows_its_result_without_training_again(monkeypatch):
-    monkeypatch.setattr(compute, "REPEAT_S", 3600.0)  # every press counts as made while it ran
+    monkeypatch.setattr(cache, "REPEAT_S", 3600.0)  # every press counts as made while it ran
     at = open_page(PAGE, "en", widths=["2", "8"])
     assert _press(at) == 1
     first = _last_loss(at)
@@ -39,7 +39,7 @@ def test_a_press_during_a_training_shows_its_result_without_training_again(monke
 
 
 def test_a_press_after_watching_trains_again(monkeypatch):
-    monkeypatch.setattr(compute, "REPEAT_S", 0.0)
+    monkeypatch.setattr(cache, "REPEAT_S", 0.0)
     at = open_page(PAGE, "en", widths=["2", "8"], method="both")
     assert _press(at) == 2  # one training per method
     assert _press(at) == 2

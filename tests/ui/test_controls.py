@@ -1,4 +1,4 @@
-"""Each page's link is its declared controls (ui/pages.py): the registry agrees with pages/, every
+"""Each page's link is its declared controls (ui/registry/catalog.py): the registry agrees with pages/, every
 control survives a link, a bad value in a link is the default, apply() moves a page, and the app-wide
 ask and room are read as declared."""
 from __future__ import annotations
@@ -14,11 +14,12 @@ from streamlit.elements.lib import policies
 from streamlit.testing.v1 import AppTest
 
 from tests.conftest import ROOT, TIMEOUT, open_page
-from ui import controls, pages, shell
-from ui.controls import Choice, Code, Number, Several, Text, Toggle
+from ui.kit import shell
+from ui.registry import catalog, kinds, links
+from ui.registry.kinds import Choice, Code, Number, Several, Text, Toggle
 
-SECTIONS = [entry.section for entry in pages.PAGES]
-DEMOS = [entry for entry in pages.PAGES if entry.path.startswith("pages/")]
+SECTIONS = [entry.section for entry in catalog.PAGES]
+DEMOS = [entry for entry in catalog.PAGES if entry.path.startswith("pages/")]
 KINDS = ("slider", "select_slider", "number_input", "selectbox", "radio", "toggle", "multiselect", "text_input")
 
 
@@ -37,19 +38,18 @@ def _setup_section(path: str) -> str | None:
 
 def test_every_page_file_is_registered_and_every_row_has_its_file():
     files = {f"pages/{p.name}" for p in (ROOT / "pages").glob("*.py")} | {"dashboard.py"}
-    rows = {entry.path for entry in pages.PAGES}
+    rows = {entry.path for entry in catalog.PAGES}
     assert files == rows, (sorted(files - rows), sorted(rows - files))
-    assert shell.PAGES is pages.PAGES
 
 
 def test_every_registered_page_declares_its_controls_under_its_own_section():
-    assert list(pages.CONTROLS) == SECTIONS
-    for entry in pages.PAGES:
+    assert list(catalog.CONTROLS) == SECTIONS
+    for entry in catalog.PAGES:
         assert _setup_section(entry.path) == entry.section, entry.path
-    for section, declared in pages.CONTROLS.items():
+    for section, declared in catalog.CONTROLS.items():
         keys = [c.key for c in declared]
         assert len(keys) == len(set(keys)), section
-        assert not set(keys) & {c.key for c in pages.APP}, f"{section} reuses an app-wide key"
+        assert not set(keys) & {c.key for c in catalog.APP}, f"{section} reuses an app-wide key"
 
 
 def test_every_control_a_page_draws_is_declared_and_every_declared_one_is_drawn():
@@ -61,28 +61,28 @@ def test_every_control_a_page_draws_is_declared_and_every_declared_one_is_drawn(
         drawn = [node.args[1].value for node in ast.walk(tree)
                  if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "draw"
                  and isinstance(node.func.value, ast.Name) and node.func.value.id == "controls"]
-        assert sorted(drawn) == sorted(c.key for c in pages.CONTROLS[entry.section]), entry.path
+        assert sorted(drawn) == sorted(c.key for c in catalog.CONTROLS[entry.section]), entry.path
 
 
 @pytest.mark.parametrize("section", SECTIONS)
 def test_labels_and_helps_are_in_both_locales(section):
-    from ui import i18n
+    from ui.base import i18n
 
     for lang in i18n.LANGS:
         t = i18n.Translator(lang)
-        for control in (*pages.CONTROLS[section], *pages.APP):
+        for control in (*catalog.CONTROLS[section], *catalog.APP):
             keys = [k for k in (control.label, control.help, getattr(control, "placeholder", None)) if k]
             for key in keys:
                 assert t(key) != key, (lang, key)
             if isinstance(control, Choice) and isinstance(control.option_label, str):
-                for option in control.options_for(controls.clean(pages.CONTROLS[section], {})):
+                for option in control.options_for(links.clean(catalog.CONTROLS[section], {})):
                     assert t(f"{control.option_label}{option}") != f"{control.option_label}{option}", (lang, option)
 
 
 # --- values as a link writes them ----------------------------------------------------------------
 
 
-def _moved(declared: tuple[controls.Control, ...]) -> dict[str, object]:
+def _moved(declared: tuple[kinds.Control, ...]) -> dict[str, object]:
     """Every control off its default, each to a value that is cheap to compute."""
     values: dict[str, object] = {}
     for control in declared:
@@ -106,7 +106,7 @@ def _moved(declared: tuple[controls.Control, ...]) -> dict[str, object]:
     return values
 
 
-def _later_choices_move(declared: tuple[controls.Control, ...], values: dict[str, object]) -> bool:
+def _later_choices_move(declared: tuple[kinds.Control, ...], values: dict[str, object]) -> bool:
     known = dict(values)
     for control in declared:
         if control.key in known:
@@ -127,19 +127,22 @@ def _harness(section: str) -> None:
     what the API reads back kept in the session for the test."""
     import streamlit as st
 
-    from ui import controls, i18n, shell
+    from ui.base import i18n
+    from ui.base.page import Page
+    from ui.kit import controls, shell
+    from ui.registry import links
 
-    page = shell.Page(section=section, lang="en", t=i18n.Translator("en"), presenter=False, show_details=True)
+    page = Page(section=section, lang="en", t=i18n.Translator("en"), presenter=False, show_details=True)
     shell._open_fresh(section)
-    controls.begin(section)
+    links.begin(section)
     if "_apply_first" in st.session_state:  # as the class room's follow step does, from the sidebar
-        controls.apply(section, st.session_state.pop("_apply_first"))
-    for control in controls.declared(section):
+        links.apply(section, st.session_state.pop("_apply_first"))
+    for control in links.declared(section):
         controls.draw(page, control.key)
-    st.session_state["_view"] = controls.view_params(section)
-    st.session_state["_values"] = controls.values(section)
+    st.session_state["_view"] = links.view_params(section)
+    st.session_state["_values"] = links.values(section)
     if st.button("apply", key="_apply_button"):
-        controls.apply(section, st.session_state["_to_apply"])
+        links.apply(section, st.session_state["_to_apply"])
         st.rerun()
 
 
@@ -152,14 +155,14 @@ def _open_harness(section: str, params: dict[str, str] | None = None) -> AppTest
     return at
 
 
-@pytest.mark.parametrize("section", [s for s in SECTIONS if pages.CONTROLS[s]])
+@pytest.mark.parametrize("section", [s for s in SECTIONS if catalog.CONTROLS[s]])
 def test_every_control_round_trips_through_a_link(section):
-    declared = pages.CONTROLS[section]
+    declared = catalog.CONTROLS[section]
     moved = _moved(declared)
     # The student moves every control; the view's link, opened anew, shows the same values.
     at = _open_harness(section)
     assert at.session_state["_view"] == {}
-    assert at.session_state["_values"] == controls.clean(declared, {})
+    assert at.session_state["_values"] == links.clean(declared, {})
     params = {c.key: c.format(moved[c.key]) for c in declared}
     at.session_state["_to_apply"] = params
     at.button(key="_apply_button").click().run()
@@ -170,9 +173,9 @@ def test_every_control_round_trips_through_a_link(section):
     address = {key: at.query_params[key] for key in params}
     assert address == params, "the address bar does not carry the view"
 
-    link = controls.link(section, view, app={"lang": "ko"})
+    link = links.link(section, view, app={"lang": "ko"})
     path, _, query_string = link.partition("?")
-    assert path == f"/{controls.url_path(section)}"
+    assert path == f"/{links.url_path(section)}"
     opened = dict(urllib.parse.parse_qsl(query_string, keep_blank_values=True))
     assert opened.pop("lang") == "ko"
     fresh = _open_harness(section, opened)
@@ -184,7 +187,7 @@ def test_every_control_round_trips_through_a_link(section):
 @pytest.mark.parametrize("entry", DEMOS, ids=[e.section for e in DEMOS])
 def test_a_pages_own_link_opens_the_page_on_those_values(entry):
     """The real page, opened by the link view_params would give, shows every value moved."""
-    declared = pages.CONTROLS[entry.section]
+    declared = catalog.CONTROLS[entry.section]
     moved = _moved(declared)
     params = {c.key: c.format(moved[c.key]) for c in declared}
     at = open_page(entry.path, "en", **params)
@@ -198,7 +201,7 @@ def test_a_pages_own_link_opens_the_page_on_those_values(entry):
 # --- bad values ----------------------------------------------------------------------------------
 
 
-def _bad(control: controls.Control) -> list[str]:
+def _bad(control: kinds.Control) -> list[str]:
     """Values a link may carry that the control does not take."""
     common = ["", "\x00", "x" * 500]
     if isinstance(control, Number):
@@ -218,21 +221,21 @@ def _bad(control: controls.Control) -> list[str]:
     raise AssertionError(control)
 
 
-def _keep(control: controls.Control, raw: str, values: dict[str, object]) -> bool:
+def _keep(control: kinds.Control, raw: str, values: dict[str, object]) -> bool:
     # A choice's option whose id happens to read like a number (heads=-1 is not one; m=256 is).
     return isinstance(control, Choice) and raw in {str(o) for o in control.options_for(values)}
 
 
-@pytest.mark.parametrize("section", [s for s in SECTIONS if pages.CONTROLS[s]])
+@pytest.mark.parametrize("section", [s for s in SECTIONS if catalog.CONTROLS[s]])
 def test_every_bad_value_is_refused_by_its_control(section):
-    declared = pages.CONTROLS[section]
-    defaults = controls.clean(declared, {})
+    declared = catalog.CONTROLS[section]
+    defaults = links.clean(declared, {})
     for control in declared:
         for raw in _bad(control):
             if _keep(control, raw, defaults):
                 continue
             assert control.parse(raw, defaults) is None, (section, control.key, raw)
-            assert controls.clean(declared, {control.key: raw}) == defaults, (section, control.key, raw)
+            assert links.clean(declared, {control.key: raw}) == defaults, (section, control.key, raw)
             assert control.check(raw, defaults) is None or isinstance(control, Text), (control.key, raw)
         # Values of the wrong type in the session: never taken as the control's.
         wrongs: list[object] = [math.inf, math.nan, None, object(), b"1", 1.5j]
@@ -248,12 +251,12 @@ def test_every_bad_value_is_refused_by_its_control(section):
 
 
 @pytest.mark.parametrize("position", [0, 1, 2])
-@pytest.mark.parametrize("section", [s for s in SECTIONS if pages.CONTROLS[s]])
+@pytest.mark.parametrize("section", [s for s in SECTIONS if catalog.CONTROLS[s]])
 def test_a_link_of_bad_values_opens_every_control_on_its_default(section, position):
     """Every control at once given a bad value (a different one per run): no exception, the defaults
     shown and computed, and the bad values gone from the address."""
-    declared = pages.CONTROLS[section]
-    defaults = controls.clean(declared, {})
+    declared = catalog.CONTROLS[section]
+    defaults = links.clean(declared, {})
     bad = {}
     for control in declared:
         spellings = [raw for raw in _bad(control) if not _keep(control, raw, defaults) and "\x00" not in raw]
@@ -291,13 +294,13 @@ def test_old_links_that_repeat_the_widths_still_open():
 
 
 def test_apply_moves_the_page_and_leaves_the_rest_at_the_defaults():
-    declared = pages.CONTROLS["keyvalue"]
+    declared = catalog.CONTROLS["keyvalue"]
     at = _open_harness("keyvalue", {"seed": "5", "top": "9"})
     assert at.session_state["_values"]["seed"] == 5
     at.session_state["_to_apply"] = {"d": "32", "token": "inf", "bogus": "1", "m": "64"}
     at.button(key="_apply_button").click().run()
     assert not at.exception
-    expected = {**controls.clean(declared, {}), "d": 32, "m": 64}  # token=inf is its default; seed and top too
+    expected = {**links.clean(declared, {}), "d": 32, "m": 64}  # token=inf is its default; seed and top too
     assert at.session_state["_values"] == expected
     assert _shown(at) == expected
     assert {k: at.query_params.get(k) for k in ("d", "m", "seed", "top", "token", "bogus")} == {
@@ -318,7 +321,7 @@ def test_apply_before_the_controls_are_drawn_takes_effect_in_the_same_run(caplog
     assert not at.exception
     # A bound widget given a default as well as a session value would log a warning with a stack trace.
     assert not [r for r in caplog.records if r.name.startswith("streamlit") and (r.stack_info or r.exc_info)]
-    expected = {**controls.clean(pages.CONTROLS["position"], {}), "act": "gelu", "n": 4, "causal": True}
+    expected = {**links.clean(catalog.CONTROLS["position"], {}), "act": "gelu", "n": 4, "causal": True}
     assert at.session_state["_values"] == expected and _shown(at) == expected
     assert "_controls_pending" not in at.session_state
     assert {k: at.query_params.get(k) for k in ("act", "n", "causal", "seed")} == {
@@ -327,7 +330,7 @@ def test_apply_before_the_controls_are_drawn_takes_effect_in_the_same_run(caplog
 
 def test_apply_before_opening_another_page_opens_it_on_those_values():
     at = open_page("pages/5_key_value.py", "en")
-    at.session_state["_controls_pending"] = ("collapse", controls.clean(pages.CONTROLS["collapse"], {"act": "gelu", "seed": "3"}))
+    at.session_state["_controls_pending"] = ("collapse", links.clean(catalog.CONTROLS["collapse"], {"act": "gelu", "seed": "3"}))
     at.switch_page("pages/3_linear_collapse.py").run()
     assert not at.exception
     assert at.selectbox(key="act").value == "gelu"
@@ -336,17 +339,17 @@ def test_apply_before_opening_another_page_opens_it_on_those_values():
 
 
 def test_link_keeps_only_what_the_page_takes():
-    link = controls.link("sweep", {"act": "gelu", "seed": "inf", "bogus": "1", "method": "pieces"},
+    link = links.link("sweep", {"act": "gelu", "seed": "inf", "bogus": "1", "method": "pieces"},
                          app={"lang": "ko", "room": " abc234 ", "present": "maybe"})
     assert link == "/width_sweep?lang=ko&room=ABC234&act=gelu"
-    assert controls.link("home", {}) == "/"
-    assert controls.link("split", {"heads": "4", "kv_heads": "4"}) == "/parameter_split?heads=4"
+    assert links.link("home", {}) == "/"
+    assert links.link("split", {"heads": "4", "kv_heads": "4"}) == "/parameter_split?heads=4"
 
 
 # --- the app-wide ask and room -------------------------------------------------------------------
 
 
-ROOM = next(c for c in pages.APP if c.key == "room")
+ROOM = next(c for c in catalog.APP if c.key == "room")
 
 
 @pytest.mark.parametrize(("raw", "code"), [
@@ -399,7 +402,7 @@ def test_a_forged_room_is_dropped_silently(bad, no_room_store):
 def _page_fields() -> None:
     import streamlit as st
 
-    from ui import shell
+    from ui.kit import shell
 
     # The menu's page links need the app's own pages, which a script made of this function has not.
     sidebar, shell._sidebar = shell._sidebar, lambda page: None

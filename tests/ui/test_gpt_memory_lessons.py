@@ -8,9 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ffn_core.gpt import context, corpus, weights
-from ui import i18n
-from ui.text import Term
-from ui.lessons import gpt_memory as lessons
+from ui.base import i18n
+from ui.base.text import Term
+from ui.verdicts import gpt_checkpoints as verdicts
 
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True)
 share = st.floats(0.0, 1.0, allow_nan=False)
@@ -46,7 +46,7 @@ def _keys(verdict):
 @given(st.integers(0, 1200), word | st.none(), word, share, share, share | st.just(math.nan),
        st.none() | st.tuples(share, share), st.lists(term, min_size=4, max_size=4), st.lists(term, min_size=4, max_size=4))
 def test_checkpoint(step, answer, top, prob, seen, heldout, logged, attn, ffn):
-    v = lessons.checkpoint(step, answer, top, prob, seen, heldout, logged, attn, ffn)
+    v = verdicts.checkpoint(step, answer, top, prob, seen, heldout, logged, attn, ffn)
     _renders(v)
     assert ("gptmemory.claim_answers" in _keys(v)) == (answer is not None)
     if answer is not None:
@@ -67,7 +67,7 @@ def test_checkpoint(step, answer, top, prob, seen, heldout, logged, attn, ffn):
        st.lists(term, min_size=4, max_size=4))
 def test_curve(seen_90, heldout_90, template_90, heldout_at, onsets, final):
     heldout_at = None if seen_90 is None else (heldout_at if heldout_at is not None else 0.5)
-    v = lessons.curve(seen_90, heldout_90, template_90, heldout_at, onsets, final)
+    v = verdicts.curve(seen_90, heldout_90, template_90, heldout_at, onsets, final)
     _renders(v)
     assert _ok(v, "gptmemory.claim_grammar_first") == (
         template_90 is not None and (seen_90 is None or template_90 < seen_90))
@@ -91,7 +91,7 @@ def test_curve(seen_90, heldout_90, template_90, heldout_at, onsets, final):
 @given(word, st.lists(cos, min_size=STAGES, max_size=STAGES) | st.just([]),
        st.none() | st.lists(cos, min_size=STAGES, max_size=STAGES))
 def test_contexts(w, within, across):
-    v = lessons.contexts(w, within, across)
+    v = verdicts.contexts(w, within, across)
     _renders(v)
     assert v.claims[0].ok is None  # the embedding is token + position: a stated fact
     if not within:
@@ -116,7 +116,7 @@ def test_contexts(w, within, across):
 @given(word, word, st.lists(cos, min_size=STAGES, max_size=STAGES) | st.just([]),
        st.lists(cos, min_size=STAGES, max_size=STAGES))
 def test_roles(w, other, own, last):
-    v = lessons.roles(w, other, own, last)
+    v = verdicts.roles(w, other, own, last)
     _renders(v)
     assert v.claims[0].ok is None
     if not own:
@@ -129,14 +129,14 @@ def test_roles(w, other, own, last):
 @pytest.mark.parametrize("lang", i18n.LANGS)
 def test_verdicts_on_the_real_measurements_render_for_every_country(lang):
     # Every country the page offers, on the final model, through the page's own pairing of sentences.
-    from ui import gpt_memory_sections as sections
+    from ui.gpt import sections
     from ffn_core.gpt import context as ctx
 
     model = weights.load()
     for country in sorted({f.country for f in corpus.FACTS})[::9]:
         sim = ctx.compare(model, ctx.word_contexts(country))
         within, across = sections.context_pairs(sim.labels, lang)
-        v = lessons.contexts(country, sections.mean_by_stage(sim, within), sections.mean_by_stage(sim, across) or None)
+        v = verdicts.contexts(country, sections.mean_by_stage(sim, within), sections.mean_by_stage(sim, across) or None)
         _renders(v)
         # Same relation across languages: every across pair is (x.en, x.ko); within pairs share a language.
         assert all(sim.labels[i].split(".")[0] == sim.labels[j].split(".")[0] for i, j in across)

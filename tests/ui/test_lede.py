@@ -7,7 +7,8 @@ import re
 import pytest
 from hypothesis import given, strategies as st
 
-from ui import i18n, lede
+from ui.base import i18n
+from ui.kit import lede
 
 SECTIONS = ["home", "split", "position", "collapse", "sweep", "keyvalue", "sparsity", "gpt", "gptsurgery"]
 

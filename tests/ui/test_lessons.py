@@ -5,13 +5,13 @@ import subprocess
 import sys
 
 from tests.conftest import ROOT
-from ui import i18n
+from ui.base import i18n
 
 
 def test_lessons_import_no_ui_package():
     code = (
         "import json, sys\n"
-        "import ui.text, ui.lessons.home, ui.lessons.split, ui.lessons.position, ui.lessons.collapse\n"
+        "import ui.base.text, ui.verdicts.home, ui.verdicts.split, ui.verdicts.position, ui.verdicts.collapse\n"
         "print(json.dumps(sorted(n for n in sys.modules if n.split('.')[0] in ('streamlit', 'altair'))))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)

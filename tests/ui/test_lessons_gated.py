@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 from ffn_core import gated
 from ffn_core.sweep import gated as gated_sweep, targets
 from tests.lesson_checks import Branches, assert_readable
-from ui.lessons import gated as lessons
+from ui.verdicts import gated as verdicts
 
 GATED = Branches("bilinear", "nonlinear")
 WIDTH = Branches("buys", "not")
@@ -19,19 +19,19 @@ WIDTH = Branches("buys", "not")
 @example(d=48, act="silu", token=3, seed=1)
 def test_gated_verdict_agrees_with_its_numbers(d, act, token, seed):
     res = gated.measure(d, act, token, seed)
-    v = lessons.judge(res)
+    v = verdicts.judge(res)
     by_key = {c.key: c for c in v.claims}
     keys = v.takeaway.split()
     if act == "none":
         claim = by_key["gated.claim_bilinear"]
-        assert claim.ok == (res.gated_fit_error > lessons.NONLINEAR and res.plain_collapse_residual <= lessons.EXACT)
-        assert ("gated.takeaway_bilinear" in keys) == (res.gated_fit_error > lessons.NONLINEAR)
+        assert claim.ok == (res.gated_fit_error > verdicts.NONLINEAR and res.plain_collapse_residual <= verdicts.EXACT)
+        assert ("gated.takeaway_bilinear" in keys) == (res.gated_fit_error > verdicts.NONLINEAR)
         if claim.ok:
             GATED.reach("bilinear")
             assert claim.values["error"] > 0.01 and claim.values["residual"] <= 1e-12
     else:
         claim = by_key["gated.claim_nonlinear"]
-        assert claim.ok == (res.gated_fit_error > lessons.NONLINEAR)
+        assert claim.ok == (res.gated_fit_error > verdicts.NONLINEAR)
         if "gated.takeaway_nonlinear" in keys:
             GATED.reach("nonlinear")
             assert claim.values["error"] > 0.01
@@ -57,11 +57,11 @@ def _width(target, act, most, seed):
 @example(target="sin3x", act="relu", most=1, seed=0)
 def test_width_verdict_agrees_with_its_numbers(target, act, most, seed):
     res = _width(target, act, most, seed)
-    v = lessons.judge_width(res)
+    v = verdicts.judge_width(res)
     fact, claim = v.claims
     assert fact.ok is None
     assert [p.params for p in res.plain] == [g.params for g in res.gated]
-    outcomes = [lessons.outcome(p.rmse, g.rmse, res.floor) for p, g in zip(res.plain, res.gated)]
+    outcomes = [verdicts.outcome(p.rmse, g.rmse, res.floor) for p, g in zip(res.plain, res.gated)]
     for o, p, g in zip(outcomes, res.plain, res.gated):
         if o == "better":
             assert g.rmse < 0.8 * p.rmse

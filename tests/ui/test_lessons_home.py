@@ -4,11 +4,11 @@ from hypothesis import strategies as st
 
 from ffn_core import params
 from tests.lesson_checks import assert_readable, sentences
-from ui.lessons import home as lessons
+from ui.verdicts import home as verdicts
 
 
 def test_the_home_block_is_two_thirds_stated_as_a_fact():
-    v = lessons.judge(params.split(512, "4"))
+    v = verdicts.judge(params.split(512, "4"))
     [claim] = v.claims
     assert claim.ok is None and claim.key == "home.claim"
     assert (claim.values["ffn"], claim.values["block"]) == (8 * 512**2, 12 * 512**2)
@@ -21,7 +21,7 @@ def test_the_home_block_is_two_thirds_stated_as_a_fact():
 @given(d=st.integers(1, 128).map(lambda k: 64 * k), expansion=st.sampled_from(params.EXPANSIONS), bias=st.booleans())
 def test_the_two_thirds_sentence_needs_two_thirds(d, expansion, bias):
     s = params.split(d, expansion, 8, 8, bias)
-    v = lessons.judge(s)
+    v = verdicts.judge(s)
     [claim] = v.claims
     assert (claim.key == "home.claim") == (3 * s.ffn_params == 2 * s.block_params)
     assert_readable(v)

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from ffn_core import keyvalue, memory_training
 from tests.lesson_checks import Branches, assert_readable
-from ui.lessons import keyvalue as verdicts
+from ui.verdicts import keyvalue as verdicts
 
 space = st.fixed_dictionaries({
     "d": st.sampled_from(range(16, 129, 16)),

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from ffn_core import moe, moe_presets
 from ffn_core.gpt import moe_probes, moe_train
 from tests.lesson_checks import Branches, assert_readable
-from ui.lessons import moe as lessons
+from ui.verdicts import moe as verdicts
 
 TOY = Branches("even", "one")
 
@@ -20,7 +20,7 @@ TOY = Branches("even", "one")
 def test_toy_verdict_agrees_with_its_numbers(d, experts, k, n, seed):
     k = min(k, experts)
     res = moe.measure(d, 4 * d, experts, k, n, seed)
-    v = lessons.judge(res)
+    v = verdicts.judge(res)
     position, params, even = v.claims
     assert position.ok == (max(res.rowwise_max_abs_diff, res.permutation_max_abs_diff) <= 1e-12
                            and res.off_diagonal_fraction == 0)
@@ -29,7 +29,7 @@ def test_toy_verdict_agrees_with_its_numbers(d, experts, k, n, seed):
     assert params.values["active"] == res.router_params + k * res.expert_params
     assert params.values["total"] == res.router_params + experts * res.expert_params
     r = res.routing(k)
-    assert even.ok == (max(r.tokens_per_expert) / (n * k / experts) <= lessons.EVEN)
+    assert even.ok == (max(r.tokens_per_expert) / (n * k / experts) <= verdicts.EVEN)
     if even.ok:
         TOY.reach("even")
     if experts == 1:
@@ -40,7 +40,7 @@ def test_toy_verdict_agrees_with_its_numbers(d, experts, k, n, seed):
 
 def test_published_verdict():
     counts = tuple(moe_presets.count(p) for p in moe_presets.PRESETS)
-    v = lessons.judge_presets(counts)
+    v = verdicts.judge_presets(counts)
     assert [c.ok for c in v.claims] == [True, True, True]
     assert v.takeaway_values["name"] == "DeepSeek-V3"  # the smallest active share of the three
     assert_readable(v)
@@ -58,16 +58,16 @@ def test_trained_verdicts_at_every_block_and_expert(shipped):
     cfg = model.config
     seen = set()
     for block in range(cfg.n_layer):
-        v = lessons.judge_routes(routes, block)
+        v = verdicts.judge_routes(routes, block)
         relations, languages = v.claims
         shares = [routes.share(block, rel) for rel in ("capital", "currency", "language", "continent")]
-        assert relations.ok == (min(shares) > lessons.SORTED)
-        assert languages.ok == (min(routes.share(block, "en"), routes.share(block, "ko")) > lessons.SORTED
+        assert relations.ok == (min(shares) > verdicts.SORTED)
+        assert languages.ok == (min(routes.share(block, "en"), routes.share(block, "ko")) > verdicts.SORTED
                                 and routes.top_expert(block, "en") != routes.top_expert(block, "ko"))
         assert_readable(v)
         for expert in range(cfg.n_experts):
             cut = moe_probes.ablate(model, block, expert, base)
-            a = lessons.judge_ablation(cut)
+            a = verdicts.judge_ablation(cut)
             (claim,) = a.claims
             assert claim.ok == (cut.fell_total > 0)
             assert claim.values["before"] - claim.values["after"] == cut.fell_total - cut.rose_total

@@ -4,7 +4,7 @@ from hypothesis import strategies as st
 
 from ffn_core import ffn, position
 from tests.lesson_checks import Branches, assert_readable
-from ui.lessons import position as lessons
+from ui.verdicts import position as verdicts
 
 DS = (8, 16, 32, 64, 128)
 TAKEAWAY = Branches("causal", "equivariant")
@@ -29,13 +29,13 @@ def controls(draw):
 @example(dict(n=8, d=16, act="relu", heads=2, perm="roll", seed=0, causal=False))
 def test_position_verdict_agrees_with_its_numbers(s):
     res = position.measure(s["n"], s["d"], 4 * s["d"], s["act"], s["heads"], s["causal"], s["perm"], s["seed"])
-    v = lessons.judge(res)
+    v = verdicts.judge(res)
     rowwise, perm, diagonal = v.claims
     # "Passed the permutation check" needs a permutation that moved tokens.
     assert res.permutation != tuple(range(s["n"]))
     assert perm.values["moved"] == sum(k != p for k, p in enumerate(res.permutation)) >= 2
-    assert perm.ok == (res.permutation_max_abs_diff <= lessons.EXACT)
-    assert rowwise.ok == (rowwise.values["diff"] <= lessons.EXACT)
+    assert perm.ok == (res.permutation_max_abs_diff <= verdicts.EXACT)
+    assert rowwise.ok == (rowwise.values["diff"] <= verdicts.EXACT)
     assert diagonal.ok == (diagonal.values["share"] == 0)
     takeaway = v.takeaway.split()
     if s["causal"]:
@@ -43,12 +43,12 @@ def test_position_verdict_agrees_with_its_numbers(s):
         assert "position.takeaway_equivariant" not in takeaway
         if "position.takeaway_causal" in takeaway:
             TAKEAWAY.reach("causal")
-            assert res.attention_permutation_max_abs_diff > lessons.EXACT
+            assert res.attention_permutation_max_abs_diff > verdicts.EXACT
     else:
         assert "position.takeaway_causal" not in takeaway
         if "position.takeaway_equivariant" in takeaway:
             TAKEAWAY.reach("equivariant")
-            assert v.takeaway_values["attention_perm"] <= lessons.EXACT
+            assert v.takeaway_values["attention_perm"] <= verdicts.EXACT
     assert_readable(v)
 
 
@@ -59,7 +59,7 @@ def test_block_verdict_agrees_with_its_numbers(s):
     d = min(s["d"], 16)
     n = min(s["n"], 8)
     res = position.block_influence(n, d, 4 * d, s["act"], min(s["heads"], d), s["causal"], s["seed"])
-    v = lessons.judge_block(res)
+    v = verdicts.judge_block(res)
     [claim] = v.claims
     assert claim.values == {"block": res.block_off_diagonal_fraction, "ffn": res.ffn_off_diagonal_fraction}
     assert claim.ok == (res.block_off_diagonal_fraction > 0 and res.ffn_off_diagonal_fraction == 0)

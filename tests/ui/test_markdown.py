@@ -13,7 +13,7 @@ import string
 import pytest
 from markdown_it import MarkdownIt
 
-from ui import i18n
+from ui.base import i18n
 
 MD = MarkdownIt("commonmark")
 CODE = re.compile(r"<code>.*?</code>", re.S)

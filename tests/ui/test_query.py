@@ -6,10 +6,13 @@ import pytest
 from streamlit.elements.lib import policies
 
 from tests.conftest import open_page
-from ui import controls, i18n, pages, widgets
+from ui import widgets
+from ui.base import i18n
+from ui.kit import controls
+from ui.registry import catalog
 
 # The experiments: the glossary has no controls to feed bad numbers to.
-DEMOS = [entry.path for entry in pages.DEMOS]
+DEMOS = [entry.path for entry in catalog.DEMOS]
 # What Python's float() reads as infinite or not-a-number; Streamlit turns some into int(inf).
 NON_FINITE = ("inf", "-inf", "Infinity", "1e309", "1e400", "nan")
 # Each choice and the option it is moved to (page, key, option).
@@ -121,11 +124,14 @@ def test_a_custom_target_keeps_its_expression():
 def _choice_app():
     import streamlit as st
 
-    from ui import controls, i18n, shell
+    from ui.base import i18n
+    from ui.base.page import Page
+    from ui.kit import controls
+    from ui.registry import kinds
 
-    page = shell.Page(section="home", lang="en", t=i18n.Translator("en"), presenter=False, show_details=True)
+    page = Page(section="home", lang="en", t=i18n.Translator("en"), presenter=False, show_details=True)
     options = ["x", "y"] if st.toggle("other options", key="flip") else ["a", "b", "c"]
-    pick = controls.Choice("pick", options, options[1], option_label=lambda tr, o: o.upper(), label="pick")
+    pick = kinds.Choice("pick", options, options[1], option_label=lambda tr, o: o.upper(), label="pick")
     controls._choice(page, pick, st.selectbox, "pick", {})
 
 

@@ -5,7 +5,7 @@ from hypothesis import strategies as st
 from ffn_core import gated
 from ffn_core.sweep import gated as gated_sweep
 from tests.question_checks import assert_sound, korean_is_korean
-from ui.lessons import gated as lessons
+from ui.verdicts import gated as verdicts
 from ui.questions import gated as questions
 
 
@@ -32,7 +32,7 @@ def test_width_question_is_answered_by_the_page(target, act, seed):
     res = gated_sweep.fit(target, (1,), act, seed)
     (asked,) = questions.width(res)
     assert_sound([asked], "gated")
-    assert asked.answer == lessons.outcome(res.plain[-1].rmse, res.gated[-1].rmse, res.floor)
+    assert asked.answer == verdicts.outcome(res.plain[-1].rmse, res.gated[-1].rmse, res.floor)
     assert asked.values["params"] == res.plain[-1].params == res.gated[-1].params
 
 

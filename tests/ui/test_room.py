@@ -14,7 +14,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.conftest import TIMEOUT, chart_specs, open_page
-from ui import i18n
+from ui.base import i18n
 from ui.questions import Asked, Question
 from ui.questions import collapse as collapse_questions
 from ui.room import session, store
@@ -39,9 +39,10 @@ def db(tmp_path, monkeypatch):
 
 
 def _page(section: str, lang: str = "en"):
-    from ui import shell
+    from ui.base.page import Page
+    from ui.kit import shell
 
-    return shell.Page(section=section, lang=lang, t=i18n.Translator(lang), presenter=False, show_details=True)
+    return Page(section=section, lang=lang, t=i18n.Translator(lang), presenter=False, show_details=True)
 
 
 def _scene(name: str, lang: str = "en") -> None:
@@ -49,9 +50,11 @@ def _scene(name: str, lang: str = "en") -> None:
     import streamlit as st
 
     from tests.ui import test_room
-    from ui import i18n, shell
+    from ui.base import i18n
+    from ui.base.page import Page
+    from ui.kit import shell
 
-    page = shell.Page(section="collapse", lang=lang, t=i18n.Translator(lang), presenter=False, show_details=True)
+    page = Page(section="collapse", lang=lang, t=i18n.Translator(lang), presenter=False, show_details=True)
     getattr(test_room, name)(page, st)
 
 
@@ -355,7 +358,8 @@ def test_a_following_student_moves_to_the_instructors_page_and_settings(db):
     db.set_view(code, key, "collapse", {"d": "32", "act": "relu"}, time.time())
     at.run()  # the fragment's body runs on every full run; its timer is what AppTest does not tick
     assert not at.exception, [e.value for e in at.exception]
-    assert at.title[0].value == i18n.Translator("en")("collapse.title")
+    # In a class room the page asks, so its title is the one that answers nothing.
+    assert at.title[0].value == i18n.Translator("en")("collapse.title_asking")
     assert param(at, "room") == code and at.slider(key="d").value == 32 and at.selectbox(key="act").value == "relu"
     # AppTest reruns the page it was told to open; a browser now shows the page switched to.
     at.switch_page("pages/3_linear_collapse.py")
@@ -364,7 +368,7 @@ def test_a_following_student_moves_to_the_instructors_page_and_settings(db):
     # The same version again: no move; the student's own change stays.
     at.slider(key="d").set_value(48).run()
     at.run()
-    assert at.slider(key="d").value == 48 and at.title[0].value == i18n.Translator("en")("collapse.title")
+    assert at.slider(key="d").value == 48 and at.title[0].value == i18n.Translator("en")("collapse.title_asking")
     # A new version on the same page: the settings move, the page stays.
     db.set_view(code, key, "collapse", {"d": "16"}, time.time())
     at.run()
@@ -373,7 +377,7 @@ def test_a_following_student_moves_to_the_instructors_page_and_settings(db):
     assert at.slider(key="d").value == 16 and at.selectbox(key="act").value == "none"  # absent: the default
 
 
-# --- through a page's own questions (ui/ask.py) ------------------------------------------------
+# --- through a page's own questions (ui/questions/quiz.py) ------------------------------------------------
 
 
 def test_a_students_guess_on_a_page_reaches_the_room_and_returns_with_the_class_after_reveal(db):
@@ -423,7 +427,7 @@ def test_a_waiting_student_reruns_when_the_rooms_view_moves_and_not_before(db):
 def test_a_reveal_that_came_before_the_first_look_is_not_missed(db):
     from collections import OrderedDict
 
-    from ui import ask
+    from ui.questions import quiz
 
     code, key = db.create_room(time.time())
     token = store.new_token()
@@ -431,7 +435,7 @@ def test_a_reveal_that_came_before_the_first_look_is_not_missed(db):
     db.submit(code, token, ASK_NUMBER.id, 0.3, time.time())
     db.reveal(code, key, ASK_NUMBER.id, time.time())
     db.set_view(code, key, "collapse", {}, time.time())
-    waiting = OrderedDict({ASK_NUMBER.id: ask.Answer(0.3, True)})
+    waiting = OrderedDict({ASK_NUMBER.id: quiz.Answer(0.3, True)})
     at = run_scene("watch_scene", {**seated(code, "student", token), session.ASKED: waiting})
     assert at.session_state["runs"] == 2  # looked, found it revealed, reran
     # Without a waiting guess, the first look only notes the version.

@@ -3,7 +3,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.conftest import ROOT, TIMEOUT, open_page
-from ui import i18n, query, shell
+from ui.base import i18n
+from ui.kit import shell
+from ui.registry import catalog, query
 
 
 def _home(**context):
@@ -54,7 +56,7 @@ def test_menu_labels_follow_the_language():
     for lang in i18n.LANGS:
         at = open_page("dashboard.py", lang)
         labels[lang] = [link.proto.label for link in at.sidebar.get("page_link")]
-    assert len(labels["en"]) == len(shell.PAGES)
+    assert len(labels["en"]) == len(catalog.PAGES)
     assert labels["ko"] != labels["en"]
     assert all(a != b for a, b in zip(labels["ko"], labels["en"]))
 

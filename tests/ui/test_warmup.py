@@ -14,7 +14,7 @@ from tests.conftest import ROOT
 
 sys.path.insert(0, str(ROOT / "bench"))
 stclient = pytest.importorskip("stclient")
-from ui import warmup  # noqa: E402
+from ui.compute import warmup  # noqa: E402
 
 WARMUP_TIMEOUT_S = 600
 

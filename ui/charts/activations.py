@@ -6,7 +6,7 @@ import pandas as pd
 import torch
 
 from ffn_core import ffn
-from ui.i18n import Translator
+from ui.base.i18n import Translator
 
 COLORS = {"relu": "#dc2626", "gelu": "#2563eb", "silu": "#16a34a"}
 

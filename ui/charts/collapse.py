@@ -6,7 +6,7 @@ import math
 import altair as alt
 import pandas as pd
 
-from ui.i18n import Translator
+from ui.base.i18n import Translator
 
 COUNTED = "#2563eb"
 ZERO = "#dc2626"

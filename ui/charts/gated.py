@@ -4,7 +4,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from ui.i18n import Translator
+from ui.base.i18n import Translator
 
 GATE_COLORS = {"silu": "#2563eb", "gelu": "#16a34a", "relu": "#dc2626"}
 KIND_COLORS = {"plain": "#6b7280", "gated": "#2563eb", "target": "#111827"}

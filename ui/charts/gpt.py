@@ -4,7 +4,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from ui.i18n import Translator
+from ui.base.i18n import Translator
 from ui.charts.sparsity import reference_labels
 
 PART_COLOURS = {"embedding": "#9ca3af", "attn": "#2563eb", "ffn": "#ea580c", "constant": "#d1d5db"}

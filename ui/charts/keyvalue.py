@@ -4,7 +4,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from ui.i18n import Translator
+from ui.base.i18n import Translator
 
 STATE_COLOURS = {"untrained": "#9ca3af", "trained": "#ea580c"}
 SIGN_COLOURS = {"positive": "#2563eb", "negative": "#dc2626"}

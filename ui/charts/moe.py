@@ -4,7 +4,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from ui.i18n import Translator
+from ui.base.i18n import Translator
 
 K_COLORS = ["#2563eb", "#f59e0b", "#16a34a", "#dc2626"]
 PART_COLORS = {"active": "#2563eb", "idle": "#cbd5e1"}

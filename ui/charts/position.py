@@ -4,7 +4,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from ui.i18n import Translator
+from ui.base.i18n import Translator
 
 # Cell values are written into the squares only while they stay readable.
 MAX_LABELLED_TOKENS = 10

@@ -4,7 +4,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from ui.i18n import Translator
+from ui.base.i18n import Translator
 
 TOKEN_COLOURS = {"train": "#ea580c", "fresh": "#2563eb"}
 

@@ -1,14 +1,14 @@
-"""The gated-FFN page's questions: does it collapse without its activation, how many weights at 8/3·d,
-how many units the gate turns down, and whether the gate buys accuracy at equal weights."""
+"""The gated-FFN page's questions: does it collapse without its activation, how far a linear map misses with one,
+how many weights at 8/3·d, how many units the gate turns down, and whether the gate buys accuracy at equal weights."""
 from __future__ import annotations
 
 import math
 
 from ffn_core import gated
 from ffn_core.sweep import gated as gated_sweep
-from ui.lessons import gated as lessons
+from ui.base.text import Term
 from ui.questions import Asked, Question, at
-from ui.text import Term
+from ui.verdicts import gated as verdicts
 
 SECTION = "gated"
 LINEAR = Question("questions.gated_linear", "choice", options=("yes", "no"))
@@ -20,32 +20,30 @@ WIDTH = Question("questions.gated_width", "choice", options=("better", "same", "
 
 def ask(res: gated.Gated) -> tuple[Asked, ...]:
     settings = {"d": res.d_model, "act": res.act, "token": res.token, "seed": res.seed}
-    verdict = lessons.judge(res)
-    claims = {c.key: c for c in verdict.claims}
     shown = {"d": res.d_model, "m": res.d_ff, "m4": 4 * res.d_model, "act": Term(f"gated.act_{res.act}"),
              "token": res.token}
     asked = []
     if res.act == "none":
-        claim = claims["gated.claim_bilinear"]
-        asked.append(at(SECTION, settings, LINEAR, "no" if res.gated_fit_error > lessons.NONLINEAR else "yes",
-                        claim.key, claim.values, shown))
+        linear = res.gated_fit_error <= verdicts.NONLINEAR
+        asked.append(at(SECTION, settings, LINEAR, "yes" if linear else "no",
+                        {"error": res.gated_fit_error, "residual": res.plain_collapse_residual}, shown))
     elif math.isfinite(res.gated_fit_error) and 100 * res.gated_fit_error <= FIT.hi:
-        claim = claims["gated.claim_nonlinear"]
-        asked.append(at(SECTION, settings, FIT, 100 * res.gated_fit_error, claim.key, claim.values, shown))
-    counts = claims["gated.fact_params"]
+        asked.append(at(SECTION, settings, FIT, 100 * res.gated_fit_error,
+                        {"act": Term(f"gated.act_{res.act}"), "plain_error": res.plain_fit_error}, shown))
     more = "same" if res.gated_params == res.plain_params else "fewer" if res.gated_params < res.plain_params else "more"
-    asked.append(at(SECTION, settings, WEIGHTS, more, counts.key, counts.values, shown))
-    relu = claims["gated.fact_relu"]
-    asked.append(at(SECTION, settings, DOWN, 100 * res.gate("silu").turned_down, relu.key, relu.values, shown))
+    asked.append(at(SECTION, settings, WEIGHTS, more,
+                    {"gated": res.gated_params, "plain": res.plain_params, "m": res.d_ff, "m4": 4 * res.d_model}, shown))
+    asked.append(at(SECTION, settings, DOWN, 100 * res.gate("silu").turned_down,
+                    {"m": res.d_ff, "active": res.relu_active, "mean_down": res.gate("silu").mean_turned_down}, shown))
     return tuple(asked)
 
 
 def width(res: gated_sweep.GatedSweep) -> tuple[Asked, ...]:
     """At the largest pair of equal weight counts: better, the same or worse with the gate."""
     settings = {"target": res.target, "act": res.act, "seed": res.seed, "sizes": tuple(f.width for f in res.plain)}
-    verdict = lessons.judge_width(res)
-    largest = lessons.outcome(res.plain[-1].rmse, res.gated[-1].rmse, res.floor)
+    largest = verdicts.outcome(res.plain[-1].rmse, res.gated[-1].rmse, res.floor)
     shown = {"target": res.label, "params": res.plain[-1].params, "plain_width": res.plain[-1].width,
              "gated_width": res.gated[-1].width}
-    return (at(SECTION, settings, WIDTH, largest, "questions.gated_width_why",
-               {**verdict.takeaway_values, "outcome": Term(f"gated.outcome_{largest}")}, shown),)
+    return (at(SECTION, settings, WIDTH, largest,
+               {"params": res.plain[-1].params, "plain_rmse": res.plain[-1].rmse, "gated_rmse": res.gated[-1].rmse},
+               shown),)

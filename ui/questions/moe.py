@@ -4,25 +4,27 @@ from __future__ import annotations
 
 from ffn_core import moe
 from ffn_core.gpt import moe_probes
-from ui.lessons import moe as lessons
 from ui.questions import Asked, Question, at
+from ui.verdicts import moe as verdicts
 
 SECTION = "moe"
 ACTIVE = Question("questions.moe_active", "number", lo=0, hi=100, tolerance=5, unit="questions.unit_pct")
 POSITION = Question("questions.moe_position", "choice", options=("yes", "no"))
+MAX_OPTIONS = 4
 
 
 def ask(res: moe.MoEResult) -> tuple[Asked, ...]:
     settings = {"d": res.d_model, "experts": res.n_experts, "k": res.k, "n": res.n_tokens, "seed": res.seed}
-    verdict = lessons.judge(res)
-    claims = {c.key: c for c in verdict.claims}
     shown = {"experts": res.n_experts, "k": res.k, "d": res.d_model}
     r = res.routing(res.k)
-    position = claims["moe.claim_position"]
+    position = (max(res.rowwise_max_abs_diff, res.permutation_max_abs_diff) <= verdicts.EXACT
+                and res.off_diagonal_fraction == 0)
     return (
-        at(SECTION, settings, ACTIVE, 100 * r.active_params / res.total_params, "moe.fact_params",
-           claims["moe.fact_params"].values, shown),
-        at(SECTION, settings, POSITION, "yes" if position.ok else "no", position.key, position.values, shown),
+        at(SECTION, settings, ACTIVE, 100 * r.active_params / res.total_params,
+           {"active": r.active_params, "total": res.total_params, "k": res.k, "experts": res.n_experts}, shown),
+        at(SECTION, settings, POSITION, "yes" if position else "no",
+           {"rowwise": res.rowwise_max_abs_diff, "perm": res.permutation_max_abs_diff, "off": res.off_diagonal_fraction},
+           shown),
     )
 
 
@@ -36,15 +38,14 @@ def fell_question(prompts: int) -> Question:
 
 
 def trained(routes: moe_probes.Routes, cut: moe_probes.Ablation) -> tuple[Asked, ...]:
-    settings = {"block": cut.block + 1, "expert": cut.expert + 1}
     asked = []
-    if 2 <= routes.n_experts <= 4:  # a choice offers two to four options
-        verdict = lessons.judge_routes(routes, cut.block)
-        claim = verdict.claims[0]
-        asked.append(at(SECTION, {"block": cut.block + 1}, top_question(routes.n_experts),
-                        str(routes.top_expert(cut.block, "capital") + 1), claim.key, claim.values,
+    if 2 <= routes.n_experts <= MAX_OPTIONS:  # a choice offers two to four options
+        top = routes.top_expert(cut.block, "capital")
+        asked.append(at(SECTION, {"block": cut.block + 1}, top_question(routes.n_experts), str(top + 1),
+                        {"block": cut.block + 1, "share": routes.share(cut.block, "capital")},
                         {"block": cut.block + 1}))
-    verdict = lessons.judge_ablation(cut)
-    asked.append(at(SECTION, settings, fell_question(cut.prompts), cut.fell_total, verdict.claims[0].key,
-                    verdict.claims[0].values, {"block": cut.block + 1, "expert": cut.expert + 1, "right": cut.before}))
+    asked.append(at(SECTION, {"block": cut.block + 1, "expert": cut.expert + 1}, fell_question(cut.prompts),
+                    cut.fell_total, {"rose": cut.rose_total, "before": cut.before, "after": cut.after,
+                                     "routed": cut.routed},
+                    {"block": cut.block + 1, "expert": cut.expert + 1, "right": cut.before}))
     return tuple(asked)

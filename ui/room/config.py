@@ -16,6 +16,9 @@ import os
 import tomllib
 from pathlib import Path
 
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
+
 ROOT = Path(__file__).resolve().parents[2]
 ENV_URL = "FFNLAB_CLASS_DB"
 ENV_DIR = "FFNLAB_DATA_DIR"
@@ -51,9 +54,6 @@ def url(secrets_path: Path = SECRETS) -> str:
 
 def describe(database_url: str) -> str:
     """The URL with its password hidden."""
-    from sqlalchemy.engine import make_url
-    from sqlalchemy.exc import ArgumentError
-
     try:
         return make_url(database_url).render_as_string(hide_password=True)
     except ArgumentError:

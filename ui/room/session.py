@@ -21,9 +21,10 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
-from ui import controls, query
 from ui.questions import Asked
-from ui.room import store, views
+from ui.registry import catalog, links, query
+from ui.registry.kinds import Several
+from ui.room import config, store, views
 
 SEAT = "_room_seat"
 KEY = "_room_key"  # the instructor's key: session state only
@@ -35,8 +36,8 @@ FOLLOW = "_room_follow"
 LINK = "_room_link"  # a one-time link, shown on one run only
 REVEALED = "_room_revealed"  # question ids this student has seen revealed
 WATCHING = "_room_watching"  # whether the last whole run started this student's watcher
-ASKED = "_ask"  # ui/ask.py's guesses: id -> Answer (guess, stored, message)
-# A page switch clears only the pages' declared controls (ui/shell.py): these outlive it.
+ASKED = "_ask"  # ui/questions/quiz.py's guesses: id -> Answer (guess, stored, message)
+# A page switch clears only the pages' declared controls (ui/kit/shell.py): these outlive it.
 KEPT = frozenset({SEAT, KEY, NOTE, TRIED, VIEW, SEEN, FOLLOW, LINK, REVEALED, WATCHING, "_room_follow_widget"})
 
 TAKE = "take"  # the query parameter of a one-time instructor link
@@ -75,8 +76,6 @@ def _store(url: str | None) -> store.Store:
 
 def _call(action: str, *args: Any) -> Any:
     """One store call (the Store's method by name, with `now` last); whatever keeps the store from answering becomes Unavailable."""
-    from ui.room import config
-
     try:
         return getattr(_store(config.url()), action)(*args, time.time())
     except store.StoreUnavailable as e:
@@ -314,7 +313,7 @@ def watch_step(page) -> None:
     A following student moves to the instructor's page and settings: the same page reruns, another
     page opens. A student waiting for a Reveal reruns the page, whose questions then ask `revealed`
     (the instructor's Reveal moves the version). The settings travel in the session
-    (`controls.apply`, applied at the top of the next run), not in `switch_page`'s query: Streamlit
+    (`links.apply`, applied at the top of the next run), not in `switch_page`'s query: Streamlit
     refuses to set a query parameter that a widget of the page being left is bound to (`d`, `seed` ...).
     """
     seat = current(page)
@@ -332,32 +331,30 @@ def watch_step(page) -> None:
         if seen is not None or _revealed_meanwhile(page, seat):
             st.rerun(scope="app")
         return
-    path = views.page_path(view.section)
+    path = catalog.page_path(view.section)
     if path is None:  # a section this app does not have
         return
     params = {str(k): str(v) for k, v in dict(view.params).items()}
     if view.section == page.section:
         _apply_here(page.section, params)
         st.rerun(scope="app")
-    controls.apply(view.section, params)
-    from ui import shell
-
-    st.switch_page(path, query_params={**shell.link_params(page), "room": seat.code})
+    links.apply(view.section, params)
+    st.switch_page(path, query_params={**links.app_link_params(page), "room": seat.code})
 
 
 def _apply_here(section: str, params: dict[str, str]) -> None:
     """The instructor's settings on the page already open: each control's value set in the session.
 
-    Not `controls.apply` and a rerun: its next run writes every control's value into the address,
+    Not `links.apply` and a rerun: its next run writes every control's value into the address,
     and Streamlit refuses to set a parameter that a widget drawn on this page is bound to. A bound
     widget writes its own new value to the address; the others are written here, as drawn by hand.
     """
-    declared = controls.declared(section)
-    typed = controls.clean(declared, params)
+    declared = links.declared(section)
+    typed = links.clean(declared, params)
     known: dict[str, object] = {}
     for control in declared:
         value = typed[control.key]
-        st.session_state[control.key] = list(value) if isinstance(control, controls.Several) else value
+        st.session_state[control.key] = list(value) if isinstance(control, Several) else value
         if not control.bound:
             default = control.default_for(known)
             query.set_value(control.key, None if value == default else control.format(value))
@@ -402,7 +399,7 @@ def _follow_changed() -> None:
 
 
 def after_part() -> None:
-    """After a part of the page reran alone (ui.shell.part), what only a whole run does for the room.
+    """After a part of the page reran alone (ui.kit.shell.part), what only a whole run does for the room.
 
     The sidebar's class section runs on whole runs only: an instructor whose settings on screen differ
     from the view last written, and a student whose guess (committed in the part) now waits for a Reveal
@@ -416,11 +413,11 @@ def after_part() -> None:
     ctx = get_script_run_ctx()
     if ctx is None or not ctx.fragment_ids_this_run:
         return  # a whole run: the sidebar has done both already
-    section = state.get("_section")  # the page on screen (ui/shell.py)
+    section = state.get("_section")  # the page on screen (ui/kit/shell.py)
     if section is None:
         return
     if seat.role == "instructor" and state.get(KEY):
-        params = controls.view_params(section)
+        params = links.view_params(section)
         if state.get(VIEW) != (section, tuple(sorted(params.items()))):
             st.rerun(scope="app")
     elif seat.role == "student" and not state.get(WATCHING) and _waiting(section, state.get(ASKED), state.get(REVEALED)):
@@ -443,6 +440,6 @@ def sidebar(page) -> None:
         if state[WATCHING]:
             _watching(page)
     if seat is not None and is_instructor(page):
-        params = controls.view_params(page.section)
+        params = links.view_params(page.section)
         _write_view(page, seat, params)
         views.join_card(page, views.address(st.context.url, {**params, "room": seat.code}), seat.code)

@@ -1,5 +1,5 @@
 """What the class room draws: the sidebar's class section, the projector's join card, the instructor's
-live panel (a student's view of the revealed guesses is ui/ask.py's). Drawing only: every store call is session.py's,
+live panel (a student's view of the revealed guesses is ui/questions/quiz.py's). Drawing only: every store call is session.py's,
 and the buttons call the actions they are handed."""
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from urllib.parse import urlencode, urlsplit
 import segno
 import streamlit as st
 
-from ui import ask, widgets
-from ui.charts import room as charts
+from ui import questions, widgets
 from ui.questions import Asked
+from ui.room import chart as charts
 
 
 def address(base: str | None, params: Mapping[str, str]) -> str:
@@ -26,12 +26,6 @@ def short(url: str) -> str:
     """The address as a class types it: no scheme."""
     parts = urlsplit(url)
     return url[len(parts.scheme) + 3:] if parts.scheme else url
-
-
-def page_path(section: str) -> str | None:
-    from ui import shell
-
-    return next((path for name, path, _ in shell.PAGES if name == section), None)
 
 
 def qr_svg(url: str) -> str:
@@ -65,7 +59,7 @@ def panel(page, live: Sequence[tuple[Asked, Any]], *, on_reveal: Callable[..., A
             answer = asked.answer if snap.revealed else None
             widgets.chart(page, charts.distribution(question, list(snap.values), t, answer=answer))
             if snap.revealed:
-                st.markdown(t("room.panel_measured", value=ask.shown_value(page, asked, asked.answer)))
+                st.markdown(t("room.panel_measured", value=questions.shown_value(page, asked, asked.answer)))
             left, right = st.columns(2)
             left.button(t("room.reveal"), key=f"room_reveal_{asked.id}", disabled=snap.revealed,
                         on_click=on_reveal, args=(page, asked), type="primary")

@@ -3,7 +3,7 @@ import pytest
 
 from ffn_core import collapse
 from tests.conftest import chart_specs, metric_values, open_page
-from ui import i18n
+from ui.base import i18n
 
 PAGE = "pages/3_linear_collapse.py"
 KEYS = ("d", "m", "act", "bias", "seed")

@@ -4,7 +4,7 @@ import pytest
 from ffn_core import gated
 from ffn_core.sweep import gated as gated_sweep
 from tests.conftest import chart_specs, metric_values, open_page
-from ui import i18n
+from ui.base import i18n
 
 PAGE = "pages/10_gated_ffn.py"
 

@@ -3,9 +3,11 @@ its plain words in the help tooltip of the line that names it."""
 import pytest
 
 from tests.conftest import open_page
-from ui import glossary, i18n, pages
+from ui.base import i18n
+from ui.kit import glossary
+from ui.registry import catalog
 
-PATHS = {entry.section: entry.path for entry in pages.PAGES}
+PATHS = {entry.section: entry.path for entry in catalog.PAGES}
 
 
 @pytest.mark.parametrize("lang", i18n.LANGS)
@@ -27,7 +29,7 @@ def test_glossary_page_lists_every_term(lang):
     shown = " ".join(m.value for m in at.markdown)
     for term in glossary.TERMS:
         assert t(f"glossary.{term}.plain") in shown, term
-    assert "glossary" not in {e.section for e in pages.DEMOS}  # the home page counts experiments only
+    assert "glossary" not in {e.section for e in catalog.DEMOS}  # the home page counts experiments only
 
 
 def _helps(at) -> list[tuple[str, str]]:
@@ -58,3 +60,30 @@ def _check(section, lang):
         carrying = [body for body, help_text in helps if plain in help_text]
         assert carrying, (section, term)
         assert glossary.name(t, term) in carrying[0]  # the line with the tooltip names the term
+
+
+def _in_order(node):
+    """Every element under a block, depth first, in the order the page drew them."""
+    for index in sorted(getattr(node, "children", {}) or {}):
+        child = node.children[index]
+        yield child
+        yield from _in_order(child)
+
+
+@pytest.mark.parametrize("lang", i18n.LANGS)
+def test_the_gpt_page_explains_logit_before_it_first_says_it(lang):
+    at = open_page(PATHS["gpt"], lang)
+    assert not at.exception
+    t = i18n.Translator(lang)
+    word, plain = glossary.name(t, "logit").casefold(), t("glossary.logit.plain")
+    explained = False
+    for element in _in_order(at.main):
+        proto = getattr(element, "proto", None)
+        if proto is not None and plain in (getattr(proto, "help", "") or ""):
+            explained = True
+        shown = getattr(element, "value", None)
+        shown = shown if isinstance(shown, str) else getattr(element, "label", "") or ""
+        if word in shown.casefold():
+            assert explained, shown[:120]
+            return
+    pytest.fail("the page never says logit")

@@ -4,9 +4,9 @@ import pytest
 
 from ffn_core.gpt import ask, context, corpus, progress, weights
 from tests.conftest import chart_specs, metric_values, open_page
-from ui import i18n
-from ui.gpt_memory_sections import DEFAULT_OTHER, DEFAULT_STEP
-from ui.text import pct
+from ui.base import i18n
+from ui.base.text import pct
+from ui.gpt.sections import DEFAULT_OTHER, DEFAULT_STEP
 
 PAGE = "pages/7_trained_gpt.py"
 

@@ -3,8 +3,8 @@ import pytest
 
 from ffn_core.gpt import ablation, evaluate, weights
 from tests.conftest import chart_specs, metric_values, open_page
-from ui import i18n
-from ui.text import pct
+from ui.base import i18n
+from ui.base.text import pct
 
 PAGE = "pages/8_gpt_surgery.py"
 
@@ -62,8 +62,26 @@ def test_moving_controls_changes_the_experiments(scores):
     assert metric_values(at)["Block 1"].endswith(f"→ {first[0]:.3f}")
 
 
+@pytest.mark.parametrize("lang", i18n.LANGS)
+def test_a_link_to_mean_ablation_measures_it_and_says_so(lang, scores):
+    at = open_page(PAGE, lang, target="ffn_3", how="mean")
+    assert not at.exception, [e.value for e in at.exception]
+    t = i18n.Translator(lang)
+    model = weights.load()
+    mean = ablation.scores(ablation.ablated(model, "ffn_3", ablation.ffn_means(model)))
+    base = scores[0]
+    # The page's means come from the kept pass: close to the whole pass's, so the scores agree at one decimal.
+    assert metric_values(at)[t("gptsurgery.measure_seen")] == f"{pct(base.seen)} → {pct(mean.seen)}"
+    assert at.radio(key="how").value == "mean"
+    first = t("gptsurgery.takeaway_how_mean", target=t("gptsurgery.target_ffn", layer=3))
+    assert any(first in m.value for m in (*at.markdown, *at.info))
+    # Attention has no mean-ablation: the link's kind falls back to zeroing.
+    at = open_page(PAGE, lang, target="attn_2", how="mean")
+    assert not at.exception and at.radio(key="how").value == "zero"
+
+
 @pytest.mark.parametrize("query", [
-    {"target": "ffn_99", "block": "7", "method": "zzz", "step": "12345", "apply": "maybe"},
+    {"target": "ffn_99", "how": "half", "block": "7", "method": "zzz", "step": "12345", "apply": "maybe"},
     {"edit_country": "<b>x</b>", "edit_lang": "fr", "new": "Atlantis"},
 ])
 def test_crafted_links_fall_back_without_an_error(query):

@@ -3,8 +3,8 @@ import pytest
 
 from ffn_core.gpt import ask, attribution, corpus, weights
 from tests.conftest import chart_specs, metric_values, open_page
-from ui import i18n
-from ui.text import pct
+from ui.base import i18n
+from ui.base.text import pct
 
 PAGE = "pages/7_trained_gpt.py"
 
@@ -48,7 +48,7 @@ def test_page_shows_the_models_answer_and_where_it_comes_from(lang, model):
     assert len(contributions) == 2 * len(model.blocks) + 2
     assert sum(contributions) == pytest.approx(attr.logit, abs=1e-9)
     assert len(at.success) + len(at.error) >= 6  # every section's measured claims
-    # Four takeaways of its own, four of the checkpoint and word-in-context sections (ui/gpt_memory_sections.py).
+    # Four takeaways of its own, four of the checkpoint and word-in-context sections (ui/gpt/sections.py).
     assert sum(1 for i in at.info if i.value.startswith(f"**{t('common.takeaway')}**")) == 8
 
 

@@ -2,7 +2,9 @@
 import pytest
 
 from tests.conftest import chart_specs, open_page
-from ui import i18n, pages, shell
+from ui.base import i18n
+from ui.kit import shell
+from ui.registry import catalog
 
 
 @pytest.mark.parametrize("lang", i18n.LANGS)
@@ -25,9 +27,9 @@ def test_home_shows_the_measured_split_and_the_map(lang):
     assert len(at.get("graphviz_chart")) == 1
     main_links = [link.proto.page for link in at.main.get("page_link")]
     # a link names its page by URL path: the file's name without the order prefix
-    assert main_links == [path.removeprefix("pages/").removesuffix(".py").split("_", 1)[1] for _, path, _ in pages.DEMOS]
+    assert main_links == [path.removeprefix("pages/").removesuffix(".py").split("_", 1)[1] for _, path, _ in catalog.DEMOS]
     labels = [link.proto.label for link in at.main.get("page_link")]
-    assert all(t(f"{section}.title") in label for (section, _, _), label in zip(pages.DEMOS, labels))
+    assert all(t(f"{section}.title") in label for (section, _, _), label in zip(catalog.DEMOS, labels))
 
 
 def test_home_titles_differ_between_languages():

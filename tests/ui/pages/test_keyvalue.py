@@ -3,7 +3,7 @@ import pytest
 
 from ffn_core import keyvalue, memory_training
 from tests.conftest import chart_specs, metric_values, open_page
-from ui import i18n
+from ui.base import i18n
 
 PAGE = "pages/5_key_value.py"
 

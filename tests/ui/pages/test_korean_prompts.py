@@ -3,7 +3,7 @@ English one, and a link that names the other language keeps it."""
 import pytest
 
 from tests.conftest import open_page
-from ui import i18n
+from ui.base import i18n
 
 
 def _radio(at, label_key, lang):

@@ -2,7 +2,7 @@
 import pytest
 
 from tests.conftest import open_page
-from ui import i18n
+from ui.base import i18n
 
 CASES = [
     ("pages/2_position_wise.py", "act", "gelu", "position.act_gelu"),

@@ -4,7 +4,7 @@ import pytest
 from ffn_core import moe, moe_presets
 from ffn_core.gpt import moe_probes, moe_train
 from tests.conftest import chart_specs, metric_values, open_page
-from ui import i18n
+from ui.base import i18n
 
 PAGE = "pages/11_mixture_of_experts.py"
 

@@ -1,4 +1,4 @@
-"""What a rerun draws: every control of a demo page sits in a part of the page (ui.shell.part, rerun alone
+"""What a rerun draws: every control of a demo page sits in a part of the page (ui.kit.shell.part, rerun alone
 when it moves), and a folded box (the questions outside a class, the code) draws nothing until opened."""
 from __future__ import annotations
 
@@ -8,10 +8,12 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import open_page, unfold
-from ui import i18n, pages, widgets
+from ui import widgets
+from ui.base import i18n
+from ui.registry import catalog
 
 ROOT = Path(__file__).resolve().parents[3]
-DEMOS = [entry.path for entry in pages.DEMOS]
+DEMOS = [entry.path for entry in catalog.DEMOS]
 
 
 def _parts(tree: ast.Module) -> list[ast.FunctionDef]:

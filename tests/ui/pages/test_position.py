@@ -3,7 +3,7 @@ import pytest
 
 from ffn_core import position
 from tests.conftest import chart_specs, metric_values, open_page
-from ui import i18n
+from ui.base import i18n
 
 PAGE = "pages/2_position_wise.py"
 KEYS = ("n", "d", "act", "heads", "perm", "seed", "causal")

@@ -1,15 +1,19 @@
-"""The questions inside a class room, against a stand-in for ui.room.session (the same four calls): asking is on
+"""The questions inside a class room, against a stand-in for ui.room.session (the four calls ui.questions.quiz makes): asking is on
 without ask=1, a guess goes to the room, "stored" only when the room kept it, the reveal unfolds the page and
 draws the class's guesses beside the student's own."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+import time
 from types import SimpleNamespace
 
 import pytest
+from sqlalchemy import create_engine
 
 from tests.conftest import chart_specs, metric_values, open_page
-from ui import ask, i18n
+from ui.base import i18n
+from ui.questions import quiz
+from ui.room import session, store
 
 PAGE = "pages/3_linear_collapse.py"
 
@@ -46,7 +50,7 @@ class Room:
 def room(monkeypatch):
     def make(stored: bool = True) -> Room:
         r = Room(stored)
-        monkeypatch.setattr(ask, "_room_module", r.module)
+        monkeypatch.setattr(quiz, "room", r.module())
         return r
     return make
 
@@ -94,19 +98,22 @@ def test_a_guess_the_room_did_not_keep_is_never_called_stored(room):
     assert any(b.key == f"_ask_again:{qid}" for b in at.button)  # and may send it again
 
 
-def test_a_failing_room_leaves_the_page_working(room, monkeypatch):
-    r = room()
-
-    def broken(page, asked, guess):
-        raise RuntimeError("store down")
-
-    module = r.module()
-    module.submit = broken
-    module.revealed = lambda page, asked: (_ for _ in ()).throw(RuntimeError("store down"))
-    monkeypatch.setattr(ask, "_room_module", lambda: module)
-    at = open_page(PAGE, "en", folded=True)
+def test_a_store_that_fails_mid_class_leaves_the_page_working(tmp_path, monkeypatch):
+    # ui.room.session turns every failure to reach the store into Unavailable: the guess counts on the
+    # page, is not called stored, and the room's note says why.
+    url = f"sqlite:///{tmp_path / 'class.sqlite'}"
+    monkeypatch.setenv("FFNLAB_CLASS_DB", url)
+    engine = create_engine(url)
+    code, _ = store.Store(engine).create_room(time.time())
+    engine.dispose()
+    at = open_page(PAGE, "en", folded=True, room=code)
+    assert at.session_state[session.SEAT].code == code
+    monkeypatch.setenv("FFNLAB_CLASS_DB", f"sqlite:///{tmp_path / 'no' / 'such' / 'folder' / 'class.sqlite'}")
     qid = _rank_id(at)
     at.text_input(key=f"_ask_in:{qid}").input("64")
     at.button(key=f"_ask_commit:{qid}").click().run()
     assert not at.exception, [e.value for e in at.exception]
-    assert i18n.Translator("en")("questions.stored") not in [c.value for c in at.caption]
+    t = i18n.Translator("en")
+    captions = [c.value for c in at.caption]
+    assert t("questions.stored") not in captions and t("room.ack_unavailable") in captions
+    assert at.session_state[quiz.STATE][qid].guess == 64

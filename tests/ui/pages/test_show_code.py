@@ -51,7 +51,7 @@ def test_every_function_shown_ran(path, query):
 def test_surgery_page_shows_no_function_it_does_not_call():
     # The page is too slow to profile here; its list names only functions the page or ui/gpt_probes call.
     shown = _shown("pages/8_gpt_surgery.py")
-    source = (ROOT / "pages/8_gpt_surgery.py").read_text() + (ROOT / "ui/gpt_probes.py").read_text()
+    source = (ROOT / "pages/8_gpt_surgery.py").read_text() + (ROOT / "ui/gpt/probes.py").read_text()
     assert "curve" not in shown
     for name in shown:
         assert f"{name}(" in source or f".{name}" in source, name

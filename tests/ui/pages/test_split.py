@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from ffn_core import model_counts, presets
-from ui import i18n
+from ui.base import i18n
 from tests.conftest import chart_specs, open_page
 
 PAGE = "pages/1_parameter_split.py"

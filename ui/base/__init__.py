@@ -1,0 +1,6 @@
+"""The bottom layer, imported by every other: words and the page's type.
+
+- text.py: numbers and words as the pages write them, in either language
+- i18n.py: the locale files (ui/locales/) and the translator
+- page.py: `Page`, what the shell hands every page and every layer below it
+"""

@@ -1,0 +1,140 @@
+"""Page 7's sections on the checkpoints and on one word in context, drawn after the page's own sections.
+
+Kept apart from pages/7_trained_gpt.py so the page reads as its lesson and these sections as theirs.
+The page draws the two controls (ui/registry/catalog.py declares them) between `intro` and the section they drive.
+"""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from ffn_core.gpt import context, corpus, progress
+from ui import widgets
+from ui.base import text
+from ui.base.page import Page
+from ui.charts import gpt as gpt_charts
+from ui.charts import gpt_checkpoints as charts
+from ui.gpt import checkpoints
+from ui.questions import Asked, quiz
+from ui.questions import gpt as questions
+from ui.verdicts import gpt_checkpoints as verdicts
+
+# The defaults of the two controls declared in ui/registry/catalog.py (the tests open the page on them).
+DEFAULT_STEP = 300
+DEFAULT_OTHER = "Germany"
+
+
+def _name(page: Page, country: str) -> str:
+    return next((f.country_ko for f in corpus.FACTS if f.country == country), country) if page.lang == "ko" else country
+
+
+def _context_label(page: Page, label: str) -> str:
+    relation, lang = label.split(".")
+    return f"{page.t(f'gpt.relation_{relation}')} ({page.t(f'gpt.lang_{lang}')})"
+
+
+def context_pairs(labels: tuple[str, ...], first_lang: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """(within, across): pairs of different relations in one language (the page's language first), and
+    pairs of the same relation in the two languages."""
+    parsed = [label.split(".") for label in labels]
+    order = sorted(range(len(labels)), key=lambda i: (parsed[i][1] != first_lang, i))
+    within = [(i, j) for a, i in enumerate(order) for j in order[a + 1:] if parsed[i][1] == parsed[j][1]]
+    across = [(i, j) for a, i in enumerate(order) for j in order[a + 1:]
+              if parsed[i][0] == parsed[j][0] and parsed[i][1] != parsed[j][1]]
+    return within, across
+
+
+def mean_by_stage(sim: context.Similarity, pairs: list[tuple[int, int]]) -> list[float]:
+    return [sum(sim.cosine[s][i][j] for i, j in pairs) / len(pairs) for s in range(len(sim.stages))] if pairs else []
+
+
+def intro(page: Page, section: str) -> None:
+    """A section's heading and lesson: "step" or "roles" (drawn before the control the page adds)."""
+    st.header(page.t(f"gptmemory.{section}_heading"))
+    st.markdown(page.t(f"gptmemory.{section}_lesson"))
+    glossary.note(page.t, *TERMS[section])
+
+
+def checkpoint(page: Page, step: int, words: tuple[str, ...], answer: str | None) -> None:
+    """The chosen prompt at one shipped checkpoint, everything recomputed from its weights."""
+    t = page.t
+    step = int(step)
+    with st.spinner(t("common.computing")):
+        snap = checkpoints.snapshot(step, tuple(words), answer)
+    attr, acc = snap.attribution, snap.accuracy
+    asked = questions.checkpoint(step, words, answer, snap.next.tokens[0], snap.next.probs[0])
+    quiz.questions(page, asked)
+    if not quiz.shown(page, asked):
+        return
+    c1, c2, c3, c4 = st.columns(4)
+    c1.metric(t("gptmemory.metric_top", step=step), snap.next.tokens[0])
+    c2.metric(t("gptmemory.metric_prob"), text.pct(snap.next.probs[0]))
+    c3.metric(t("gptmemory.metric_seen"), text.pct(acc.seen), help=t("gptmemory.metric_seen_help", n=acc.n_seen))
+    c4.metric(t("gptmemory.metric_heldout"), text.pct(acc.heldout),
+              help=t("gptmemory.metric_heldout_help", n=acc.n_heldout))
+    left, right = st.columns(2)
+    with left:
+        st.markdown(f"**{t('gptmemory.attribution_heading', answer=snap.target, step=step)}**")
+        widgets.chart(page, gpt_charts.attribution, attr.to_frame(), t)
+    with right:
+        st.markdown(f"**{t('gptmemory.neurons_heading', answer=snap.target, step=step)}**")
+        widgets.chart(page, gpt_charts.neurons, snap.neurons.to_frame(), t, len(attr.attn))
+    row = checkpoints.logged().get(step)
+    logged = None if row is None else (float(row["fact_accuracy_seen"]), float(row["fact_accuracy_heldout"]))
+    widgets.verdict(page, verdicts.checkpoint(step, answer, snap.next.tokens[0], snap.next.probs[0], acc.seen,
+                                             acc.heldout, logged, attr.attn, attr.ffn))
+
+
+def curve(page: Page, asked: tuple[Asked, ...] = ()) -> None:
+    """The whole corpus across training, from the training log; folded while `asked` (which it answers) waits."""
+    t = page.t
+    st.header(t("gptmemory.curve_heading"))
+    st.markdown(t("gptmemory.curve_lesson"))
+    if not quiz.shown(page, asked):
+        return
+    measured = checkpoints.curve()
+    widgets.chart(page, charts.curve, measured.to_frame(), t)
+    widgets.chart(page, charts.writers, measured.writers_frame(), t)
+    seen_90 = measured.first_at_least("seen")
+    widgets.verdict(page, verdicts.curve(
+        seen_90, measured.first_at_least("heldout"), measured.first_at_least("template"),
+        None if seen_90 is None else measured.at("heldout", seen_90), measured.ffn_onset(),
+        measured.ffn[-1] if measured.ffn else ()))
+
+
+def contexts(page: Page, country: str) -> None:
+    """The country's vector in each of its facts' answer-first sentences, both languages, by stage."""
+    t = page.t
+    st.header(t("gptmemory.context_heading"))
+    st.markdown(t("gptmemory.context_lesson"))
+    sim = checkpoints.word_similarity(country)
+    within, across = context_pairs(sim.labels, page.lang)
+    stage_labels = {s: charts.stage_label(t, s) for s in sim.stages}
+    frame = sim.to_frame(within + across)
+    labels = {label: _context_label(page, label) for label in sim.labels}
+    frame = frame.assign(stage_label=frame["stage"].map(stage_labels),
+                         pair_label=[f"{labels[a]} ~ {labels[b]}" for a, b in zip(frame["a"], frame["b"])])
+    widgets.chart(page, charts.similarity, frame, t)
+    first = sorted(checkpoints.word_contexts(country), key=lambda c: c.label.split(".")[1] != page.lang)
+    st.caption(t("gptmemory.context_caption", sentences=" · ".join(f"“{' '.join(c.words)}”" for c in first)))
+    widgets.verdict(page, verdicts.contexts(_name(page, country), mean_by_stage(sim, within),
+                                           mean_by_stage(sim, across) or None))
+
+
+def roles(page: Page, country: str, other: str, template: str) -> None:
+    """Two countries in one sentence form: their own words and the prompt's last word, by stage."""
+    t = page.t
+    sim = checkpoints.role_similarity(template, country, other)
+    stage_labels = {s: charts.stage_label(t, s) for s in sim.stages}
+    own, last = (list(sim.pair(0, 1)), list(sim.pair(2, 3))) if len(sim.labels) == 4 else ([], [])
+    lines = pd.DataFrame(
+        [{"stage_label": stage_labels[s], "line": t("gptmemory.line_own"), "cosine": c} for s, c in zip(sim.stages, own)]
+        + [{"stage_label": stage_labels[s], "line": t("gptmemory.line_last"), "cosine": c}
+           for s, c in zip(sim.stages, last)],
+        columns=["stage_label", "line", "cosine"])
+    widgets.chart(page, charts.roles, lines, t)
+    widgets.verdict(page, verdicts.roles(_name(page, country), _name(page, other), own, last))
+
+
+CODE = (progress.snapshot, progress.curve, context.word_contexts, context.role_contexts, context.states,
+        context.compare)
