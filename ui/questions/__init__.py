@@ -12,7 +12,7 @@ There is no way to hand a claim's key to a question, so a claim the page refutes
 shown as the reason for an answer.
 
 One module per page (split.py, position.py, collapse.py, sweep.py, keyvalue.py, sparsity.py, gpt.py,
-gptsurgery.py); quiz.py draws them (the ask form, the outcome, the class's guesses on chart.py's chart).
+gptsurgery.py, gated.py, moe.py); quiz.py draws them (the ask form, the outcome, the class's guesses on chart.py's chart).
 """
 from __future__ import annotations
 
