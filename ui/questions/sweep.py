@@ -39,7 +39,8 @@ def ask(results: Mapping[str, sweep.Sweep], settings: Mapping[str, object]) -> t
     narrow, wide = fits[0], fits[-1]
     asked = []
     # An exact fit's error is rounding: a ratio against it says nothing.
-    gain = narrow.rmse / wide.rmse if len(fits) > 1 and not narrow.exact_on_grid and not wide.exact_on_grid and wide.rmse > 0 else None
+    usable = len(fits) > 1 and not narrow.exact_on_grid and not wide.exact_on_grid and wide.rmse > 0
+    gain = narrow.rmse / wide.rmse if usable else None
     if gain is not None and gain <= GAIN.hi:
         times = wide.width / narrow.width
         asked.append(at(SECTION, settings, GAIN, gain,
