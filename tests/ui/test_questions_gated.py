@@ -5,8 +5,8 @@ from hypothesis import strategies as st
 from ffn_core import gated
 from ffn_core.sweep import gated as gated_sweep
 from tests.question_checks import assert_sound, korean_is_korean
-from ui.verdicts import gated as verdicts
 from ui.questions import gated as questions
+from ui.verdicts import gated as verdicts
 
 
 @given(d=st.sampled_from(gated.D_MODELS), act=st.sampled_from(gated.FIT_ACTS), token=st.integers(0, gated.N_TOKENS - 1),
@@ -14,7 +14,7 @@ from ui.questions import gated as questions
 def test_gated_questions_are_answered_by_the_page(d, act, token, seed):
     res = gated.measure(d, act, token, seed)
     asked = questions.ask(res)
-    by_key = assert_sound(asked, "gated")
+    by_key = assert_sound(asked, "gated", [verdicts.judge(res)])
     assert 2 <= len(asked) <= 4
     if act == "none":
         assert by_key["questions.gated_linear"].answer == ("no" if res.gated_fit_error > 0.01 else "yes")
@@ -31,7 +31,7 @@ def test_gated_questions_are_answered_by_the_page(d, act, token, seed):
 def test_width_question_is_answered_by_the_page(target, act, seed):
     res = gated_sweep.fit(target, (1,), act, seed)
     (asked,) = questions.width(res)
-    assert_sound([asked], "gated")
+    assert_sound([asked], "gated", [verdicts.judge_width(res)])
     assert asked.answer == verdicts.outcome(res.plain[-1].rmse, res.gated[-1].rmse, res.floor)
     assert asked.values["params"] == res.plain[-1].params == res.gated[-1].params
 
