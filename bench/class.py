@@ -704,6 +704,11 @@ def _cookie_of(base_url: str, html: list[str]) -> str | None:
     return None
 
 
+def _counts(db, code: str, qid: str) -> tuple[int, int]:
+    snap = db.snapshot(code, qid, time.time())
+    return (snap.joined, snap.answered)
+
+
 def reload_run(app, db_url: str, n: int, storm: float, page_path: str, seed: int) -> dict:
     import stclient
 
@@ -729,7 +734,7 @@ def reload_run(app, db_url: str, n: int, storm: float, page_path: str, seed: int
         cookies.append(_cookie_of(app.url, run.get("html", []) + after.get("html", [])))
         tabs.append(tab)
     qid = next(iter(guessed.values()))
-    before = db.counts(code, qid, time.time())
+    before = _counts(db, code, qid)
     for tab in tabs:
         tab.close()
     # The storm: every student's reload (a new session with its cookie) starts within `storm` seconds.
@@ -753,7 +758,7 @@ def reload_run(app, db_url: str, n: int, storm: float, page_path: str, seed: int
         th.join()
     storm_wall = time.perf_counter() - t0
     storm_cpu = app.cpu_s() - cpu0
-    after = db.counts(code, qid, time.time())
+    after = _counts(db, code, qid)
     stored = _strings(ROOT)["questions.stored"]
     shown_again = sum(1 for r in results if r and any(stored in c for c in r["captions"]) and qid not in r["commits"])
     # The class waits for the Reveal: what 10 s of waiting costs the server.
@@ -823,7 +828,7 @@ def limits_run(db_url: str) -> dict:
         db.leave(code2, "one-session", now + i * 0.11 + 0.05)
     db.join(code2, "one-session", now + 60, client="203.0.113.67")
     churn_s = time.perf_counter() - t0
-    held = db.counts(code2, "q", now + 61)[0]
+    held = db.snapshot(code2, "q", now + 61).joined
     engine.dispose()
     return {"rooms": made, "rooms_s": rooms_s, "other_room": isinstance(other, tuple), "seats": seats,
             "seats_s": seats_s, "churn_held": held, "churn_s": churn_s}

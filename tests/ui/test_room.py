@@ -282,11 +282,6 @@ def _has_measured_rule(spec: dict, value: float) -> bool:
     return any(rows and rows[0].get("x") == pytest.approx(value) for rows in spec["datasets"].values())
 
 
-def _counts(db, code, qid, now):
-    snap = db.snapshot(code, qid, now)
-    return (snap.joined, snap.answered) if snap else (0, 0)
-
-
 def _status_lines(at) -> list[str]:
     return [m.value for m in at.markdown if 'class="room-status"' in m.value]
 
@@ -508,12 +503,12 @@ def test_leaving_and_joining_again_takes_the_same_seat(db):
     db.submit(code, token, ASK_NUMBER.id, 0.3, time.time())
     at.sidebar.button(key="room_leave").click().run()
     assert session.SEAT not in at.session_state
-    assert _counts(db, code, ASK_NUMBER.id, time.time()) == (0, 1)  # the seat no longer counts; its guess does
+    assert room_checks.counts(db, code, ASK_NUMBER.id, time.time()) == (0, 1)  # the seat no longer counts; its guess does
     for _ in range(3):  # a session that leaves and comes back never holds a second seat
         at.query_params["room"] = code
         at.run()
         assert at.session_state[session.SEAT].token == token
-        assert _counts(db, code, ASK_NUMBER.id, time.time()) == (1, 1)
+        assert room_checks.counts(db, code, ASK_NUMBER.id, time.time()) == (1, 1)
         at.sidebar.button(key="room_leave").click().run()
 
 
@@ -540,7 +535,7 @@ def test_a_reloaded_students_guess_is_shown_again_and_not_asked_twice(db):
     assert f"_ask_commit:{qid}" not in [b.key for b in again.button]
     assert t("questions.stored") in [c.value for c in again.caption]
     assert again.session_state[session.GUESSES][qid].guess == collapse_questions.WIDE.options[0]
-    assert _counts(db, code, qid, time.time()) == (1, 1)
+    assert room_checks.counts(db, code, qid, time.time()) == (1, 1)
 
 
 def test_one_session_starts_few_rooms_and_a_full_store_says_so(db, monkeypatch):
