@@ -2,15 +2,18 @@
 through it with Previous/Next, every student of the room following by default; the lesson built from the
 views on screen, shared as a link; the room's results, with their CSV.
 
-Called once per whole run from ui.room.session.sidebar: `sidebar(page, seat)` (in the sidebar), `bar(page, seat)`
-(top of the instructor's page), `student(page, seat)` (a student's default to follow a lesson).
+Called once per whole run from ui.room.room.sidebar, which hands itself in as `room` (this module is below
+it): `arrive(page, room)`, `sidebar(page, seat, room)` (in the sidebar), `bar(page, seat, room)` (top of the
+instructor's page), `student(page, seat, room)` (a student's default to follow a lesson).
 """
 from __future__ import annotations
+
+from typing import Any
 
 import streamlit as st
 
 from ui.registry import catalog, links, query
-from ui.room import plan, results, session, store
+from ui.room import plan, results, store, views
 
 LESSON = "_room_lesson"  # the instructor's (lesson id, step index)
 STEP_QUESTIONS = "_room_step_questions"  # the question keys the step puts up first
@@ -41,7 +44,7 @@ def _title(page, lesson: plan.Lesson) -> str:
     return page.t("lesson.from_link", n=len(lesson.steps))
 
 
-def arrive(page) -> None:
+def arrive(page, room: Any) -> None:
     """A link's `plan=`: the lesson it carries kept in the session (and out of the address), or a short note."""
     raw = query.text(PLAN, most=100_000)  # a longer one is refused by plan.decode, with a note
     if raw is None:
@@ -49,9 +52,9 @@ def arrive(page) -> None:
     query.set_value(PLAN, None)
     try:
         st.session_state[LINKED] = plan.decode(raw)
-        st.session_state[session.NOTE] = "lesson.linked"
+        st.session_state[room.NOTE] = "lesson.linked"
     except plan.PlanError:
-        st.session_state[session.NOTE] = "lesson.bad_link"
+        st.session_state[room.NOTE] = "lesson.bad_link"
 
 
 def current(page) -> tuple[str, plan.Lesson, int] | None:
@@ -65,11 +68,11 @@ def current(page) -> tuple[str, plan.Lesson, int] | None:
     return held[0], found, held[1]
 
 
-def go(page, seat: session.Seat, key: str, index: int) -> None:
+def go(page, seat: Any, key: str, index: int, room: Any) -> None:
     """Move the instructor to step `index` of lesson `key`: the page and its settings; the room's followers come along."""
     lesson = lessons()[key]
     step = lesson.steps[index]
-    if session._key_action(page, "set_lesson", lesson.id, index) != store.Status.OK:
+    if room._key_action(page, "set_lesson", lesson.id, index) != store.Status.OK:
         return
     state = st.session_state
     state[LESSON] = (key, index)
@@ -79,19 +82,19 @@ def go(page, seat: session.Seat, key: str, index: int) -> None:
     params = dict(step.settings)
     path = catalog.page_path(step.section)
     if step.section == page.section:
-        session._apply_here(step.section, params)
+        room._apply_here(step.section, params)
         st.rerun(scope="app")
     links.apply(step.section, params)
     st.switch_page(path, query_params={**links.app_link_params(page), "room": seat.code})
 
 
-def end(page) -> None:
-    if session._key_action(page, "set_lesson", None, None) == store.Status.OK:
+def end(page, room: Any) -> None:
+    if room._key_action(page, "set_lesson", None, None) == store.Status.OK:
         st.session_state.pop(LESSON, None)
         st.session_state.pop(STEP_QUESTIONS, None)
 
 
-def bar(page, seat: session.Seat) -> None:
+def bar(page, seat: Any, room: Any) -> None:
     """Top of the instructor's page in a lesson: Previous, where the lesson is, the note (folded), Next."""
     held = current(page)
     if held is None:
@@ -103,20 +106,20 @@ def bar(page, seat: session.Seat) -> None:
         back, where, note, forth = st.columns([2, 6, 2, 2], vertical_alignment="center")
         if back.button(t("lesson.previous"), key="room_lesson_prev", disabled=index == 0, width="stretch",
                        icon=":material/arrow_back:"):
-            go(page, seat, key, index - 1)
+            go(page, seat, key, index - 1, room)
         where.markdown(t("lesson.where", title=_title(page, lesson), n=index + 1, total=len(lesson.steps)))
         if step.note:
             with note.popover(t("lesson.note"), width="stretch"):
                 st.markdown(step.note.get(page.lang) or next(iter(step.note.values())))
         if forth.button(t("lesson.next"), key="room_lesson_next", disabled=index + 1 >= len(lesson.steps),
                         width="stretch", icon=":material/arrow_forward:", type="primary"):
-            go(page, seat, key, index + 1)
+            go(page, seat, key, index + 1, room)
 
 
-def sidebar(page, seat: session.Seat | None) -> None:
+def sidebar(page, seat: Any | None, room: Any) -> None:
     """The sidebar's lesson part: build a lesson from views (anyone); start or end one, and the results (the instructor)."""
     t = page.t
-    instructor = seat is not None and session.is_instructor(page)
+    instructor = seat is not None and room.is_instructor(page)
     if instructor:
         held = current(page)
         found = lessons()
@@ -125,11 +128,11 @@ def sidebar(page, seat: session.Seat | None) -> None:
             choice = st.selectbox(t("lesson.pick"), ids, format_func=lambda i: _title(page, found[i]),
                                   key="room_lesson_pick")
             if st.button(t("lesson.start"), key="room_lesson_start", help=t("lesson.start_help")):
-                go(page, seat, choice, 0)
+                go(page, seat, choice, 0, room)
         elif held is not None:
-            st.button(t("lesson.end"), key="room_lesson_end", on_click=end, args=(page,))
+            st.button(t("lesson.end"), key="room_lesson_end", on_click=end, args=(page, room))
         if st.button(t("results.open"), key="room_results", icon=":material/table_chart:"):
-            results_dialog(page, seat)
+            results_dialog(page, seat, room)
     _builder(page)
 
 
@@ -153,24 +156,22 @@ def _builder(page) -> None:
                 st.caption(str(e))
                 return
             st.caption(t("lesson.link_help"))
-            from ui.room import views
-
             st.code(views.address(st.context.url, {"plan": link}), language=None, wrap_lines=True)
 
 
-def student(page, seat: session.Seat) -> None:
+def student(page, seat: Any, room: Any) -> None:
     """In a lesson a student follows the instructor by default (once per lesson: turning it off is stepping aside)."""
     try:
-        held = session._call("lesson", seat.code)
-    except session.Unavailable:
+        held = room._call("lesson", seat.code)
+    except room.Unavailable:
         return
     state = st.session_state
     if held is None or state.get(FOLLOWED) == held[0]:
         return
     state[FOLLOWED] = held[0]
-    state[session.FOLLOW] = True
+    state[room.FOLLOW] = True
     state.pop("_room_follow_widget", None)  # the toggle is drawn from FOLLOW
-    state.pop(session.SEEN, None)  # to where the instructor is now
+    state.pop(room.SEEN, None)  # to where the instructor is now
 
 
 def text(page, row: results.Row) -> str:
@@ -182,11 +183,11 @@ def text(page, row: results.Row) -> str:
 
 
 @st.dialog(" ", width="large")
-def results_dialog(page, seat: session.Seat) -> None:
+def results_dialog(page, seat: Any, room: Any) -> None:
     """The room's results: per question and vote the votes and the share right, the most missed, the CSV."""
     t = page.t
     st.markdown(f"### {t('results.title', code=seat.code)}")
-    tallies = session.results(page)
+    tallies = room.room_results(page)
     if tallies is None:
         st.caption(t("room.unavailable"))
         return

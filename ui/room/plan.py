@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ui.base import i18n
+from ui.registry import catalog
 from ui.questions import Question
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -67,8 +68,6 @@ def page_questions(section: str) -> frozenset[str]:
 
 
 def _sections() -> dict[str, Any]:
-    from ui.registry import catalog
-
     return dict(catalog.CONTROLS)
 
 

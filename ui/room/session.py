@@ -16,6 +16,8 @@ Called once per run by the shell's sidebar: `sidebar`.
 """
 from __future__ import annotations
 
+import os
+import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -29,7 +31,7 @@ from streamlit.runtime.scriptrunner_utils.script_run_context import ThreadState,
 from ui.questions import GUESSES, Asked
 from ui.registry import catalog, links, query
 from ui.registry.kinds import Several
-from ui.room import config, passes, push, store, views
+from ui.room import config, lesson, passes, push, results, store, views
 
 SEAT = "_room_seat"
 KEY = "_room_key"  # the instructor's key: session state only
@@ -250,8 +252,6 @@ def panel_body(page, asked: Sequence[Asked]) -> None:
 
 def _register(page, seat: Seat, asked: Sequence[Asked]) -> None:
     """What each question asks and its measured answer into the room, once per session: the results score from it."""
-    from ui.room import results
-
     done = st.session_state.setdefault(REGISTERED, set())
     key = st.session_state.get(KEY)
     for a in asked:
@@ -326,8 +326,6 @@ def close_vote(page, asked: Asked) -> bool:
 
 def _timer_seconds() -> float:
     """The vote timer's length: 60 s, or FFNLAB_VOTE_TIMER seconds (5-600; a class's own pace, or a test's)."""
-    import os
-
     try:
         seconds = float(os.environ.get("FFNLAB_VOTE_TIMER", "60"))
     except ValueError:
@@ -355,7 +353,7 @@ def second_vote(page, asked: Asked) -> bool:
     return done
 
 
-def results(page) -> list[store.Tally] | None:
+def room_results(page) -> list[store.Tally] | None:
     """The room's results (instructor only): every question shown or answered, with each vote's guesses."""
     return _key_action(page, "results")
 
@@ -682,19 +680,17 @@ def after_part() -> None:
 
 def sidebar(page) -> None:
     """The sidebar's class section, the projector's join card, and following; one call per run from the shell."""
-    from ui.room import lesson
-
     arrive(page)
-    lesson.arrive(page)
+    lesson.arrive(page, _self())
     seat = current(page)
     if seat is not None and seat.role == "student":
-        lesson.student(page, seat)  # a lesson makes following the default
+        lesson.student(page, seat, _self())  # a lesson makes following the default
     with st.sidebar:
         views.class_section(page, seat, actions={
             "start": start, "close": close, "leave": leave, "take": take_link, "follow": _follow_changed,
         }, following=bool(st.session_state.get(FOLLOW)), note=st.session_state.pop(NOTE, None),
             link=st.session_state.pop(LINK, None))
-        lesson.sidebar(page, seat)
+        lesson.sidebar(page, seat, _self())
         # Only a student who follows, or waits for a Reveal, looks at the room every few seconds.
         state = st.session_state
         state[WATCHING] = seat is not None and seat.role == "student" and bool(
@@ -713,8 +709,18 @@ def sidebar(page) -> None:
     if seat is not None and is_instructor(page):
         params = links.room_params(page.section)
         _write_view(page, seat, params)
-        lesson.bar(page, seat)
+        lesson.bar(page, seat, _self())
         _card(page, views.address(st.context.url, {**params, "room": seat.code}), seat.code)
+
+
+def _self() -> Any:
+    """This module, for ui/room/lesson.py (below it in the imports): its store calls and seat go through here."""
+    return sys.modules[__name__]
+
+
+def experiment_shown(page) -> bool:
+    """Whether the instructor opened this page's experiment (the presenter's view folded to its line)."""
+    return page.section in st.session_state.get(views.EXPERIMENT, ())
 
 
 def _card(page, url: str, code: str) -> None:

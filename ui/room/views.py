@@ -3,6 +3,7 @@ live panel (a student's view of the revealed guesses is ui/questions/quiz.py's).
 and the buttons call the actions they are handed."""
 from __future__ import annotations
 
+import html
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -68,6 +69,7 @@ class Live:
 
 
 PICK = "_room_pick"  # the question the presenter's view shows, per group of questions
+EXPERIMENT = "_room_experiment"  # the pages whose experiment the instructor opened (the questions' answers shown)
 
 
 def _pick_key(asked: Sequence[Asked]) -> str:
@@ -159,9 +161,8 @@ def presenter(page, asked: Sequence[Asked], pick: Asked, live: Live, *,
     ("The experiment", which opens what the page folds while asking and shrinks this view to its line).
     """
     t = page.t
-    from ui.questions import quiz  # imported here: quiz imports the room's session, which imports this module
-
-    experiment = all(quiz.answer_of(a) is not None for a in asked)
+    shown = st.session_state.setdefault(EXPERIMENT, set())
+    experiment = page.section in shown
     st.html(_PRESENTER_CSS + ("" if experiment or not page.presenter else _STAGE_CSS))
     snap, vote = live.snap, live.vote
     key, values = status(live)
@@ -195,8 +196,7 @@ def presenter(page, asked: Sequence[Asked], pick: Asked, live: Live, *,
         with exp_col:
             if st.button(t("vote.question" if experiment else "vote.experiment"), key=f"room_exp_{pick.id}",
                          icon=":material/bar_chart:", width="stretch"):
-                for a in asked:
-                    (quiz._again if experiment else quiz._look)(a)
+                (shown.discard if experiment else shown.add)(page.section)
                 st.rerun(scope="app")
         if experiment:
             st.markdown(f"**{t(pick.question.key, **pick.values)}**")
@@ -217,8 +217,6 @@ def presenter(page, asked: Sequence[Asked], pick: Asked, live: Live, *,
 
 
 def _escape(text: str) -> str:
-    import html
-
     return html.escape(text).replace("**", "")
 
 
