@@ -24,12 +24,14 @@ PAGE_TERMS: dict[str, tuple[str, ...]] = {
     "split": ("self_attention", "glu", "gqa", "layernorm", "embedding"),
     "position": ("self_attention", "causal_mask", "jacobian", "equivariant"),
     "collapse": ("affine", "least_squares", "rank", "singular_value"),
+    "gated": ("glu", "affine", "least_squares", "relu_gelu"),
     "sweep": ("relu_gelu", "kink", "least_squares", "rmse"),
     "keyvalue": ("active", "full_batch_adam"),
     "sparsity": ("active", "relu_gelu", "fan_in", "xavier_kaiming", "full_batch_adam", "cross_entropy"),
     "gpt": ("logit", "softmax", "causal_mask", "embedding", "logit_lens", "residual_stream", "direct_logit_attribution",
             "checkpoint", "cosine_similarity"),
     "gptsurgery": ("ablation", "residual_stream", "outer_product", "rank", "covariance", "c_inv_k", "checkpoint", "active"),
+    "moe": ("softmax", "jacobian", "ablation"),
 }
 
 
