@@ -8,8 +8,9 @@ from ui import widgets
 from ui.base import text
 from ui.compute import cache
 from ui.gpt import moe_probes
-from ui.kit import controls, lede, shell
+from ui.kit import controls, glossary, lede, shell
 from ui.questions import quiz
+from ui.registry import catalog
 from ui.charts import moe as charts
 from ui.verdicts import moe as verdicts
 from ui.questions import moe as questions
@@ -21,6 +22,7 @@ st.title(t("moe.title"))
 lede.lesson(page, t("moe.lesson"), [r"\mathrm{MoE}(x) = \sum_{i \in \operatorname{top}_k p(x)} p_i(x)\,\mathrm{FFN}_i(x),"
                                      r"\qquad p(x) = \operatorname{softmax}(W_r x)",
                                      r"\mathcal{L}_{\mathrm{balance}} = E \sum_{i=1}^{E} f_i\,P_i"])
+glossary.note(t, *glossary.PAGE_TERMS["moe"])
 
 
 @cache.cached(max_entries=256)
@@ -98,14 +100,14 @@ def trained() -> None:
             frame = cache.derive(routed.to_frame)
             widgets.chart(page, charts.routes, frame[frame["block"] == int(block) - 1], t)
             st.caption(t("moe.routes_caption", prompts=routed.prompts, accuracy=routed.accuracy))
-        widgets.verdict(page, verdicts.judge_routes(routed, int(block) - 1))
         with ablation_column:
             st.subheader(t("moe.ablation_heading", block=block, expert=expert))
             widgets.chart(page, charts.ablation, cache.derive(cut.to_frame), t)
             if cut.fell:
                 st.caption(t("moe.fell_caption", shown=", ".join(
-                    f"{country} ({t(f'gpt.relation_{rel}')}, {t(f'gpt.lang_{lang}')}) → {word}"
+                    f"{catalog.country_label(t, country)} ({t(f'gpt.relation_{rel}')}, {t(f'gpt.lang_{lang}')}) → {word}"
                     for country, rel, lang, word in cut.fell)))
+        widgets.verdict(page, verdicts.judge_routes(routed, int(block) - 1))
         widgets.verdict(page, verdicts.judge_ablation(cut))
 
 

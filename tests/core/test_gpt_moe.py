@@ -95,3 +95,11 @@ def test_write_and_load_round_trip(tmp_path):
         moe_train._manifest.cache_clear()
     for (k, x), (_, y) in zip(res.model.state_dict().items(), loaded.state_dict().items()):
         assert torch.equal(x, y), k
+
+
+def test_the_pages_default_expert_is_block_1s_costliest():
+    from ui.registry import catalog
+    block = next(c for c in catalog.MOE if c.key == "block")
+    expert = next(c for c in catalog.MOE if c.key == "expert")
+    costliest = moe_probes.report()["block1_costliest_expert"]
+    assert (block.default, expert.default) == (costliest["block"], costliest["expert"])

@@ -73,5 +73,5 @@ def test_trained_verdicts_at_every_block_and_expert(shipped):
             assert claim.values["before"] - claim.values["after"] == cut.fell_total - cut.rose_total
             seen.add(a.takeaway)
             assert_readable(a)
-    # The shipped model has experts whose loss is concentrated and some whose loss is a few facts.
-    assert "moe.takeaway_ablation_focused" in seen
+    # The shipped model has experts that hold many facts and some whose removal costs a few or none.
+    assert len(seen) >= 2 and "moe.takeaway_ablation_few" in seen | {"moe.takeaway_ablation_none"}

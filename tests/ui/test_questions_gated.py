@@ -9,6 +9,7 @@ from ui.questions import gated as questions
 from ui.verdicts import gated as verdicts
 
 
+@settings(max_examples=10, deadline=None)  # each example fits two FFNs by least squares: ~0.3 s
 @given(d=st.sampled_from(gated.D_MODELS), act=st.sampled_from(gated.FIT_ACTS), token=st.integers(0, gated.N_TOKENS - 1),
        seed=st.integers(0, 9999))
 def test_gated_questions_are_answered_by_the_page(d, act, token, seed):

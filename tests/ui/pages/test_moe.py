@@ -33,7 +33,7 @@ def test_defaults(lang):
         assert any(c.name in claim and c.published_text in claim for claim in claims)
     model = moe_train.load()
     base = moe_probes.run(model)
-    cut = moe_probes.ablate(model, 0, 0, base)
+    cut = moe_probes.ablate(model, 0, 2, base)  # the default: block 1, expert 3
     ablation_rows = _rows(specs[3])
     assert len(ablation_rows) == 2 * len(cut.rows)
     everything = " ".join(s.value for s in (*at.success, *at.error, *at.info))
