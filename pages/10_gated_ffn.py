@@ -19,7 +19,7 @@ st.title(t("gated.title_asking" if quiz.asks_first(page) else "gated.title"))  #
 lede.lesson(page, t("gated.lesson"), [r"\mathrm{FFN}_{\mathrm{GLU}}(x) = W_2\,\big(\operatorname{act}(W_1 x) \odot W_3 x\big),"
                                        r"\qquad W_1, W_3 \in \mathbb{R}^{m\times d},\; W_2 \in \mathbb{R}^{d\times m}",
                                        r"3 \cdot d \cdot \tfrac{8}{3} d = 2 \cdot d \cdot 4d = 8d^2"])
-glossary.note(t, *glossary.PAGE_TERMS["gated"])
+glossary.note(t, "glu", "affine", "least_squares", "relu_gelu")
 
 
 @cache.cached(max_entries=256)

@@ -22,7 +22,7 @@ st.title(t("moe.title"))
 lede.lesson(page, t("moe.lesson"), [r"\mathrm{MoE}(x) = \sum_{i \in \operatorname{top}_k p(x)} p_i(x)\,\mathrm{FFN}_i(x),"
                                      r"\qquad p(x) = \operatorname{softmax}(W_r x)",
                                      r"\mathcal{L}_{\mathrm{balance}} = E \sum_{i=1}^{E} f_i\,P_i"])
-glossary.note(t, *glossary.PAGE_TERMS["moe"])
+glossary.note(t, "softmax", "jacobian", "ablation")
 
 
 @cache.cached(max_entries=256)
