@@ -204,18 +204,12 @@ def leave_in_a_burst(url: str, at: AppPage, key: str, values: list, seconds: flo
     """Students on `at` each set their own value of a control (spread over `seconds`) and close the
     tab as soon as the server has started on it (its first redraw arrives): the rerun is then past
     the page's first lines and on its way to the experiment, as when a student leaves a second later."""
-    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-
     sessions = open_sessions(url, len(values), at, "lang=en")
     t0 = time.perf_counter()
     for (s, opened), value, when in zip(sessions, values, spread(len(values), seconds)):
         time.sleep(max(0.0, t0 + when - time.perf_counter()))
         move(s, opened, key, value)
-        while True:
-            data = s.ws.recv()
-            msg = ForwardMsg()
-            if isinstance(data, bytes):
-                msg.ParseFromString(data)
+        for msg in s.stream.messages():
             if msg.WhichOneof("type") in ("delta", "script_finished"):
                 break
         s.close()
@@ -268,18 +262,12 @@ class Drain:
         self.thread.start()
 
     def _loop(self) -> None:
-        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-
-        while True:
-            try:
-                data = self.s.ws.recv()
-            except Exception:
-                return
-            if isinstance(data, bytes):
-                msg = ForwardMsg()
-                msg.ParseFromString(data)
+        try:
+            for msg in self.s.stream.messages():
                 if msg.WhichOneof("type") == "script_finished":
                     self.finished += 1
+        except Exception:  # the session was closed: nothing more to count
+            return
 
 
 def settle(url: str, timeout_s: float = 300.0) -> None:
@@ -408,8 +396,10 @@ def _bursts(args: argparse.Namespace, root: Path, env: dict[str, str]) -> list[t
                     own = own_values(server.url, n, seed)
                     cpu, wall = server.cpu_s() - cpu0, time.perf_counter() - wall0
                     # Above 1 core: experiments computed side by side (one core's worth is all one at a time can use).
+                    most = stclient.metric_values(server.url, "ffnlab_cache").get('measure="most_running"')
                     print(f"own values   {own.line()}; server CPU {cpu:.1f} s over {wall:.1f} s "
-                          f"({cpu / wall:.2f} cores)", flush=True)
+                          f"({cpu / wall:.2f} cores); most experiments at once {most if most is None else int(most)}",
+                          flush=True)
                     if n == 30:
                         verdicts.append((f"own values, N=30: every student answered <= {SAME_BUDGET_S:g} s",
                                          bool(own.seconds) and max(own.seconds) <= SAME_BUDGET_S and not own.failed))

@@ -332,19 +332,11 @@ class Tab:
         self.ticks = 0  # fragment reruns sent
 
     def _read(self, start: float) -> dict:
-        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+        from ui.compute import stream
 
         out = {"captions": [], "inputs": {}, "radios": {}, "commits": {}, "exceptions": [], "status": "",
                "seconds": 0.0, "placeholders": {}}
-        ws = self.session.ws
-        while True:
-            if time.perf_counter() > start + self.session.timeout_s:
-                raise TimeoutError("no script_finished")
-            data = ws.recv()
-            if isinstance(data, str):
-                continue
-            fwd = ForwardMsg()
-            fwd.ParseFromString(data)
+        for fwd in self.session.stream.messages(until=start + self.session.timeout_s):
             kind = fwd.WhichOneof("type")
             if kind == "auto_rerun":
                 self.fragments[fwd.auto_rerun.fragment_id] = fwd.auto_rerun.interval
@@ -372,12 +364,10 @@ class Tab:
                     out.setdefault("html", []).append(el.html.body)
                 elif what == "arrow_vega_lite_chart" or what == "vega_lite_chart":
                     out["charts"] = out.get("charts", 0) + 1
-            elif kind == "script_finished":
-                status = ForwardMsg.ScriptFinishedStatus.Name(fwd.script_finished)
-                if status == "FINISHED_EARLY_FOR_RERUN":
-                    continue
-                out["status"], out["seconds"] = status, time.perf_counter() - start
+            elif stream.run_status(fwd) is not None:
+                out["status"], out["seconds"] = stream.run_status(fwd), time.perf_counter() - start
                 return out
+        raise AssertionError("unreachable: messages() yields until it times out")
 
     def open(self, page, query: str) -> dict:
         return self._read(self.session.start(page, query))
@@ -591,7 +581,7 @@ def pages_report(r: dict, budget_ms: float = 300.0) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--students", type=int, default=100)
+    ap.add_argument("--students", type=int, default=None, help="default 100; 30 in reload mode")
     ap.add_argument("--window", type=float, default=10.0, help="seconds in which the class answers")
     ap.add_argument("--backends", nargs="+", choices=("sqlite", "postgresql"), default=["sqlite", "postgresql"])
     ap.add_argument("--replicas", type=int, nargs="+", default=[1, 2])
@@ -604,7 +594,9 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.mode == "reload":
         sys.path.insert(0, str(ROOT / "bench"))
+        args.students = args.students or 30
         return reload_main(args)
+    args.students = args.students or 100
     if args.mode == "pages":
         return pages_main(args)
 
@@ -712,6 +704,11 @@ def _cookie_of(base_url: str, html: list[str]) -> str | None:
     return None
 
 
+def _counts(db, code: str, qid: str) -> tuple[int, int]:
+    snap = db.snapshot(code, qid, time.time())
+    return (snap.joined, snap.answered)
+
+
 def reload_run(app, db_url: str, n: int, storm: float, page_path: str, seed: int) -> dict:
     import stclient
 
@@ -737,7 +734,7 @@ def reload_run(app, db_url: str, n: int, storm: float, page_path: str, seed: int
         cookies.append(_cookie_of(app.url, run.get("html", []) + after.get("html", [])))
         tabs.append(tab)
     qid = next(iter(guessed.values()))
-    before = db.counts(code, qid, time.time())
+    before = _counts(db, code, qid)
     for tab in tabs:
         tab.close()
     # The storm: every student's reload (a new session with its cookie) starts within `storm` seconds.
@@ -761,7 +758,7 @@ def reload_run(app, db_url: str, n: int, storm: float, page_path: str, seed: int
         th.join()
     storm_wall = time.perf_counter() - t0
     storm_cpu = app.cpu_s() - cpu0
-    after = db.counts(code, qid, time.time())
+    after = _counts(db, code, qid)
     stored = _strings(ROOT)["questions.stored"]
     shown_again = sum(1 for r in results if r and any(stored in c for c in r["captions"]) and qid not in r["commits"])
     # The class waits for the Reveal: what 10 s of waiting costs the server.
@@ -831,7 +828,7 @@ def limits_run(db_url: str) -> dict:
         db.leave(code2, "one-session", now + i * 0.11 + 0.05)
     db.join(code2, "one-session", now + 60, client="203.0.113.67")
     churn_s = time.perf_counter() - t0
-    held = db.counts(code2, "q", now + 61)[0]
+    held = db.snapshot(code2, "q", now + 61).joined
     engine.dispose()
     return {"rooms": made, "rooms_s": rooms_s, "other_room": isinstance(other, tuple), "seats": seats,
             "seats_s": seats_s, "churn_held": held, "churn_s": churn_s}

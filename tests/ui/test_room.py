@@ -282,11 +282,6 @@ def _has_measured_rule(spec: dict, value: float) -> bool:
     return any(rows and rows[0].get("x") == pytest.approx(value) for rows in spec["datasets"].values())
 
 
-def _counts(db, code, qid, now):
-    snap = db.snapshot(code, qid, now)
-    return (snap.joined, snap.answered) if snap else (0, 0)
-
-
 def _status_lines(at) -> list[str]:
     return [m.value for m in at.markdown if 'class="room-status"' in m.value]
 
@@ -508,12 +503,12 @@ def test_leaving_and_joining_again_takes_the_same_seat(db):
     db.submit(code, token, ASK_NUMBER.id, 0.3, time.time())
     at.sidebar.button(key="room_leave").click().run()
     assert session.SEAT not in at.session_state
-    assert _counts(db, code, ASK_NUMBER.id, time.time()) == (0, 1)  # the seat no longer counts; its guess does
+    assert room_checks.counts(db, code, ASK_NUMBER.id, time.time()) == (0, 1)  # the seat no longer counts; its guess does
     for _ in range(3):  # a session that leaves and comes back never holds a second seat
         at.query_params["room"] = code
         at.run()
         assert at.session_state[session.SEAT].token == token
-        assert _counts(db, code, ASK_NUMBER.id, time.time()) == (1, 1)
+        assert room_checks.counts(db, code, ASK_NUMBER.id, time.time()) == (1, 1)
         at.sidebar.button(key="room_leave").click().run()
 
 
@@ -540,7 +535,7 @@ def test_a_reloaded_students_guess_is_shown_again_and_not_asked_twice(db):
     assert f"_ask_commit:{qid}" not in [b.key for b in again.button]
     assert t("questions.stored") in [c.value for c in again.caption]
     assert again.session_state[session.GUESSES][qid].guess == collapse_questions.WIDE.options[0]
-    assert _counts(db, code, qid, time.time()) == (1, 1)
+    assert room_checks.counts(db, code, qid, time.time()) == (1, 1)
 
 
 def test_one_session_starts_few_rooms_and_a_full_store_says_so(db, monkeypatch):
@@ -622,7 +617,7 @@ def test_a_client_is_its_address_or_the_one_the_local_proxy_saw():
 def test_the_watcher_reruns_only_the_sessions_whose_room_moved_or_ended():
     from ui.room import push
 
-    push.watch("AAAAAA", "s1", 3)
+    push.watch("AAAAAA", "s1", 3, "part-1")
     push.watch("AAAAAA", "s2", 4)
     push.watch("BBBBBB", "s3", 1)
     push.watch("CCCCCC", "s4", 0)
@@ -633,12 +628,15 @@ def test_the_watcher_reruns_only_the_sessions_whose_room_moved_or_ended():
         reads.append(codes)
         return {"AAAAAA": 4, "BBBBBB": 1}  # CCCCCC is gone
 
-    assert sorted(push.look(read)) == ["s1"]
+    assert push.look(read) == [("s1", "part-1")]
     assert reads == [["AAAAAA", "BBBBBB"]]
-    assert push.watched() == {"AAAAAA": {"s2": 4, "s4": 4}, "BBBBBB": {"s3": 1}}
+    assert push.watched() == {"AAAAAA": {"s2": (4, ""), "s4": (4, "")}, "BBBBBB": {"s3": (1, "")}}
+    # s1's part reran for version 4 and waits again with the version it last read itself (3): no second rerun.
+    push.watch("AAAAAA", "s1", 3, "part-1")
+    assert push.look(read) == []
     push.watch("CCCCCC", "s5", 0)
-    assert push.look(read) == ["s5"]
-    for sid in ("s2", "s3", "s4"):
+    assert push.look(read) == [("s5", "")]
+    for sid in ("s1", "s2", "s3", "s4", "s5"):
         push.forget(sid)
-    assert push.watched() == {} and push.look(read) == [] and len(reads) == 2  # nothing watched: no read
+    assert push.watched() == {} and push.look(read) == [] and len(reads) == 3  # nothing watched: no read
     assert not push.running()  # no app here: pages poll from their fragment

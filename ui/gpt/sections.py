@@ -48,7 +48,6 @@ def intro(page: Page, section: str) -> None:
     """A section's heading and lesson: "step" or "roles" (drawn before the control the page adds)."""
     st.header(page.t(f"gptmemory.{section}_heading"))
     st.markdown(page.t(f"gptmemory.{section}_lesson"))
-    glossary.note(page.t, *TERMS[section])
 
 
 def checkpoint(page: Page, step: int, words: tuple[str, ...], answer: str | None) -> None:

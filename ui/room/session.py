@@ -26,7 +26,7 @@ from typing import Any, Literal
 import sqlalchemy.exc
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
-from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+from streamlit.runtime.scriptrunner_utils.script_run_context import ThreadState, get_script_run_ctx
 
 from ui.questions import GUESSES, Asked
 from ui.registry import catalog, links, query
@@ -169,9 +169,21 @@ def revealed(page, asked: Asked) -> list[float | str] | None:
     except Unavailable:
         return None
     if values is None:
+        _wait_here(seat, asked)
         return None
     st.session_state.setdefault(REVEALED, set()).add(asked.id)
     return list(values)
+
+
+def _wait_here(seat: Seat, asked: Asked) -> None:
+    """A student (not following) who guessed or looked at this question waits for its Reveal in this part of the page."""
+    state = st.session_state
+    session_id = _session_id()
+    if seat.role != "student" or state.get(FOLLOW) or not push.running() or session_id is None:
+        return
+    if asked.id not in _waiting(asked.section, state.get(GUESSES), state.get(REVEALED)):
+        return
+    push.watch(seat.code, session_id, state.get(SEEN) or 0, ThreadState.get().fragment_id or "")
 
 
 def own_guess(page, asked: Asked) -> float | str | None:
@@ -448,8 +460,12 @@ def arrive(page) -> None:
         return
     code, seat = _room_param(page), current(page)
     if seat is None and not state.get(CLAIMED):
+        try:
+            seat = _from_cookies(code)
+        except Unavailable:  # asked again on the next run: a busy store must not hand this browser a second seat
+            state[NOTE] = "room.unavailable"
+            return
         state[CLAIMED] = True
-        seat = _from_cookies(code)
     if seat is not None and (code is None or code == seat.code or seat.role == "instructor"):
         if code != seat.code:
             _address_room(seat.code)  # the seat, not a stray link, says which room this is
@@ -482,10 +498,7 @@ def _from_cookies(code: str | None) -> Seat | None:
         secret = cookies.get(passes.COOKIES[kind])
         if not secret:
             continue
-        try:
-            claim = _call("claim", secret)
-        except Unavailable:
-            return None
+        claim = _call("claim", secret)  # Unavailable: the caller asks again on its next run
         if claim is None or claim.kind != kind or (code is not None and claim.code != code):
             continue
         if kind == "host":
@@ -658,6 +671,11 @@ def after_part() -> None:
             st.rerun(scope="app")
     elif seat.role == "student" and not state.get(WATCHING) and _waiting(section, state.get(GUESSES), state.get(REVEALED)):
         st.rerun(scope="app")
+    elif seat.role == "student" and push.running() and _waiting(section, state.get(GUESSES), state.get(REVEALED)):
+        # A part rerun by the watcher took this session out of its register; questions of other parts still wait.
+        session_id = _session_id()
+        if session_id and not push.is_watching(session_id):
+            push.watch(seat.code, session_id, state.get(SEEN) or 0)
 
 
 def sidebar(page) -> None:
