@@ -178,16 +178,18 @@ def test_a_projector_shows_one_question_its_counts_and_after_reveal_its_distribu
         student_ctx.close()
 
 
-def _db_counts(db: Path) -> dict[tuple[str, int], int]:
-    """Per (question, vote) the guesses the database holds: the first vote's kept apart, the last in class_guesses."""
+def _db_counts(db: Path, code: str) -> dict[tuple[str, int], int]:
+    """Per (question, vote) the guesses the room holds: the first vote's kept apart, the last in class_guesses."""
     with sqlite3.connect(db) as conn:
-        rounds = dict(conn.execute("SELECT question, round FROM class_votes").fetchall())
+        rounds = dict(conn.execute("SELECT question, round FROM class_votes WHERE room = ?", (code,)).fetchall())
         counts: dict[tuple[str, int], int] = {}
-        for question, n in conn.execute("SELECT question, count(*) FROM class_first_votes GROUP BY question"):
+        for question, n in conn.execute(
+                "SELECT question, count(*) FROM class_first_votes WHERE room = ? GROUP BY question", (code,)):
             counts[(question, 1)] = n
-        for question, n in conn.execute("SELECT question, count(*) FROM class_guesses GROUP BY question"):
+        for question, n in conn.execute(
+                "SELECT question, count(*) FROM class_guesses WHERE room = ? GROUP BY question", (code,)):
             counts[(question, rounds.get(question, 1))] = n
-        for (question,) in conn.execute("SELECT question FROM class_questions"):
+        for (question,) in conn.execute("SELECT question FROM class_questions WHERE room = ?", (code,)):
             counts.setdefault((question, rounds.get(question, 1)), 0)
     return counts
 
@@ -253,7 +255,8 @@ def test_two_votes_with_a_timer_then_the_shift_and_the_results_csv(browser, clas
         rows = list(csv.DictReader(io.StringIO(Path(caught.value.path()).read_text(encoding="utf-8"))))
         assert rows and not any("token" in k for k in rows[0])
         got = {(r["question_id"], int(r["vote"])): int(r["votes"]) for r in rows}
-        assert got == _db_counts(db)
+        code = re.search(r"room=([A-Z0-9]{6})", join).group(1)
+        assert got == _db_counts(db, code)
         wide = [r for r in rows if r["question_id"].split(":")[1] == "questions.collapse_wide"]
         assert [(r["vote"], r["votes"], r["right"], float(r["share_right"])) for r in wide] == [
             ("1", "2", "1", 0.5), ("2", "2", "2", 1.0)]
