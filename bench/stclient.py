@@ -33,6 +33,7 @@ _REPO = str(Path(__file__).resolve().parents[1])
 if _REPO not in sys.path:
     sys.path.insert(0, _REPO)
 from ui.compute import stream  # noqa: E402
+from ui.registry import query  # noqa: E402
 
 # FFNLAB_APP_ROOT points the benchmarks at another checkout (as tests/e2e does).
 ROOT = Path(os.environ.get("FFNLAB_APP_ROOT", Path(__file__).resolve().parents[1]))
@@ -45,7 +46,7 @@ VIEW_KEYS = {"lang", "present", "code"}
 @dataclass(frozen=True)
 class AppPage:
     file: str
-    url_path: str  # "" for home; Streamlit's pages/ router names a page by its file minus "N_"
+    url_path: str  # "" for home; Streamlit's router name for the file (ui/registry/query.url_path)
 
     @property
     def name(self) -> str:
@@ -60,7 +61,7 @@ def discover_pages(root: Path = ROOT) -> list[AppPage]:
 
     pages = [AppPage("dashboard.py", "")]
     for p in sorted((root / "pages").glob("*.py"), key=order):
-        pages.append(AppPage(f"pages/{p.name}", re.sub(r"^\d+_", "", p.stem)))
+        pages.append(AppPage(f"pages/{p.name}", query.url_path(f"pages/{p.name}")))
     return pages
 
 

@@ -40,6 +40,7 @@ def roles_part(country: str, template: str) -> None:
 
 @shell.part
 def experiment() -> None:
+    headline = st.container()  # the measured headline, above the fold on a projector
     asking = st.container()  # the questions, filled once the model has answered the prompt
     example = next((" ".join(p.words) for p in corpus.prompts("all") if p.lang == "ko"), "")
     with st.expander(t("gpt.tokens_heading")):
@@ -79,6 +80,8 @@ def experiment() -> None:
     prompt_asked = questions.prompt(words, answer, nxt.tokens[0], attr.attn, attr.ffn)
     heldout_asked = questions.heldout(acc)
     quiz.questions(page, prompt_asked + heldout_asked, asking)
+    lede.headline(page, headline, prompt_asked + heldout_asked, (t("gpt.metric_top"), nxt.tokens[0]),
+                  (t("gpt.metric_top_prob"), text.pct(nxt.probs[0])), (t("gpt.metric_seen"), text.pct(acc.seen)))
 
     # 1. Ask the model
     st.header(t("gpt.ask_heading"))

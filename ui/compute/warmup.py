@@ -29,16 +29,13 @@ from urllib.parse import urlencode
 
 import streamlit as st
 from streamlit import config
-from streamlit.proto.BackMsg_pb2 import BackMsg
-from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.runtime import Runtime
-# websockets is Streamlit's own dependency (its server speaks it): nothing to add to requirements.
+# What the websocket itself may raise (the client is ui/compute/stream.py).
 from websockets.exceptions import WebSocketException
-from websockets.sync.client import connect
 
 from ui.base import i18n
-from ui.compute import cache, neighbours
-from ui.registry import catalog, links
+from ui.compute import cache, neighbours, stream
+from ui.registry import catalog, links, query
 
 IDLE_POLL_S = 0.2
 VIEW_TIMEOUT_S = 300.0
@@ -96,22 +93,22 @@ def views() -> list[tuple[str, str]]:
     """(page name as the router knows it, query string): every declared page by its plain link, then
     each option of the controls in EVERY_OPTION, read from the page's declared controls (ui/registry/catalog.py),
     then the pages in EVERY_LANGUAGE in each other language."""
-    out = [(catalog.url_path(entry.path), "") for entry in catalog.PAGES]
+    out = [(query.url_path(entry.path), "") for entry in catalog.PAGES]
     for entry in catalog.PAGES:
         for key in EVERY_OPTION.get(entry.section, ()):
             control = next(c for c in catalog.CONTROLS[entry.section] if c.key == key)
             values: dict[str, object] = {}
-            out += [(catalog.url_path(entry.path), urlencode({key: str(option)}))
+            out += [(query.url_path(entry.path), urlencode({key: str(option)}))
                     for option in control.options_for(values)  # type: ignore[attr-defined]
                     if option != control.default_for(values)]
     for entry in catalog.PAGES:
         if entry.section in EVERY_LANGUAGE:
-            out += [(catalog.url_path(entry.path), urlencode({"lang": lang})) for lang in i18n.LANGS if lang != i18n.DEFAULT_LANG]
+            out += [(query.url_path(entry.path), urlencode({"lang": lang})) for lang in i18n.LANGS if lang != i18n.DEFAULT_LANG]
     return out
 
 
 def page_name(section: str) -> str:
-    return catalog.url_path(catalog.page_path(section) or "")
+    return query.url_path(catalog.page_path(section) or "")
 
 
 def start() -> None:
@@ -151,7 +148,7 @@ def _url() -> str:
     if address in ("0.0.0.0", "::"):
         address = "127.0.0.1"
     base = (config.get_option("server.baseUrlPath") or "").strip("/")
-    return f"ws://{address}:{config.get_option('server.port')}/{base + '/' if base else ''}_stcore/stream"
+    return stream.url_of(f"http://{address}:{config.get_option('server.port')}/{base}")
 
 
 def _students_wait() -> bool:
@@ -181,8 +178,8 @@ def _wait_listening() -> None:
     deadline = time.monotonic() + LISTEN_TIMEOUT_S
     while True:
         try:
-            with connect(_url(), subprotocols=["streamlit"], open_timeout=5):
-                return
+            stream.Stream(_url(), timeout_s=5).close()
+            return
         except OSError:
             if time.monotonic() > deadline or _STOP.is_set():
                 raise
@@ -194,9 +191,11 @@ def _open(page: str, query: str) -> bool:
     # A fresh session for each view, as a first visitor's tab is: a session keeps its choices
     # from one run to the next, and would read them before the link's.
     try:
-        with connect(_url(), subprotocols=["streamlit"], max_size=None, open_timeout=30,
-                     additional_headers={cache.BACKGROUND_HEADER: cache.BACKGROUND_TOKEN}) as conn:
-            return _view(conn, page, query)
+        session = stream.Stream(_url(), timeout_s=30, headers={cache.BACKGROUND_HEADER: cache.BACKGROUND_TOKEN})
+        try:
+            return _view(session, page, query)
+        finally:
+            session.close()
     except (OSError, WebSocketException, TimeoutError):
         if not _STOP.is_set():
             _LOG.warning("warm-up: %s?%s not opened", page or "home", query, exc_info=True)
@@ -252,29 +251,16 @@ def _neighbours() -> None:
         _LOG.warning("FFN Lab neighbours: %d views opened", opened)
 
 
-def _view(conn, page: str, query: str) -> bool:  # noqa: ANN001
+def _view(session: stream.Stream, page: str, query: str) -> bool:
     """Open one view as a fresh page load does and wait for its run to end; whether it ended cleanly."""
-    msg = BackMsg()
-    msg.rerun_script.query_string = query
-    msg.rerun_script.page_script_hash = ""
-    msg.rerun_script.page_name = page
-    conn.send(msg.SerializeToString())
-    deadline = time.monotonic() + VIEW_TIMEOUT_S
     ok = True
-    while time.monotonic() < deadline:
-        data = conn.recv(timeout=max(0.1, deadline - time.monotonic()))
-        if isinstance(data, str):
-            continue
-        fwd = ForwardMsg()
-        fwd.ParseFromString(data)
-        kind = fwd.WhichOneof("type")
-        if kind == "delta" and fwd.delta.WhichOneof("type") == "new_element" \
-                and fwd.delta.new_element.WhichOneof("type") == "exception":
-            ok = False
-        elif kind == "page_not_found":
-            ok = False
-        elif kind == "script_finished":
-            status = ForwardMsg.ScriptFinishedStatus.Name(fwd.script_finished)
-            if status != "FINISHED_EARLY_FOR_RERUN":
+    try:
+        for msg in session.messages(until=session.rerun(page, query) + VIEW_TIMEOUT_S):
+            if stream.is_exception(msg) or msg.WhichOneof("type") == "page_not_found":
+                ok = False
+            status = stream.run_status(msg)
+            if status is not None:
                 return ok and status == "FINISHED_SUCCESSFULLY"
+    except TimeoutError:
+        pass
     return False

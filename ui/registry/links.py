@@ -160,7 +160,7 @@ def link(section: str, params: Mapping[str, str], *, app: Mapping[str, str] = {}
     path = catalog.page_path(section)
     if path is None:
         raise KeyError(f"no page {section!r}")
-    return f"/{catalog.url_path(path)}" + (f"?{query_string}" if query_string else "")
+    return f"/{query.url_path(path)}" + (f"?{query_string}" if query_string else "")
 
 
 # --- moving a page's controls ---------------------------------------------------------------------
