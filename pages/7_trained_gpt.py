@@ -103,7 +103,12 @@ def experiment() -> None:
         widgets.chart(page, charts.accuracy, frame, t)
         if page.show_details:
             with st.expander(t("gpt.accuracy_table")):
-                widgets.table(page, frame, "gpt_accuracy.csv")
+                # Headers in the page's language, as every table's (the downloaded CSV keeps them).
+                shown = frame.rename(columns={
+                    "relation": t("gpt.col_relation"), "lang": t("gpt.col_lang"), "heldout": t("gpt.col_heldout"),
+                    "correct": t("gpt.col_correct"), "prompts": t("gpt.axis_prompts"), "accuracy": t("gpt.axis_accuracy"),
+                })
+                widgets.table(page, shown, "gpt_accuracy.csv")
         widgets.verdict(page, verdicts.ask(acc, answer, nxt.tokens[0]))
 
     # 2. Layer by layer
