@@ -15,12 +15,18 @@ with fsync on, tests/ui/pg.py).
 Each student joins over the first 2 s (the QR code goes up), and answers once at a moment drawn
 uniformly in the rest of the window (default 10 s); 30% of them follow the instructor, reading the
 room's view every 3 s (ui/room/session.py's follow fragment). The instructor's live view reads the
-room's snapshot every 2 s (its fragment's pace). Printed per run:
+room's snapshot every 2 s (its fragment's pace). Once every student answered, the second vote (peer
+instruction): the instructor closes the vote, shows it, opens the second; each student, waiting for the
+Reveal, looks at the room every 5 s (its watcher's pace), finds the second vote open and answers again
+within 8 s; the instructor's view polls until all answered again, closes the vote, reveals, reads the
+results. Printed per run:
 
 - answers stored: the rows counted in the database afterwards, against the students who were told
   "stored" (none lost means both are N);
 - when the instructor's view first showed the last answer, after that answer was acknowledged;
 - a guess's acknowledgement (submit called -> committed, status back) p50 / p95 / max;
+- the second vote: its answers in the database against those told "stored", the first vote's kept
+  apart, its acknowledgements, when the instructor's view showed the last of them;
 - what the class features cost: CPU seconds of every process doing class work (the replicas'
   store calls, the instructor's polls, the PostgreSQL server) over the run's wall time, in % of one core;
 - the machine's load average before and after (the machine is shared: read timings beside it).
@@ -73,6 +79,8 @@ FOLLOW_SHARE = 0.3
 FOLLOW_EVERY = 3.0
 INSTRUCTOR_EVERY = 2.0
 JOIN_WINDOW = 2.0
+WATCH_EVERY = 5.0  # a student waiting for the Reveal looks at the room this often (ui/room/session.py)
+SECOND_WINDOW = 8.0  # the second vote: each student answers again within this many seconds of seeing it open
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -108,7 +116,7 @@ def replica(url: str, code: str, students: list[int], t0: float, window: float, 
     def student(i: int, join_at: float, answer_at: float, follows: bool) -> None:
         token = f"bench-student-{i}-{seed}"
         out = {"student": i, "join": None, "status": None, "ack_s": None, "acked_at": None, "error": None,
-               "view_reads": 0}
+               "view_reads": 0, "status2": None, "ack2_s": None, "acked2_at": None}
         try:
             time.sleep(max(0.0, t0 + join_at - time.time()))
             out["join"] = store.join(code, token, time.time()).value
@@ -127,11 +135,19 @@ def replica(url: str, code: str, students: list[int], t0: float, window: float, 
             out["ack_s"] = time.perf_counter() - start
             out["acked_at"] = time.time()
             out["status"] = status.value
-            while follows and time.time() < t0 + window + 3:  # following goes on after the answer
-                time.sleep(max(0.0, next_view - time.time()))
-                store.view(code, time.time())
+            # Waiting for the Reveal: the watcher's look every WATCH_EVERY s finds the second vote open.
+            while time.time() < t0 + window + 90:
+                time.sleep(WATCH_EVERY * rng.random() if out["view_reads"] == 0 else WATCH_EVERY)
+                vote = store.vote(code, QUESTION, time.time())
                 out["view_reads"] += 1
-                next_view += FOLLOW_EVERY
+                if vote is not None and vote.round == 2 and vote.open:
+                    time.sleep(rng.uniform(0, SECOND_WINDOW))
+                    start = time.perf_counter()
+                    status = store.submit(code, token, QUESTION, round(rng.uniform(0, 4), 2), time.time())
+                    out["ack2_s"] = time.perf_counter() - start
+                    out["acked2_at"] = time.time()
+                    out["status2"] = status.value
+                    break
         except StoreUnavailable as e:
             out["error"] = f"StoreUnavailable: {e} ({str(e.__cause__).splitlines()[0][:80]})"
         with lock:
@@ -200,6 +216,21 @@ def run(url: str, label: str, n: int, replicas: int, window: float, seed: int, p
         if snap and snap.answered >= n:
             break
         time.sleep(INSTRUCTOR_EVERY)
+    # The second vote: closed, shown without the answer, opened again; the view polled until all answered again.
+    store.close_vote(code, key, QUESTION, None, time.time())
+    store.show_votes(code, key, QUESTION, True, time.time())
+    store.second_vote(code, key, QUESTION, None, time.time())
+    polls2: list[tuple[float, int]] = []
+    deadline = time.time() + 90
+    while time.time() < deadline:
+        snap = store.snapshot(code, QUESTION, time.time())
+        polls2.append((time.time(), snap.answered if snap else -1))
+        if snap and snap.answered >= n:
+            break
+        time.sleep(INSTRUCTOR_EVERY)
+    store.close_vote(code, key, QUESTION, None, time.time())
+    store.reveal(code, key, QUESTION, time.time())
+    tally = store.results(code, key, time.time())
     instructor_cpu = time.process_time() - me0
     outs = []
     for proc in procs:
@@ -214,6 +245,9 @@ def run(url: str, label: str, n: int, replicas: int, window: float, seed: int, p
     store.close(code, key, time.time())
     engine.dispose()
     students = [s for o in outs for s in o["students"]]
+    acks2 = [s["ack2_s"] for s in students if s["status2"] == "stored"]
+    last_ack2 = max((s["acked2_at"] for s in students if s["status2"] == "stored"), default=float("nan"))
+    shown2 = next((at for at, answered in polls2 if answered >= n), None)
     acks = [s["ack_s"] for s in students if s["status"] == "stored"]
     last_ack = max((s["acked_at"] for s in students if s["status"] == "stored"), default=float("nan"))
     shown = next((at for at, answered in polls if answered >= n), None)
@@ -225,6 +259,10 @@ def run(url: str, label: str, n: int, replicas: int, window: float, seed: int, p
         "ack_p50": percentile(acks, 0.5), "ack_p95": percentile(acks, 0.95), "ack_max": max(acks, default=float("nan")),
         "view_after_last": (shown - last_ack) if shown is not None else None,
         "view_reads": sum(s["view_reads"] for s in students),
+        "second_said": len(acks2), "second_counted": len(tally[0].last) if tally else 0,
+        "first_kept": len(tally[0].first or ()) if tally else 0,
+        "ack2_p50": percentile(acks2, 0.5), "ack2_p95": percentile(acks2, 0.95),
+        "view_after_last2": (shown2 - last_ack2) if shown2 is not None else None,
         "cpu_pct": 100 * (replica_cpu + instructor_cpu + pg_cpu) / wall,
         "cpu_parts": (replica_cpu, instructor_cpu, pg_cpu), "wall": wall,
         "load": (load_before, load()),
@@ -246,10 +284,14 @@ def report(r: dict, budget_ms: float = 300.0) -> None:
     print(f"  acknowledgement: p50 {ms(r['ack_p50'])}, p95 {ms(r['ack_p95'])}, max {ms(r['ack_max'])} "
           f"(budget p95 {budget_ms:.0f} ms at N = 100 on one replica: "
           f"{'ok' if r['ack_p95'] * 1000 <= budget_ms else 'OVER'})")
+    shown2 = r["view_after_last2"]
+    print(f"  second vote: {r['second_counted']} stored in the database ({r['second_said']} told 'stored'), the first "
+          f"vote's {r['first_kept']} kept apart; acknowledgement p50 {ms(r['ack2_p50'])}, p95 {ms(r['ack2_p95'])}; "
+          "the view showed the last " + (f"{shown2:.2f} s after it was acknowledged" if shown2 is not None else "never"))
     rep, ins, pg = r["cpu_parts"]
     print(f"  class features' CPU: {r['cpu_pct']:.1f}% of a core over {r['wall']:.1f} s "
           f"(replicas {rep:.2f} s, instructor's view {ins:.2f} s, PostgreSQL server {pg:.2f} s; "
-          f"{r['view_reads']} follow reads)")
+          f"{r['view_reads']} follow and watcher reads)")
 
 
 # --- pages mode: real sessions -----------------------------------------------------------------
@@ -539,7 +581,7 @@ def pages_report(r: dict, budget_ms: float = 300.0) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--students", type=int, default=100)
+    ap.add_argument("--students", type=int, default=None, help="default 100; 30 in reload mode")
     ap.add_argument("--window", type=float, default=10.0, help="seconds in which the class answers")
     ap.add_argument("--backends", nargs="+", choices=("sqlite", "postgresql"), default=["sqlite", "postgresql"])
     ap.add_argument("--replicas", type=int, nargs="+", default=[1, 2])
@@ -552,7 +594,9 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.mode == "reload":
         sys.path.insert(0, str(ROOT / "bench"))
+        args.students = args.students or 30
         return reload_main(args)
+    args.students = args.students or 100
     if args.mode == "pages":
         return pages_main(args)
 
@@ -660,6 +704,11 @@ def _cookie_of(base_url: str, html: list[str]) -> str | None:
     return None
 
 
+def _counts(db, code: str, qid: str) -> tuple[int, int]:
+    snap = db.snapshot(code, qid, time.time())
+    return (snap.joined, snap.answered)
+
+
 def reload_run(app, db_url: str, n: int, storm: float, page_path: str, seed: int) -> dict:
     import stclient
 
@@ -685,7 +734,7 @@ def reload_run(app, db_url: str, n: int, storm: float, page_path: str, seed: int
         cookies.append(_cookie_of(app.url, run.get("html", []) + after.get("html", [])))
         tabs.append(tab)
     qid = next(iter(guessed.values()))
-    before = db.counts(code, qid, time.time())
+    before = _counts(db, code, qid)
     for tab in tabs:
         tab.close()
     # The storm: every student's reload (a new session with its cookie) starts within `storm` seconds.
@@ -709,7 +758,7 @@ def reload_run(app, db_url: str, n: int, storm: float, page_path: str, seed: int
         th.join()
     storm_wall = time.perf_counter() - t0
     storm_cpu = app.cpu_s() - cpu0
-    after = db.counts(code, qid, time.time())
+    after = _counts(db, code, qid)
     stored = _strings(ROOT)["questions.stored"]
     shown_again = sum(1 for r in results if r and any(stored in c for c in r["captions"]) and qid not in r["commits"])
     # The class waits for the Reveal: what 10 s of waiting costs the server.
@@ -779,7 +828,7 @@ def limits_run(db_url: str) -> dict:
         db.leave(code2, "one-session", now + i * 0.11 + 0.05)
     db.join(code2, "one-session", now + 60, client="203.0.113.67")
     churn_s = time.perf_counter() - t0
-    held = db.counts(code2, "q", now + 61)[0]
+    held = db.snapshot(code2, "q", now + 61).joined
     engine.dispose()
     return {"rooms": made, "rooms_s": rooms_s, "other_room": isinstance(other, tuple), "seats": seats,
             "seats_s": seats_s, "churn_held": held, "churn_s": churn_s}

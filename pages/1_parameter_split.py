@@ -58,6 +58,7 @@ def formula_text(s: params.Split) -> tuple[str, str]:
 
 @shell.part
 def block_section() -> None:
+    headline = st.container()  # the measured headline, above the fold on a projector
     asking = st.container()  # the questions, filled once the block they are about is counted
 
     st.header(t("split.block_heading"))
@@ -79,6 +80,8 @@ def block_section() -> None:
     full = count_block(d, expansion, n_heads, n_heads, bias, glu)
     asked = questions.block(s, expansion)
     quiz.questions(page, asked, asking)
+    lede.headline(page, headline, asked, (t("split.metric_share"), f"{s.ffn_share:.2%}"),
+                  (t("split.metric_ffn"), f"{s.ffn_params:,}"), (t("split.metric_attention"), f"{s.attention_params:,}"))
     exact = Fraction(expansion) * d
     st.caption(t("split.d_ff_caption", expansion=expansion, d=d, d_ff=f"{s.d_ff:,}", head_dim=s.head_dim,
                  exact=f"{exact.numerator:,}" if exact.denominator == 1 else f"{float(exact):,.2f}"))

@@ -81,6 +81,7 @@ def shapes_section(d: int, act: str, seed: int) -> None:
 
 @shell.part
 def experiment() -> None:
+    headline = st.container()  # the measured headline, above the fold on a projector
     asking = st.container()  # the questions, filled once the result they are about is measured
 
     left, middle, right = st.columns(3)
@@ -101,6 +102,8 @@ def experiment() -> None:
         res = measure(int(n), int(d), act, int(heads), bool(causal), perm, int(seed))
     asked = questions.ask(res)
     quiz.questions(page, asked, asking)
+    lede.headline(page, headline, asked, (t("position.metric_ffn_off"), text.pct(res.ffn_off_diagonal_fraction)),
+                  (t("position.metric_attention_off"), text.pct(res.attention_off_diagonal_fraction)))
 
     st.caption(t("position.sizes_caption", d=d, d_ff=res.d_ff, act=t(f"position.act_{act}"), heads=heads, d_h=d // heads))
     st.header(t("position.influence_heading"))

@@ -43,9 +43,11 @@ def hidden_widths(d: int, layers: int, narrow: int) -> tuple[int, ...]:
     return tuple(widths)
 
 
-def one_ffn(asking: st.delta_generator.DeltaGenerator) -> tuple[int, bool, int]:
-    """The FFN's two layers without an activation are one d×d matrix: its rank, spectrum and parameters,
-    or with an activation the best single linear map's error; the questions go into `asking`."""
+@shell.part
+def experiment() -> None:
+    headline = st.container()  # the measured headline, above the fold on a projector
+    asking = st.container()  # the questions, filled once the result they are about is measured
+
     left, middle, right = st.columns(3)
     d = controls.draw(page, "d", left)
     m = controls.draw(page, "m", middle)
@@ -58,6 +60,11 @@ def one_ffn(asking: st.delta_generator.DeltaGenerator) -> tuple[int, bool, int]:
         res = measure(int(d), int(m), act, bool(bias), int(seed))
     asked = questions.ask(res)
     quiz.questions(page, asked, asking)
+    if act == "none":
+        lede.headline(page, headline, asked, (t("collapse.metric_rank"), str(res.rank)),
+                      (t("collapse.metric_residual"), text.error(res.max_abs_residual)))
+    else:
+        lede.headline(page, headline, asked, (t("collapse.metric_fit"), text.error(res.fit_relative_error)))
 
     st.caption(t("collapse.sizes_caption" if act == "none" else "collapse.sizes_caption_act", d=d, m=m,
                  n_fit=f"{collapse.N_FIT:,}", n_test=f"{collapse.N_TEST:,}"))
@@ -97,11 +104,7 @@ def one_ffn(asking: st.delta_generator.DeltaGenerator) -> tuple[int, bool, int]:
                                                        "counted": t("collapse.col_counted")})
                 widgets.table(page, frame, "collapse_singular_values.csv")
         widgets.verdict(page, verdicts.judge(res))
-    return int(d), bool(bias), int(seed)
 
-
-def deeper_stack(d: int, bias: bool, seed: int) -> None:
-    """A stack of linear layers is still one matrix, no wider than its narrowest layer."""
     st.header(t("collapse.stack_heading"))
     st.markdown(t("collapse.stack_lesson"))
     st.latex(r"W_L \cdots W_2 W_1 x = W x, \qquad \operatorname{rank}(W) \le \min(d, w_1, \dots, w_{L-1})")
@@ -123,12 +126,6 @@ def deeper_stack(d: int, bias: bool, seed: int) -> None:
             st.metric(t("collapse.metric_stack_residual"), text.error(tower.max_abs_residual))
         widgets.verdict(page, verdicts.judge_stack(tower))
 
-
-@shell.part
-def experiment() -> None:
-    asking = st.container()  # the questions, filled once the result they are about is measured
-    d, bias, seed = one_ffn(asking)
-    deeper_stack(d, bias, seed)
     widgets.show_code(page, collapse.measure, collapse.collapsed, collapse.best_affine_fit, collapse.fit_sample,
                       collapse.stack)
 

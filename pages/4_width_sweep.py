@@ -74,6 +74,7 @@ def table(results: dict[str, sweep.Sweep], best_rmse: list[float], ref: best.Ref
 
 @shell.part
 def experiment() -> None:
+    headline = st.container()  # the measured headline, above the fold on a projector
     asking = st.container()  # the questions, filled once the fits they are about are made
 
     left, middle, right = st.columns([2, 3, 2])
@@ -112,6 +113,8 @@ def experiment() -> None:
     asked = questions.ask(results, {"target": key, "widths": widths, "act": act, "method": method,
                                                "seed": int(seed)})
     quiz.questions(page, asked, asking)
+    lede.headline(page, headline, asked, *((t("sweep.metric_rmse", m=f.width), text.fit_error(f.rmse, main.exact_tol))
+                                      for f in dict.fromkeys((main.fits[0], main.fits[-1]))))
     # The charts' long tables, from the results' own frames (a few ms; the charts' specs are cached by widgets.chart).
     curves = pd.concat([r.curves_frame() for r in results.values()], ignore_index=True)
     kinks = pd.concat([r.kinks_frame() for r in results.values()], ignore_index=True)

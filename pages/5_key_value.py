@@ -1,5 +1,3 @@
-"""Key-value: FFN(x) = Σ relu(kᵢ·x + bᵢ) vᵢ, each neuron a key that fires on a token and a value it writes,
-before and after training on a memorisation task; how few neurons carry most of the output."""
 import pandas as pd
 import streamlit as st
 
@@ -39,9 +37,11 @@ def _top_contributions(res: keyvalue.KeyValue, t: i18n.Translator, top_k: int) -
     return charts.top_contributions(res.to_frame(), t, top_k)
 
 
-def settings() -> tuple[int, int, int, int, int, int, int]:
-    """The page's controls, and the two a link could push past what one rerun may cost: a token outside
-    the batch, a training run too large."""
+@shell.part
+def experiment() -> None:
+    headline = st.container()  # the measured headline, above the fold on a projector
+    asking = st.container()  # the questions, filled once the result they are about is measured
+
     c1, c2, c3 = st.columns(3)
     d = controls.draw(page, "d", c1)
     m = controls.draw(page, "m", c2)
@@ -58,79 +58,69 @@ def settings() -> tuple[int, int, int, int, int, int, int]:
     if n * d * m * steps > memory_training.MAX_WORK:
         st.warning(t("keyvalue.too_costly"))
         st.stop()
-    return d, m, n, token, steps, top_k, seed
 
-
-def results(res: keyvalue.KeyValue, m: int, token: int, top_k: int) -> None:
-    """What the measurement shows: the decomposition's residual, how few neurons carry the output before
-    and after training, the summary table and the verdict."""
-    before, after = res.untrained, res.trained
-    c1, c2, c3, c4 = st.columns(4)
-    c1.metric(t("keyvalue.metric_residual"), text.error(res.max_abs_residual), help=t("keyvalue.metric_residual_help"))
-    c2.metric(t("keyvalue.metric_50"), text.change((before.n_for_50, after.n_for_50)),
-              help=t("keyvalue.metric_count_help"))
-    c3.metric(t("keyvalue.metric_90"), text.change((before.n_for_90, after.n_for_90)),
-              help=t("keyvalue.metric_count_help"))
-    c4.metric(t("keyvalue.metric_recall"), text.change((before.recall, after.recall), "{:.0%}".format), help=t("keyvalue.metric_recall_help"))
-    st.caption(t("keyvalue.active_caption", m=m, before=before.active, after=after.active,
-                 norm_before=f"{before.output_norm:.2f}", norm_after=f"{after.output_norm:.2f}"))
-
-    frame = cache.derive(res.to_frame)
-    st.subheader(t("keyvalue.bars_heading", k=top_k, token=token))
-    top = cache.derive(_top_contributions, res, t, top_k)
-    left, right = st.columns(2)
-    with left:
-        widgets.chart(page, charts.contributions, top, t, "untrained")
-    with right:
-        widgets.chart(page, charts.contributions, top, t, "trained")
-
-    st.subheader(t("keyvalue.curve_heading"))
-    marks = pd.DataFrame(
-        [{"state": name, "share": share, "neurons": value}
-         for name, s in (("untrained", before), ("trained", after))
-         for share, value in ((0.5, s.n_for_50), (0.9, s.n_for_90)) if value is not None]
-    )
-    widgets.chart(page, charts.cumulative, frame, marks, t)
-    st.caption(t("keyvalue.curve_caption"))
-
-    # Means over the same keys before and after: those that reach the share both times (the others are counted).
-    c50, c90 = res.concentration(0.5), res.concentration(0.9)
-    summary = pd.DataFrame(
-        {
-            t("keyvalue.col_state"): [t("keyvalue.state_untrained"), t("keyvalue.state_trained")],
-            t("keyvalue.col_loss"): [f"{before.loss:.3g}", f"{after.loss:.3g}"],
-            t("keyvalue.col_active"): [before.active, after.active],
-            t("keyvalue.col_n50"): [before.n_for_50, after.n_for_50],
-            t("keyvalue.col_n90"): [before.n_for_90, after.n_for_90],
-            t("keyvalue.col_mean50"): [round(c50.mean_before, 1), round(c50.mean_after, 1)],
-            t("keyvalue.col_mean90"): [round(c90.mean_before, 1), round(c90.mean_after, 1)],
-            t("keyvalue.col_never90"): [c90.never_before, c90.never_after],
-            t("keyvalue.col_residual"): [text.error(before.max_abs_residual), text.error(after.max_abs_residual)],
-        }
-    )
-    widgets.table(page, summary, "key_value_summary.csv", transpose=True)
-    if page.show_details:
-        with st.expander(t("keyvalue.neurons_table")):
-            # Two states, hundreds of rows: translate each state once, not each row.
-            neurons = frame.assign(state=frame["state"].map({k: t(f"keyvalue.state_{k}") for k in frame["state"].unique()}))
-            neurons = neurons.rename(columns={name: t(f"keyvalue.col_{name}") for name in (
-                "state", "neuron", "coefficient", "norm", "projection", "rank", "cumulative_share")})
-            widgets.table(page, neurons, "key_value_neurons.csv")
-
-    widgets.verdict(page, verdicts.judge(res))
-
-
-@shell.part
-def experiment() -> None:
-    asking = st.container()  # the questions, filled once the result they are about is measured
-    d, m, n, token, steps, top_k, seed = settings()
     with st.spinner(t("common.computing")):
         res = measure(int(d), int(m), int(n), int(steps), int(token), int(seed))
+    before, after = res.untrained, res.trained
     asked = questions.ask(res, int(seed))
     quiz.questions(page, asked, asking)
+    lede.headline(page, headline, asked, (t("keyvalue.metric_residual"), text.error(res.max_abs_residual)),
+                  (t("keyvalue.metric_90"), text.change((before.n_for_90, after.n_for_90))))
 
     if quiz.shown(page, asked):
-        results(res, m, token, top_k)
+        c1, c2, c3, c4 = st.columns(4)
+        c1.metric(t("keyvalue.metric_residual"), text.error(res.max_abs_residual), help=t("keyvalue.metric_residual_help"))
+        c2.metric(t("keyvalue.metric_50"), text.change((before.n_for_50, after.n_for_50)),
+                  help=t("keyvalue.metric_count_help"))
+        c3.metric(t("keyvalue.metric_90"), text.change((before.n_for_90, after.n_for_90)),
+                  help=t("keyvalue.metric_count_help"))
+        c4.metric(t("keyvalue.metric_recall"), text.change((before.recall, after.recall), "{:.0%}".format), help=t("keyvalue.metric_recall_help"))
+        st.caption(t("keyvalue.active_caption", m=m, before=before.active, after=after.active,
+                     norm_before=f"{before.output_norm:.2f}", norm_after=f"{after.output_norm:.2f}"))
+
+        frame = cache.derive(res.to_frame)
+        st.subheader(t("keyvalue.bars_heading", k=top_k, token=token))
+        top = cache.derive(_top_contributions, res, t, top_k)
+        left, right = st.columns(2)
+        with left:
+            widgets.chart(page, charts.contributions, top, t, "untrained")
+        with right:
+            widgets.chart(page, charts.contributions, top, t, "trained")
+
+        st.subheader(t("keyvalue.curve_heading"))
+        marks = pd.DataFrame(
+            [{"state": name, "share": share, "neurons": value}
+             for name, s in (("untrained", before), ("trained", after))
+             for share, value in ((0.5, s.n_for_50), (0.9, s.n_for_90)) if value is not None]
+        )
+        widgets.chart(page, charts.cumulative, frame, marks, t)
+        st.caption(t("keyvalue.curve_caption"))
+
+        # Means over the same keys before and after: those that reach the share both times (the others are counted).
+        c50, c90 = res.concentration(0.5), res.concentration(0.9)
+        summary = pd.DataFrame(
+            {
+                t("keyvalue.col_state"): [t("keyvalue.state_untrained"), t("keyvalue.state_trained")],
+                t("keyvalue.col_loss"): [f"{before.loss:.3g}", f"{after.loss:.3g}"],
+                t("keyvalue.col_active"): [before.active, after.active],
+                t("keyvalue.col_n50"): [before.n_for_50, after.n_for_50],
+                t("keyvalue.col_n90"): [before.n_for_90, after.n_for_90],
+                t("keyvalue.col_mean50"): [round(c50.mean_before, 1), round(c50.mean_after, 1)],
+                t("keyvalue.col_mean90"): [round(c90.mean_before, 1), round(c90.mean_after, 1)],
+                t("keyvalue.col_never90"): [c90.never_before, c90.never_after],
+                t("keyvalue.col_residual"): [text.error(before.max_abs_residual), text.error(after.max_abs_residual)],
+            }
+        )
+        widgets.table(page, summary, "key_value_summary.csv", transpose=True)
+        if page.show_details:
+            with st.expander(t("keyvalue.neurons_table")):
+                # Two states, hundreds of rows: translate each state once, not each row.
+                neurons = frame.assign(state=frame["state"].map({k: t(f"keyvalue.state_{k}") for k in frame["state"].unique()}))
+                neurons = neurons.rename(columns={name: t(f"keyvalue.col_{name}") for name in (
+                    "state", "neuron", "coefficient", "norm", "projection", "rank", "cumulative_share")})
+                widgets.table(page, neurons, "key_value_neurons.csv")
+
+        widgets.verdict(page, verdicts.judge(res))
 
     widgets.show_code(page, keyvalue.memorise_pairs, keyvalue.read_token, keyvalue.explicit_sum, keyvalue.decompose,
                       keyvalue.neurons_for)

@@ -102,6 +102,7 @@ def training_results(start: sparsity.AtInit, run: sparsity.Training, d: int, m: 
 
 @shell.part
 def experiment() -> None:
+    headline = st.container()  # the measured headline, above the fold on a projector
     asking = st.container()  # the questions, filled once the results they are about are measured
 
     c1, c2, c3, c4 = st.columns([1, 2, 1, 1])  # the initialisation names are long; they are also the URL values
@@ -129,6 +130,8 @@ def experiment() -> None:
     train_asked = questions.training(start, run, act, {"d": int(d), "m": int(m), "steps": int(steps), "task": task,
                                                        "act": act, "init": init, "bias": bool(bias), "seed": int(seed)})
     quiz.questions(page, init_asked + train_asked, asking)
+    lede.headline(page, headline, init_asked + train_asked, (t("sparsity.metric_mean"), f"{start.mean_active_fraction:.4f}"),
+                  (t("sparsity.metric_train"), text.change((run.active_train[0], run.active_train[-1]), "{:.3f}".format)))
 
     st.subheader(t("sparsity.init_heading"))
     if quiz.shown(page, init_asked):

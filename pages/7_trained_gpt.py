@@ -81,6 +81,7 @@ def split_section(parts: split.Split) -> None:
 
 @shell.part
 def experiment() -> None:
+    headline = st.container()  # the measured headline, above the fold on a projector
     asking = st.container()  # the questions, filled once the model has answered the prompt
     example = next((" ".join(p.words) for p in corpus.prompts("all") if p.lang == "ko"), "")
     with st.expander(t("gpt.tokens_heading")):
@@ -120,6 +121,8 @@ def experiment() -> None:
     prompt_asked = questions.prompt(words, answer, nxt.tokens[0], attr.attn, attr.ffn)
     heldout_asked = questions.heldout(acc)
     quiz.questions(page, prompt_asked + heldout_asked, asking)
+    lede.headline(page, headline, prompt_asked + heldout_asked, (t("gpt.metric_top"), nxt.tokens[0]),
+                  (t("gpt.metric_top_prob"), text.pct(nxt.probs[0])), (t("gpt.metric_seen"), text.pct(acc.seen)))
 
     # 1. Ask the model
     st.header(t("gpt.ask_heading"))
@@ -141,7 +144,12 @@ def experiment() -> None:
         widgets.chart(page, charts.accuracy, frame, t)
         if page.show_details:
             with st.expander(t("gpt.accuracy_table")):
-                widgets.table(page, frame, "gpt_accuracy.csv")
+                # Headers in the page's language, as every table's (the downloaded CSV keeps them).
+                shown = frame.rename(columns={
+                    "relation": t("gpt.col_relation"), "lang": t("gpt.col_lang"), "heldout": t("gpt.col_heldout"),
+                    "correct": t("gpt.col_correct"), "prompts": t("gpt.axis_prompts"), "accuracy": t("gpt.axis_accuracy"),
+                })
+                widgets.table(page, shown, "gpt_accuracy.csv")
         widgets.verdict(page, verdicts.ask(acc, answer, nxt.tokens[0]))
 
     # 2. Layer by layer

@@ -24,6 +24,7 @@ lede.lesson(page, t("gptsurgery.lesson"))
 
 @shell.part
 def ablation_section() -> None:
+    headline = st.container()  # the measured headline, above the fold on a projector
     asking = st.container()  # the ablation's questions, filled once the ablated model is scored
 
     # 1. Take the FFN out
@@ -40,6 +41,9 @@ def ablation_section() -> None:
         after = base if target == "none" else probes.ablated_scores(target, how)
     ablation_asked = questions.ablation(target, catalog.target_label(t, target), base, after)
     quiz.questions(page, ablation_asked, asking)
+    lede.headline(page, headline, ablation_asked, *((t(f"gptsurgery.measure_{name}"),
+                                                text.change((getattr(base, name), getattr(after, name)), text.pct))
+                                               for name in ("seen", "template")))
     if quiz.shown(page, ablation_asked):
         c1, c2, c3 = st.columns(3)
         for column, name in zip((c1, c2, c3), ("seen", "heldout", "template")):

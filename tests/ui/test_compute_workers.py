@@ -10,7 +10,7 @@ import threading
 
 import pytest
 
-from tests.ui.test_compute import WAIT_S, Gone, caller, until
+from tests.ui.test_compute import WAIT_S, Gone, _waiting_for, caller, until
 from ui.compute import fair_queue
 
 
@@ -151,7 +151,7 @@ def test_with_workers_sessions_that_left_are_dropped_and_each_session_keeps_one_
         lab.ask(f"s{i}", ("own", i), caller(f"s{i}", gone))
     for value in range(5):  # one student moving a slider five times while both workers are busy
         lab.ask(f"move{value}", ("seed", value), caller("mover"))
-        until(lambda v=value: lab.turns.waiting_for("mover") == ("seed", v), "the newest move queued")
+        until(lambda v=value: _waiting_for(lab.turns, "mover") == ("seed", v), "the newest move queued")
     until(lambda: lab.turns.queued() == 2 + 20 + 1, "bounded: two running, one place per session")
     gone.set()
     until(lambda: lab.turns.queued() == 3, "the twenty who left are out of the queue")

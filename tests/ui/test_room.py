@@ -19,7 +19,7 @@ from ui import questions
 from ui.base import i18n
 from ui.questions import Asked, Question
 from ui.questions import collapse as collapse_questions
-from ui.room import session, store
+from ui.room import views, session, store
 
 NUMBER = Question(key="room_test.q_number", kind="number", lo=0.0, hi=1.0, tolerance=0.05)
 CHOICE = Question(key="room_test.q_choice", kind="choice", options=("facts", "grammar", "same"))
@@ -282,7 +282,12 @@ def _has_measured_rule(spec: dict, value: float) -> bool:
     return any(rows and rows[0].get("x") == pytest.approx(value) for rows in spec["datasets"].values())
 
 
-def test_the_instructors_panel_shows_the_class_live_and_reveal_draws_the_measurement(db):
+def _status_lines(at) -> list[str]:
+    return [m.value for m in at.markdown if 'class="room-status"' in m.value]
+
+
+def test_the_presenters_view_shows_one_question_its_counts_and_the_votes_when_shown(db):
+    """The presenter's view: one question at a time, its counts; the votes hidden until shown; Reveal draws the measurement."""
     t = i18n.Translator("en")
     now = time.time()
     code, key = db.create_room(now)
@@ -295,31 +300,74 @@ def test_the_instructors_panel_shows_the_class_live_and_reveal_draws_the_measure
             db.submit(code, token, ASK_CHOICE.id, choices[i], now + 2)
     instructor = seated(code, "instructor", "t0", key)
     at = run_scene("panel_scene", instructor)
-    captions = [c.value for c in at.caption]
-    assert t("room.panel_counts", joined=4, answered=4) in captions
-    assert t("room.panel_counts", joined=4, answered=3) in captions
-    number_spec, choice_spec = chart_specs(at)
+    assert [t("room.panel_counts", joined=4, answered=4) in line for line in _status_lines(at)] == [True]
+    assert not at.get("vega_lite_chart")  # hidden until shown
+    assert not at.get("text_input") and not at.get("radio")  # no answer forms for the instructor
+    at.button(key=f"room_show_{ASK_NUMBER.id}").click().run()
+    assert db.vote(code, ASK_NUMBER.id, time.time()).shown
+    (number_spec,) = chart_specs(at)
     # The histogram's 20 bins over [0, 1]: 0.12 in bin 2, 0.48 in 9, 0.52 in 10, 0.97 in 19.
     expected = [0] * 20
     for i in (2, 9, 10, 19):
         expected[i] = 1
     assert _bar_counts(number_spec) == expected
-    assert _bar_counts(choice_spec) == [1, 2, 0]  # facts, grammar, same: every option, even at zero
     assert not _has_measured_rule(number_spec, 0.5)
-    assert not db.revealed(code, ASK_NUMBER.id, time.time())
+
+    at.session_state[f"{views.PICK}:collapse:{NUMBER.key}"] = 1  # the second question
+    at.run()
+    assert [t("room.panel_counts", joined=4, answered=3) in line for line in _status_lines(at)] == [True]
+    at.button(key=f"room_show_{ASK_CHOICE.id}").click().run()
+    (choice_spec,) = chart_specs(at)
+    assert _bar_counts(choice_spec) == [1, 2, 0]  # facts, grammar, same: every option, even at zero
+    at.session_state[f"{views.PICK}:collapse:{NUMBER.key}"] = 0
+    at.run()
 
     assert db.view(code, time.time()) is None
     at.button(key=f"room_reveal_{ASK_NUMBER.id}").click().run()
     assert db.revealed(code, ASK_NUMBER.id, time.time()) and not db.revealed(code, ASK_CHOICE.id, time.time())
+    assert not db.vote(code, ASK_NUMBER.id, time.time()).open  # Reveal closes the vote
     assert db.view(code, time.time()).version == 1  # students waiting for the reveal look again
-    number_spec, _ = chart_specs(at)
+    (number_spec,) = chart_specs(at)
     assert _has_measured_rule(number_spec, 0.5)
-    assert t("room.panel_measured", value="0.500") in [m.value for m in at.markdown]  # as the page writes numbers
+    # 0.48 and 0.52 lie within 0.05 of 0.5: half the class was right.
+    measured = t("room.panel_measured", value="0.500") + " · " + t("vote.right", share="50%")
+    assert measured in [m.value for m in at.markdown]  # as the page writes numbers
 
     at.button(key=f"room_reset_{ASK_NUMBER.id}").click().run()
     assert room_checks.counts(db, code, ASK_NUMBER.id, time.time()) == (4, 0)
     assert not db.revealed(code, ASK_NUMBER.id, time.time())
     assert room_checks.counts(db, code, ASK_CHOICE.id, time.time()) == (4, 3)  # the other question untouched
+
+
+def test_two_votes_on_the_presenters_view_end_with_the_shift(db):
+    """Close the first vote, open the second, reveal: both distributions and "right 25% → 75%"."""
+    t = i18n.Translator("en")
+    now = time.time() - 30
+    code, key = db.create_room(now)
+    tokens = [store.new_token() for _ in range(4)]
+    for token, value in zip(tokens, (0.1, 0.9, 0.5, 0.2)):
+        db.join(code, token, now)
+        db.submit(code, token, ASK_NUMBER.id, value, now)
+    at = run_scene("panel_scene", seated(code, "instructor", "t0", key))
+    assert "second" not in [b.key.split("_")[1] for b in at.button if b.key and b.key.startswith("room_")]
+    at.button(key=f"room_close_{ASK_NUMBER.id}").click().run()
+    assert not db.vote(code, ASK_NUMBER.id, time.time()).open
+    assert any(t("vote.status_closed", n=1) in line for line in _status_lines(at))
+    at.button(key=f"room_second_{ASK_NUMBER.id}").click().run()
+    assert db.vote(code, ASK_NUMBER.id, time.time()).round == 2
+    assert any(t("vote.status_open", n=2) in line for line in _status_lines(at))
+    for token, value in zip(tokens[:4], (0.48, 0.52, 0.5, 0.9)):
+        db.submit(code, token, ASK_NUMBER.id, value, time.time())
+    at.button(key=f"room_timer_{ASK_NUMBER.id}").click().run()
+    left = db.vote(code, ASK_NUMBER.id, time.time()).closes_in
+    assert 55 < left <= 60
+    assert any(t("vote.status_timer", n=2, seconds=60) in line or t("vote.status_timer", n=2, seconds=59) in line
+               for line in _status_lines(at))
+    at.button(key=f"room_reveal_{ASK_NUMBER.id}").click().run()
+    (spec,) = chart_specs(at)
+    assert len(spec["hconcat"]) == 2  # the first vote and the second, side by side
+    shift = t("room.panel_measured", value="0.500") + " · " + t("vote.shift", first="25%", last="75%")
+    assert shift in [m.value for m in at.markdown]
 
 
 def test_instructor_actions_without_the_key_are_refused(db):
@@ -455,12 +503,12 @@ def test_leaving_and_joining_again_takes_the_same_seat(db):
     db.submit(code, token, ASK_NUMBER.id, 0.3, time.time())
     at.sidebar.button(key="room_leave").click().run()
     assert session.SEAT not in at.session_state
-    assert db.counts(code, ASK_NUMBER.id, time.time()) == (0, 1)  # the seat no longer counts; its guess does
+    assert room_checks.counts(db, code, ASK_NUMBER.id, time.time()) == (0, 1)  # the seat no longer counts; its guess does
     for _ in range(3):  # a session that leaves and comes back never holds a second seat
         at.query_params["room"] = code
         at.run()
         assert at.session_state[session.SEAT].token == token
-        assert db.counts(code, ASK_NUMBER.id, time.time()) == (1, 1)
+        assert room_checks.counts(db, code, ASK_NUMBER.id, time.time()) == (1, 1)
         at.sidebar.button(key="room_leave").click().run()
 
 
@@ -487,7 +535,7 @@ def test_a_reloaded_students_guess_is_shown_again_and_not_asked_twice(db):
     assert f"_ask_commit:{qid}" not in [b.key for b in again.button]
     assert t("questions.stored") in [c.value for c in again.caption]
     assert again.session_state[session.GUESSES][qid].guess == collapse_questions.WIDE.options[0]
-    assert db.counts(code, qid, time.time()) == (1, 1)
+    assert room_checks.counts(db, code, qid, time.time()) == (1, 1)
 
 
 def test_one_session_starts_few_rooms_and_a_full_store_says_so(db, monkeypatch):
@@ -569,7 +617,7 @@ def test_a_client_is_its_address_or_the_one_the_local_proxy_saw():
 def test_the_watcher_reruns_only_the_sessions_whose_room_moved_or_ended():
     from ui.room import push
 
-    push.watch("AAAAAA", "s1", 3)
+    push.watch("AAAAAA", "s1", 3, "part-1")
     push.watch("AAAAAA", "s2", 4)
     push.watch("BBBBBB", "s3", 1)
     push.watch("CCCCCC", "s4", 0)
@@ -580,12 +628,15 @@ def test_the_watcher_reruns_only_the_sessions_whose_room_moved_or_ended():
         reads.append(codes)
         return {"AAAAAA": 4, "BBBBBB": 1}  # CCCCCC is gone
 
-    assert sorted(push.look(read)) == ["s1"]
+    assert push.look(read) == [("s1", "part-1")]
     assert reads == [["AAAAAA", "BBBBBB"]]
-    assert push.watched() == {"AAAAAA": {"s2": 4, "s4": 4}, "BBBBBB": {"s3": 1}}
+    assert push.watched() == {"AAAAAA": {"s2": (4, ""), "s4": (4, "")}, "BBBBBB": {"s3": (1, "")}}
+    # s1's part reran for version 4 and waits again with the version it last read itself (3): no second rerun.
+    push.watch("AAAAAA", "s1", 3, "part-1")
+    assert push.look(read) == []
     push.watch("CCCCCC", "s5", 0)
-    assert push.look(read) == ["s5"]
-    for sid in ("s2", "s3", "s4"):
+    assert push.look(read) == [("s5", "")]
+    for sid in ("s1", "s2", "s3", "s4", "s5"):
         push.forget(sid)
-    assert push.watched() == {} and push.look(read) == [] and len(reads) == 2  # nothing watched: no read
+    assert push.watched() == {} and push.look(read) == [] and len(reads) == 3  # nothing watched: no read
     assert not push.running()  # no app here: pages poll from their fragment

@@ -72,7 +72,7 @@ def word_contexts(country: str) -> tuple[context.Context, ...]:
     return context.word_contexts(country)
 
 
-@cache.cached(max_entries=2)
+@cache.cached(max_entries=2, lane=cache.LANE_GPT)
 def two_meanings(lang: str) -> context.TwoMeanings:
     """The corpus's one word with two meanings in one sentence of `lang`, final model."""
     return context.two_meanings(probes.shipped(), lang)

@@ -12,7 +12,7 @@ There is no way to hand a claim's key to a question, so a claim the page refutes
 shown as the reason for an answer.
 
 One module per page (split.py, position.py, collapse.py, sweep.py, keyvalue.py, sparsity.py, gpt.py,
-gptsurgery.py); quiz.py draws them (the ask form, the outcome, the class's guesses on chart.py's chart).
+gptsurgery.py, gated.py, moe.py); quiz.py draws them (the ask form, the outcome, the class's guesses on chart.py's chart).
 """
 from __future__ import annotations
 
@@ -179,5 +179,4 @@ def tolerance_text(t: Translate, question: Question) -> str:
 def explain(t: Translate, asked: Asked) -> str:
     """The sentence under an answer, in the translator's language: `{measured}` is the answer as written above it."""
     why = asked.why
-    sentence = t(why.key, measured=written(t, asked.question, why.outcome), **why.values)
-    return sentence[:1].upper() + sentence[1:]
+    return t(why.key, measured=written(t, asked.question, why.outcome), **why.values)

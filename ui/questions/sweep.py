@@ -39,8 +39,10 @@ def ask(results: Mapping[str, sweep.Sweep], settings: Mapping[str, object]) -> t
     narrow, wide = fits[0], fits[-1]
     asked = []
     # An exact fit's error is rounding: a ratio against it says nothing.
-    if len(fits) > 1 and not narrow.exact_on_grid and not wide.exact_on_grid and wide.rmse > 0:
-        gain, times = narrow.rmse / wide.rmse, wide.width / narrow.width
+    usable = len(fits) > 1 and not narrow.exact_on_grid and not wide.exact_on_grid and wide.rmse > 0
+    gain = narrow.rmse / wide.rmse if usable else None
+    if gain is not None and gain <= GAIN.hi:
+        times = wide.width / narrow.width
         asked.append(at(SECTION, settings, GAIN, gain,
                         {"m0": narrow.width, "m1": wide.width, "e0": narrow.rmse, "e1": wide.rmse, "times": times},
                         {"m0": narrow.width, "m1": wide.width, "target": main.label, "times": times},

@@ -16,6 +16,8 @@ Called once per run by the shell's sidebar: `sidebar`.
 """
 from __future__ import annotations
 
+import os
+import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -24,12 +26,12 @@ from typing import Any, Literal
 import sqlalchemy.exc
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
-from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+from streamlit.runtime.scriptrunner_utils.script_run_context import ThreadState, get_script_run_ctx
 
 from ui.questions import GUESSES, Asked
 from ui.registry import catalog, links, query
 from ui.registry.kinds import Several
-from ui.room import config, passes, push, store, views
+from ui.room import config, lesson, passes, push, results, store, views
 
 SEAT = "_room_seat"
 KEY = "_room_key"  # the instructor's key: session state only
@@ -41,6 +43,8 @@ FOLLOW = "_room_follow"
 LINK = "_room_link"  # a one-time link, shown on one run only
 REVEALED = "_room_revealed"  # question ids this student has seen revealed
 WATCHING = "_room_watching"  # whether the last whole run started this student's watcher
+FOLDED = "_room_card_folded"  # the room whose join card is folded to its line
+REGISTERED = "_room_registered"  # question ids whose question and answer this instructor wrote into the room
 TOKENS = "_room_tokens"  # room code -> this session's token there: leaving and joining again takes the same seat
 STARTS = "_room_starts"  # when this session started its recent rooms
 PASS = "_room_pass"  # (code, role, nonce or None, minted at): the cookie this seat asked the browser to fetch
@@ -48,7 +52,7 @@ CLAIMED = "_room_claimed"  # the session has looked at its browser's cookies
 OWN = "_room_own"  # question ids whose stored guess this session has looked up after a reload
 # A page switch clears only the pages' declared controls (ui/kit/shell.py): these outlive it.
 KEPT = frozenset({SEAT, KEY, NOTE, TRIED, VIEW, SEEN, FOLLOW, LINK, REVEALED, WATCHING, TOKENS, STARTS, PASS,
-                  CLAIMED, OWN, "_room_follow_widget"})
+                  CLAIMED, OWN, REGISTERED, FOLDED, "_room_follow_widget"})
 STARTS_PER_WINDOW = 3  # one session starts at most this many rooms per STARTS_WINDOW seconds
 STARTS_WINDOW = 600.0
 
@@ -74,6 +78,7 @@ class Ack:
 
     stored: bool
     message_key: str | None
+    round: int = 1  # the vote it was stored in (2: the question's second vote)
 
 
 # --- the store ----------------------------------------------------------------------------
@@ -127,6 +132,7 @@ _ACK = {
     store.Status.STORED: Ack(True, None),  # the questions widget says "stored" itself
     store.Status.TOO_FAST: Ack(False, "room.ack_too_fast"),
     store.Status.INVALID: Ack(False, "room.ack_invalid"),
+    store.Status.CLOSED: Ack(False, "vote.ack_closed"),
 }
 
 
@@ -141,9 +147,12 @@ def submit(page, asked: Asked, guess: float | str) -> Ack:
     if value is None:
         return Ack(False, "room.ack_invalid")
     try:
+        vote = _call("vote", seat.code, asked.id)
         status = _call("submit", seat.code, seat.token, asked.id, value)
     except Unavailable:
         return Ack(False, "room.ack_unavailable")
+    if status == store.Status.STORED and vote is not None:
+        return Ack(True, None, vote.round)
     if status in _ACK:
         return _ACK[status]
     leave(page)  # UNKNOWN, NOT_JOINED: the room has ended; the page stops asking on its behalf
@@ -160,9 +169,21 @@ def revealed(page, asked: Asked) -> list[float | str] | None:
     except Unavailable:
         return None
     if values is None:
+        _wait_here(seat, asked)
         return None
     st.session_state.setdefault(REVEALED, set()).add(asked.id)
     return list(values)
+
+
+def _wait_here(seat: Seat, asked: Asked) -> None:
+    """A student (not following) who guessed or looked at this question waits for its Reveal in this part of the page."""
+    state = st.session_state
+    session_id = _session_id()
+    if seat.role != "student" or state.get(FOLLOW) or not push.running() or session_id is None:
+        return
+    if asked.id not in _waiting(asked.section, state.get(GUESSES), state.get(REVEALED)):
+        return
+    push.watch(seat.code, session_id, state.get(SEEN) or 0, ThreadState.get().fragment_id or "")
 
 
 def own_guess(page, asked: Asked) -> float | str | None:
@@ -208,19 +229,35 @@ def _live_panel(page, asked: tuple[Asked, ...]) -> None:
 
 
 def panel_body(page, asked: Sequence[Asked]) -> None:
-    """One look at the room: joined, answered and the distribution per question, with Reveal and Reset."""
+    """One look at the room for the presenter's view: the chosen question's counts, vote and distribution."""
     seat = current(page)
     if seat is None or not is_instructor(page):
         return
+    chosen = views.chosen(page, asked)
     try:
-        snapshots = [_call("snapshot", seat.code, a.id) for a in asked]
+        _register(page, seat, asked)
+        snap = _call("snapshot", seat.code, chosen.id)
+        vote = _call("vote", seat.code, chosen.id)
+        first = _call("first_vote", seat.code, chosen.id) if vote is not None and vote.round > 1 else None
     except Unavailable:
         st.caption(page.t("room.unavailable"))
         return
-    if any(s is None for s in snapshots):  # closed or expired under us
+    if snap is None or vote is None:  # closed or expired under us
         st.caption(page.t("room.ended"))
         return
-    views.panel(page, list(zip(asked, snapshots)), on_reveal=reveal, on_reset=reset)
+    views.presenter(page, asked, chosen, views.Live(snap, vote, first), actions={
+        "reveal": reveal, "reset": reset, "close": close_vote, "timer": close_vote_in, "show": show_votes,
+        "second": second_vote}, timer_seconds=TIMER_SECONDS)
+
+
+def _register(page, seat: Seat, asked: Sequence[Asked]) -> None:
+    """What each question asks and its measured answer into the room, once per session: the results score from it."""
+    done = st.session_state.setdefault(REGISTERED, set())
+    key = st.session_state.get(KEY)
+    for a in asked:
+        if a.id not in done and key:
+            _call("register", seat.code, key, a.id, results.about(a))
+            done.add(a.id)
 
 
 # --- what only the instructor's key may do ------------------------------------------------
@@ -247,16 +284,89 @@ def _key_action(page, action: str, *args: Any) -> Any:
 
 
 def reveal(page, asked: Asked) -> bool:
-    """Reveal one question; the room's view version moves too, so that waiting students look again (`watch_step`)."""
+    """Reveal one question (its open vote closes); the room's view version moves too, so that waiting students look again (`watch_step`)."""
+    _key_action(page, "close_vote", asked.id, None)  # CLOSED: it was closed already
     if _key_action(page, "reveal", asked.id) != store.Status.OK:
         return False
-    section, params = st.session_state.get(VIEW) or (page.section, ())
-    _key_action(page, "set_view", section, dict(params))
+    _nudge(page)
     return True
 
 
+def _nudge(page) -> None:
+    """The room's view written again: its version moves, and every watching student's page looks again."""
+    section, params = st.session_state.get(VIEW) or (page.section, ())
+    _key_action(page, "set_view", section, dict(params))
+
+
 def reset(page, asked: Asked) -> bool:
-    return _key_action(page, "reset", asked.id) == store.Status.OK
+    if _key_action(page, "reset", asked.id) != store.Status.OK:
+        return False
+    _nudge(page)  # a student holding a guess of a second vote sees the form of the first again
+    return True
+
+
+def vote(page, asked: Asked) -> store.Vote | None:
+    """Where this question's vote stands in this session's room (one read); None outside a room or unreachable."""
+    seat = current(page)
+    if seat is None:
+        return None
+    try:
+        return _call("vote", seat.code, asked.id)
+    except Unavailable:
+        return None
+
+
+def close_vote(page, asked: Asked) -> bool:
+    """Close the question's vote now; the students' forms close with their next look."""
+    done = _key_action(page, "close_vote", asked.id, None) == store.Status.OK
+    if done:
+        _nudge(page)
+    return done
+
+
+def _timer_seconds() -> float:
+    """The vote timer's length: 60 s, or FFNLAB_VOTE_TIMER seconds (5-600; a class's own pace, or a test's)."""
+    try:
+        seconds = float(os.environ.get("FFNLAB_VOTE_TIMER", "60"))
+    except ValueError:
+        return 60.0
+    return seconds if 5 <= seconds <= store.MAX_TIMER else 60.0
+
+
+TIMER_SECONDS = _timer_seconds()
+
+
+def close_vote_in(page, asked: Asked) -> bool:
+    """Close the question's vote in TIMER_SECONDS: the projector counts down, the store's clock closes it."""
+    return _key_action(page, "close_vote", asked.id, TIMER_SECONDS) == store.Status.OK
+
+
+def show_votes(page, asked: Asked, shown: bool) -> bool:
+    return _key_action(page, "show_votes", asked.id, shown) == store.Status.OK
+
+
+def second_vote(page, asked: Asked) -> bool:
+    """Open the question's second vote; each student who voted sees the question's form again."""
+    done = _key_action(page, "second_vote", asked.id, None) == store.Status.OK
+    if done:
+        _nudge(page)
+    return done
+
+
+def room_results(page) -> list[store.Tally] | None:
+    """The room's results (instructor only): every question shown or answered, with each vote's guesses."""
+    return _key_action(page, "results")
+
+
+def joined(page) -> int | None:
+    """How many students joined this session's room; None outside one or unreachable."""
+    seat = current(page)
+    if seat is None:
+        return None
+    try:
+        return _call("joined", seat.code)
+    except Unavailable:
+        return None
 
 
 def start(page) -> None:
@@ -292,7 +402,7 @@ def leave(page) -> None:
             _call("leave", seat.code, seat.token)
         except Unavailable:
             pass  # the seat stops counting once it has not been seen for a while
-    for name in (SEAT, KEY, VIEW, SEEN, FOLLOW, LINK, REVEALED, PASS, OWN, "_room_follow_widget"):
+    for name in (SEAT, KEY, VIEW, SEEN, FOLLOW, LINK, REVEALED, PASS, OWN, REGISTERED, "_room_follow_widget"):
         st.session_state.pop(name, None)
     _address_room(None)
 
@@ -350,8 +460,12 @@ def arrive(page) -> None:
         return
     code, seat = _room_param(page), current(page)
     if seat is None and not state.get(CLAIMED):
+        try:
+            seat = _from_cookies(code)
+        except Unavailable:  # asked again on the next run: a busy store must not hand this browser a second seat
+            state[NOTE] = "room.unavailable"
+            return
         state[CLAIMED] = True
-        seat = _from_cookies(code)
     if seat is not None and (code is None or code == seat.code or seat.role == "instructor"):
         if code != seat.code:
             _address_room(seat.code)  # the seat, not a stray link, says which room this is
@@ -384,10 +498,7 @@ def _from_cookies(code: str | None) -> Seat | None:
         secret = cookies.get(passes.COOKIES[kind])
         if not secret:
             continue
-        try:
-            claim = _call("claim", secret)
-        except Unavailable:
-            return None
+        claim = _call("claim", secret)  # Unavailable: the caller asks again on its next run
         if claim is None or claim.kind != kind or (code is not None and claim.code != code):
             continue
         if kind == "host":
@@ -560,17 +671,26 @@ def after_part() -> None:
             st.rerun(scope="app")
     elif seat.role == "student" and not state.get(WATCHING) and _waiting(section, state.get(GUESSES), state.get(REVEALED)):
         st.rerun(scope="app")
+    elif seat.role == "student" and push.running() and _waiting(section, state.get(GUESSES), state.get(REVEALED)):
+        # A part rerun by the watcher took this session out of its register; questions of other parts still wait.
+        session_id = _session_id()
+        if session_id and not push.is_watching(session_id):
+            push.watch(seat.code, session_id, state.get(SEEN) or 0)
 
 
 def sidebar(page) -> None:
     """The sidebar's class section, the projector's join card, and following; one call per run from the shell."""
     arrive(page)
+    lesson.arrive(page, _self())
     seat = current(page)
+    if seat is not None and seat.role == "student":
+        lesson.student(page, seat, _self())  # a lesson makes following the default
     with st.sidebar:
         views.class_section(page, seat, actions={
             "start": start, "close": close, "leave": leave, "take": take_link, "follow": _follow_changed,
         }, following=bool(st.session_state.get(FOLLOW)), note=st.session_state.pop(NOTE, None),
             link=st.session_state.pop(LINK, None))
+        lesson.sidebar(page, seat, _self())
         # Only a student who follows, or waits for a Reveal, looks at the room every few seconds.
         state = st.session_state
         state[WATCHING] = seat is not None and seat.role == "student" and bool(
@@ -589,4 +709,37 @@ def sidebar(page) -> None:
     if seat is not None and is_instructor(page):
         params = links.room_params(page.section)
         _write_view(page, seat, params)
-        views.join_card(page, views.address(st.context.url, {**params, "room": seat.code}), seat.code)
+        lesson.bar(page, seat, _self())
+        _card(page, views.address(st.context.url, {**params, "room": seat.code}), seat.code)
+
+
+def _self() -> Any:
+    """This module, for ui/room/lesson.py (below it in the imports): its store calls and seat go through here."""
+    return sys.modules[__name__]
+
+
+def experiment_shown(page) -> bool:
+    """Whether the instructor opened this page's experiment (the presenter's view folded to its line)."""
+    return page.section in st.session_state.get(views.EXPERIMENT, ())
+
+
+def _card(page, url: str, code: str) -> None:
+    """The join card, whole until the first student joins, then folded to one line (open it for late arrivals)."""
+    if st.session_state.get(FOLDED) == code:
+        views.join_line(page, url, code)
+    else:
+        _card_waiting(page, url, code)
+
+
+@st.fragment(run_every=2)
+def _card_waiting(page, url: str, code: str) -> None:
+    # Looks at the room's head count while the card is whole; the first join folds it (a whole run).
+    if card_folds(joined(page)):
+        st.session_state[FOLDED] = code
+        st.rerun(scope="app")
+    views.join_card(page, url, code)
+
+
+def card_folds(joined_now: int | None) -> bool:
+    """Whether the join card folds: once a student is in the room."""
+    return bool(joined_now)

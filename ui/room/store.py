@@ -36,6 +36,18 @@ say the class features are unavailable, and a guess whose `submit` raised was no
     store.redeem_nonce(nonce, now)             # Pass(kind, secret, expires) once, or None
     store.claim(secret, now)                   # Claim(kind, code, token or key) for a cookie's secret, or None
     store.versions([code, ...], now)           # {code: view_version} of the live rooms among them (one read)
+    # Peer instruction (schema 3): a question's vote closes by hand or by a timer the store's clock
+    # decides; a closed vote's submit gets Status.CLOSED. The second vote keeps the first's guesses apart.
+    store.vote(code, qid, now)                 # Vote(round, open, closes_in, shown), or None for no live room
+    store.close_vote(code, key, qid, None, now)        # now, or a timer: None -> 30 for 30 s (<= MAX_TIMER)
+    store.show_votes(code, key, qid, True, now)        # the distribution on the projector, without the answer
+    store.second_vote(code, key, qid, None, now)       # the first vote's guesses moved apart, a new vote open
+    store.first_vote(code, qid, now)           # the first vote's guesses once a second opened, else None
+    store.register(code, key, qid, {...}, now) # what a question asked and its measured answer (for the results)
+    store.results(code, key, now)              # [Tally(question, about, first, last, revealed)], or None
+    store.joined(code, now)                    # students in the room, or None for no live room
+    store.set_lesson(code, key, "ffn", 3, now) # the lesson the room follows and its step (None: no lesson)
+    store.lesson(code, now)                    # ("ffn", 3) or None
 
 A room code is 6 characters of CODE_ALPHABET (`normalize_code` takes what a student typed). A
 student is an anonymous token the page draws per session (`new_token()`), kept hashed. The instructor
@@ -99,7 +111,7 @@ from sqlalchemy.engine import Connection
 
 from ui.base.room_code import CODE_ALPHABET, CODE_LENGTH, CODE_PATTERN
 
-SCHEMA_VERSION = 2  # 2: seats seen/left and their client, rooms' client, class_passes (see _MIGRATIONS)
+SCHEMA_VERSION = 3  # 2: seats seen/left and their client, rooms' client, class_passes; 3: votes, questions, lessons (see _MIGRATIONS)
 ROOM_TTL = 4 * 3600.0
 LINK_TTL = 300.0
 MAX_STUDENTS = 500
@@ -143,6 +155,7 @@ class Status(str, enum.Enum):
     NOT_JOINED = "not_joined"
     TOO_FAST = "too_fast"  # this student wrote less than min_interval ago; not stored
     INVALID = "invalid"  # a value, question id, token or view that is not one
+    CLOSED = "closed"  # the question's vote is closed (by the instructor, or its timer ran out); not stored
     FORBIDDEN = "forbidden"  # the instructor key is wrong
     LIMIT = "limit"  # this client's bound of rooms or new seats is reached
 
@@ -154,6 +167,27 @@ class Snapshot:
     joined: int
     answered: int
     values: tuple[float | str, ...]
+    revealed: bool
+
+
+@dataclass(frozen=True)
+class Vote:
+    """Where a question's vote stands: which round, whether guesses are taken now, a running timer."""
+
+    round: int = 1  # 2 once the instructor opened the second vote
+    open: bool = True
+    closes_in: float | None = None  # seconds left on the timer of an open vote, else None
+    shown: bool = False  # the distribution is on the projector (without the answer)
+
+
+@dataclass(frozen=True)
+class Tally:
+    """One question of a room as the results read it: what was asked, and the guesses of each vote."""
+
+    question: str
+    about: dict  # what class_questions holds ({} for a question the instructor's view never showed)
+    first: tuple[float | str, ...] | None  # the first vote's guesses once a second vote opened, else None
+    last: tuple[float | str, ...]  # the only vote's guesses, or the second's
     revealed: bool
 
 
@@ -213,6 +247,51 @@ links = Table(
     Column("sealed_key", String(128), nullable=False),
     Column("expires", Double, nullable=False),
 )
+# --- schema 3: peer instruction (two votes, a timer), a lesson, the results ---------------------
+# A question's vote: round 1 or 2, closed by hand (`closed`) or by its timer (`closes`, the store's
+# clock decides), its distribution shown on the projector without the answer (`shown`).
+votes = Table(
+    "class_votes", metadata,
+    Column("room", String(CODE_LENGTH), primary_key=True),
+    Column("question", String(MAX_QUESTION_ID), primary_key=True),
+    Column("round", Integer, nullable=False),
+    Column("closes", Double),
+    Column("closed", Double),
+    Column("shown", Integer, nullable=False),
+)
+# The first vote's guesses, moved here when the second vote opens (class_guesses then holds the second).
+first_votes = Table(
+    "class_first_votes", metadata,
+    Column("room", String(CODE_LENGTH), primary_key=True),
+    Column("question", String(MAX_QUESTION_ID), primary_key=True),
+    Column("token_hash", String(64), primary_key=True),
+    Column("number", Double),
+    Column("option", String(32)),
+    Column("at", Double, nullable=False),
+)
+# What a question asked (its page, text key, the values its text cites) and the answer measured at the
+# instructor's settings, written when the instructor's view first shows it: the results are scored from it.
+questions_table = Table(
+    "class_questions", metadata,
+    Column("room", String(CODE_LENGTH), primary_key=True),
+    Column("question", String(MAX_QUESTION_ID), primary_key=True),
+    Column("about", Text, nullable=False),  # JSON: section, key, kind, tolerance, answer, values
+    Column("first_seen", Double, nullable=False),
+)
+# The lesson a room follows and its step (one row per room in a lesson).
+lessons_table = Table(
+    "class_lessons", metadata,
+    Column("room", String(CODE_LENGTH), primary_key=True),
+    Column("lesson", String(MAX_SECTION), nullable=False),
+    Column("step", Integer, nullable=False),
+)
+
+
+_VOTE_TABLES = (votes, first_votes, questions_table, lessons_table)
+MAX_ABOUT = 2000
+MAX_TIMER = 600.0
+
+
 passes = Table(
     "class_passes", metadata,  # schema 2
     Column("pass_hash", String(64), primary_key=True),
@@ -221,7 +300,7 @@ passes = Table(
     Column("sealed", String(256), nullable=False),
     Column("expires", Double, nullable=False),
 )
-_ROOM_TABLES = (students, guesses_table, reveals, links, passes)
+_ROOM_TABLES = (students, guesses_table, reveals, links, passes, *_VOTE_TABLES)
 
 
 @dataclass(frozen=True)
@@ -255,7 +334,12 @@ def _to_v2(conn: Connection) -> None:
             conn.exec_driver_sql(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
 
 
-_MIGRATIONS = {2: _to_v2}
+def _to_v3(conn: Connection) -> None:
+    """Peer instruction, the results and a lesson: four new tables, nothing else changes."""
+    metadata.create_all(conn, tables=list(_VOTE_TABLES), checkfirst=True)
+
+
+_MIGRATIONS = {2: _to_v2, 3: _to_v3}
 
 
 def new_token() -> str:
@@ -612,6 +696,8 @@ class Store:
         with self._write() as conn:
             if self._live(conn, code, now) is None:
                 return Status.UNKNOWN
+            if not self._vote_row(conn, code, question_id, now).open:
+                return Status.CLOSED
             # The rate check and the write in one statement: two requests at once cannot both pass.
             passed = conn.execute(update(students).where(
                 students.c.room == code, students.c.token_hash == who,
@@ -714,7 +800,7 @@ class Store:
             status = self._instructor(conn, code, key, now)
             if status is Status.OK:
                 room = normalize_code(code)
-                for table in (guesses_table, reveals):
+                for table in (guesses_table, reveals, votes, first_votes):
                     where = table.c.room == room
                     if question_id is not None:
                         where = and_(where, table.c.question == question_id)
@@ -855,6 +941,215 @@ class Store:
             if taken != 1:
                 return None
             return _unseal(row.sealed_key, token)
+
+    # --- peer instruction: two votes, a timer (schema step 2) ------------------------------------
+
+    @staticmethod
+    def _vote_row(conn: Connection, code: str, question_id: str, now: float) -> Vote:
+        row = conn.execute(select(votes.c.round, votes.c.closes, votes.c.closed, votes.c.shown).where(
+            votes.c.room == code, votes.c.question == question_id)).first()
+        if row is None:
+            return Vote()
+        is_open = row.closed is None and (row.closes is None or now < row.closes)
+        left = row.closes - now if is_open and row.closes is not None else None
+        return Vote(round=row.round, open=is_open, closes_in=left, shown=bool(row.shown))
+
+    def vote(self, code: object, question_id: object, now: float) -> Vote | None:
+        """Where this question's vote stands (one read); None for no live room."""
+        code = normalize_code(code)
+        if code is None or not _question_ok(question_id):
+            return None
+        with self._read() as conn:
+            if self._live(conn, code, now) is None:
+                return None
+            return self._vote_row(conn, code, question_id, now)
+
+    def _put_vote(self, conn: Connection, code: str, question_id: str, vote: Vote, closes: float | None,
+                  closed: float | None) -> None:
+        conn.execute(self._upsert(votes, dict(room=code, question=question_id, round=vote.round, closes=closes,
+                                              closed=closed, shown=int(vote.shown)),
+                                  ["room", "question"], ["round", "closes", "closed", "shown"]))
+
+    @staticmethod
+    def _timer(after: object) -> float | None | bool:
+        """A timer's length in seconds (None: no timer), or False for one that is not a length."""
+        if after is None:
+            return None
+        if isinstance(after, bool) or not isinstance(after, (int, float)) or not math.isfinite(after):
+            return False
+        return float(after) if 0 < after <= MAX_TIMER else False
+
+    def close_vote(self, code: object, key: object, question_id: object, after: float | None,
+                   now: float) -> Status:
+        """Close the question's open vote now, or in `after` seconds (a timer, at most MAX_TIMER)."""
+        seconds = self._timer(after)
+        if seconds is False or not _question_ok(question_id):
+            return Status.INVALID
+        with self._write() as conn:
+            status = self._instructor(conn, code, key, now)
+            if status is not Status.OK:
+                return status
+            room = normalize_code(code)
+            vote = self._vote_row(conn, room, question_id, now)
+            if not vote.open:
+                return Status.CLOSED
+            if seconds is None:
+                self._put_vote(conn, room, question_id, vote, None, now)
+            else:
+                self._put_vote(conn, room, question_id, vote, now + seconds, None)
+            return Status.OK
+
+    def show_votes(self, code: object, key: object, question_id: object, shown: bool, now: float) -> Status:
+        """Put the question's distribution on the projector without its answer (or take it down)."""
+        if not _question_ok(question_id) or not isinstance(shown, bool):
+            return Status.INVALID
+        with self._write() as conn:
+            status = self._instructor(conn, code, key, now)
+            if status is Status.OK:
+                room = normalize_code(code)
+                row = conn.execute(select(votes.c.closes, votes.c.closed).where(
+                    votes.c.room == room, votes.c.question == question_id)).first()
+                vote = self._vote_row(conn, room, question_id, now)
+                self._put_vote(conn, room, question_id, Vote(vote.round, vote.open, None, shown),
+                               row.closes if row else None, row.closed if row else None)
+            return status
+
+    def second_vote(self, code: object, key: object, question_id: object, after: float | None,
+                    now: float) -> Status:
+        """Open the second vote: the first vote's guesses are kept apart, every student may guess again.
+
+        Only once per question, and only once the first vote is closed (CLOSED otherwise: still open;
+        INVALID: the second vote is already open, or the answer was revealed).
+        """
+        seconds = self._timer(after)
+        if seconds is False or not _question_ok(question_id):
+            return Status.INVALID
+        with self._write() as conn:
+            status = self._instructor(conn, code, key, now)
+            if status is not Status.OK:
+                return status
+            room = normalize_code(code)
+            vote = self._vote_row(conn, room, question_id, now)
+            shown = conn.execute(select(func.count()).select_from(reveals).where(
+                reveals.c.room == room, reveals.c.question == question_id)).scalar_one()
+            if vote.round != 1 or shown:
+                return Status.INVALID
+            if vote.open:
+                return Status.CLOSED
+            where = (guesses_table.c.room == room, guesses_table.c.question == question_id)
+            conn.execute(delete(first_votes).where(first_votes.c.room == room,
+                                                   first_votes.c.question == question_id))
+            conn.execute(insert(first_votes).from_select(
+                ["room", "question", "token_hash", "number", "option", "at"],
+                select(guesses_table.c.room, guesses_table.c.question, guesses_table.c.token_hash,
+                       guesses_table.c.number, guesses_table.c.option, guesses_table.c.at).where(*where)))
+            conn.execute(delete(guesses_table).where(*where))
+            self._put_vote(conn, room, question_id, Vote(2, True, None, False),
+                           None if seconds is None else now + seconds, None)
+            return Status.OK
+
+    def first_vote(self, code: object, question_id: object, now: float) -> tuple[float | str, ...] | None:
+        """The first vote's guesses once the second vote opened; None before (or for no live room)."""
+        code = normalize_code(code)
+        if code is None or not _question_ok(question_id):
+            return None
+        with self._read() as conn:
+            if self._live(conn, code, now) is None:
+                return None
+            if self._vote_row(conn, code, question_id, now).round < 2:
+                return None
+            return self._first_values(conn, code, question_id)
+
+    @staticmethod
+    def _first_values(conn: Connection, code: str, question_id: str) -> tuple[float | str, ...]:
+        rows = conn.execute(select(first_votes.c.number, first_votes.c.option).where(
+            first_votes.c.room == code, first_votes.c.question == question_id)).all()
+        return tuple(r.option if r.option is not None else r.number for r in rows)
+
+    # --- results --------------------------------------------------------------------------------
+
+    def register(self, code: object, key: object, question_id: object, about: object, now: float) -> Status:
+        """Keep what a question asked and its measured answer (the first write wins: the id fixes the settings)."""
+        if not _question_ok(question_id) or not isinstance(about, Mapping):
+            return Status.INVALID
+        try:
+            text = json.dumps(dict(about), ensure_ascii=False, sort_keys=True, allow_nan=False)
+        except (TypeError, ValueError):
+            return Status.INVALID
+        if len(text) > MAX_ABOUT:
+            return Status.INVALID
+        with self._write() as conn:
+            status = self._instructor(conn, code, key, now)
+            if status is Status.OK:
+                conn.execute(self._upsert(questions_table, dict(room=normalize_code(code), question=question_id,
+                                                                about=text, first_seen=now),
+                                          ["room", "question"], None))
+            return status
+
+    def results(self, code: object, key: object, now: float) -> list[Tally] | None:
+        """Every question of the room that was shown or answered, with each vote's guesses; None without the key."""
+        with self._read() as conn:
+            if self._instructor(conn, code, key, now) is not Status.OK:
+                return None
+            room = normalize_code(code)
+            asked = {r.question: (json.loads(r.about), r.first_seen) for r in conn.execute(
+                select(questions_table.c.question, questions_table.c.about, questions_table.c.first_seen)
+                .where(questions_table.c.room == room))}
+            last: dict[str, list] = {}
+            for r in conn.execute(select(guesses_table.c.question, guesses_table.c.number, guesses_table.c.option)
+                                  .where(guesses_table.c.room == room)):
+                last.setdefault(r.question, []).append(r.option if r.option is not None else r.number)
+            first: dict[str, list] = {}
+            for r in conn.execute(select(first_votes.c.question, first_votes.c.number, first_votes.c.option)
+                                  .where(first_votes.c.room == room)):
+                first.setdefault(r.question, []).append(r.option if r.option is not None else r.number)
+            rounds = {r.question: r.round for r in conn.execute(
+                select(votes.c.question, votes.c.round).where(votes.c.room == room))}
+            shown = {r.question for r in conn.execute(select(reveals.c.question).where(reveals.c.room == room))}
+        ids = sorted(set(asked) | set(last) | set(first), key=lambda q: (asked.get(q, ({}, math.inf))[1], q))
+        return [Tally(question=q, about=asked.get(q, ({}, 0))[0],
+                      first=tuple(first.get(q, ())) if rounds.get(q, 1) >= 2 else None,
+                      last=tuple(last.get(q, ())), revealed=q in shown) for q in ids]
+
+    def joined(self, code: object, now: float) -> int | None:
+        """How many students joined the live room `code` (one read); None for no live room."""
+        code = normalize_code(code)
+        if code is None:
+            return None
+        with self._read() as conn:
+            if self._live(conn, code, now) is None:
+                return None
+            return conn.execute(select(func.count()).select_from(students)
+                                .where(students.c.room == code)).scalar_one()
+
+    # --- a lesson -------------------------------------------------------------------------------
+
+    def set_lesson(self, code: object, key: object, lesson: object, step: object, now: float) -> Status:
+        """The lesson the room follows and its step (lesson None: the room leaves its lesson)."""
+        if lesson is not None and not (isinstance(lesson, str) and 0 < len(lesson) <= MAX_SECTION
+                                       and isinstance(step, int) and not isinstance(step, bool) and 0 <= step < 1000):
+            return Status.INVALID
+        with self._write() as conn:
+            status = self._instructor(conn, code, key, now)
+            if status is Status.OK:
+                room = normalize_code(code)
+                if lesson is None:
+                    conn.execute(delete(lessons_table).where(lessons_table.c.room == room))
+                else:
+                    conn.execute(self._upsert(lessons_table, dict(room=room, lesson=lesson, step=step),
+                                              ["room"], ["lesson", "step"]))
+            return status
+
+    def lesson(self, code: object, now: float) -> tuple[str, int] | None:
+        """(lesson, step) the room follows, or None (no lesson, or no live room)."""
+        code = normalize_code(code)
+        if code is None:
+            return None
+        with self._read() as conn:
+            row = conn.execute(select(lessons_table.c.lesson, lessons_table.c.step)
+                               .join(rooms, rooms.c.code == lessons_table.c.room)
+                               .where(lessons_table.c.room == code, rooms.c.expires > now)).first()
+        return (row.lesson, row.step) if row else None
 
 
 class _Tx:

@@ -25,6 +25,8 @@ FOLDED = {
     "sparsity": ("sparsity.metric_mean", {}),
     "gpt": ("gpt.metric_top", {}),
     "gptsurgery": ("gptsurgery.measure_seen", {}),
+    "gated": ("gated.metric_fit", {}),
+    "moe": ("moe.metric_total", {}),
 }
 PAGES = [(section, path) for section, path, _ in catalog.PAGES if section in FOLDED]
 
