@@ -1,3 +1,5 @@
+"""Key-value: FFN(x) = Σ relu(kᵢ·x + bᵢ) vᵢ, each neuron a key that fires on a token and a value it writes,
+before and after training on a memorisation task; how few neurons carry most of the output."""
 import pandas as pd
 import streamlit as st
 
