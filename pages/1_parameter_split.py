@@ -80,16 +80,14 @@ def block_section() -> None:
     full = count_block(d, expansion, n_heads, n_heads, bias, glu)
     asked = questions.block(s, expansion)
     quiz.questions(page, asked, asking)
-    lede.headline(page, headline, asked, (t("split.metric_share"), f"{s.ffn_share:.2%}"),
-                  (t("split.metric_ffn"), f"{s.ffn_params:,}"), (t("split.metric_attention"), f"{s.attention_params:,}"))
+    lede.headline(page, headline, asked,
+                  (t("split.metric_attention"), f"{s.attention_params:,}", t("split.metric_attention_help")),
+                  (t("split.metric_ffn"), f"{s.ffn_params:,}", t("split.metric_ffn_help")),
+                  (t("split.metric_share"), f"{s.ffn_share:.2%}", t("split.metric_share_help")))
     exact = Fraction(expansion) * d
     st.caption(t("split.d_ff_caption", expansion=expansion, d=d, d_ff=f"{s.d_ff:,}", head_dim=s.head_dim,
                  exact=f"{exact.numerator:,}" if exact.denominator == 1 else f"{float(exact):,.2f}"))
     if quiz.shown(page, asked):
-        c1, c2, c3 = st.columns(3)
-        c1.metric(t("split.metric_attention"), f"{s.attention_params:,}", help=t("split.metric_attention_help"))
-        c2.metric(t("split.metric_ffn"), f"{s.ffn_params:,}", help=t("split.metric_ffn_help"))
-        c3.metric(t("split.metric_share"), f"{s.ffn_share:.2%}", help=t("split.metric_share_help"))
         widgets.chart(page, charts.block_bar, s.to_frame(), t)
         st.caption(t("split.norms_caption", norms=f"{s.norm_params:,}", norm_share=f"{s.norm_params / s.block_params:.2%}"))
 

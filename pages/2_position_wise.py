@@ -102,8 +102,10 @@ def experiment() -> None:
         res = measure(int(n), int(d), act, int(heads), bool(causal), perm, int(seed))
     asked = questions.ask(res)
     quiz.questions(page, asked, asking)
-    lede.headline(page, headline, asked, (t("position.metric_ffn_off"), text.pct(res.ffn_off_diagonal_fraction)),
-                  (t("position.metric_attention_off"), text.pct(res.attention_off_diagonal_fraction)))
+    lede.headline(page, headline, asked,
+                  (t("position.metric_ffn_off"), text.pct(res.ffn_off_diagonal_fraction), t("position.metric_off_help")),
+                  (t("position.metric_attention_off"), text.pct(res.attention_off_diagonal_fraction),
+                   t("position.metric_off_help")))
 
     st.caption(t("position.sizes_caption", d=d, d_ff=res.d_ff, act=t(f"position.act_{act}"), heads=heads, d_h=d // heads))
     st.header(t("position.influence_heading"))
@@ -113,11 +115,8 @@ def experiment() -> None:
         left, right = st.columns(2)
         with left:
             widgets.chart(page, charts.influence_heatmap, frame[frame["model"] == "ffn"], t, t("position.ffn_chart_title"))
-            st.metric(t("position.metric_ffn_off"), text.pct(res.ffn_off_diagonal_fraction), help=t("position.metric_off_help"))
         with right:
             widgets.chart(page, charts.influence_heatmap, frame[frame["model"] == "attention"], t, attention_title)
-            st.metric(t("position.metric_attention_off"), text.pct(res.attention_off_diagonal_fraction),
-                      help=t("position.metric_off_help"))
         st.caption(t("position.influence_caption"))
 
         left, right = st.columns(2)

@@ -61,10 +61,11 @@ def experiment() -> None:
     asked = questions.ask(res)
     quiz.questions(page, asked, asking)
     if act == "none":
-        lede.headline(page, headline, asked, (t("collapse.metric_rank"), str(res.rank)),
-                      (t("collapse.metric_residual"), text.error(res.max_abs_residual)))
+        lede.headline(page, headline, asked, (t("collapse.metric_rank"), str(res.rank), t("collapse.metric_rank_help")),
+                      (t("collapse.metric_residual"), text.error(res.max_abs_residual), t("collapse.metric_residual_help")))
     else:
-        lede.headline(page, headline, asked, (t("collapse.metric_fit"), text.error(res.fit_relative_error)))
+        lede.headline(page, headline, asked,
+                      (t("collapse.metric_fit"), text.error(res.fit_relative_error), t("collapse.metric_fit_help")))
 
     st.caption(t("collapse.sizes_caption" if act == "none" else "collapse.sizes_caption_act", d=d, m=m,
                  n_fit=f"{collapse.N_FIT:,}", n_test=f"{collapse.N_TEST:,}"))
@@ -78,12 +79,10 @@ def experiment() -> None:
                 st.caption(t("collapse.spectrum_caption"))
             with numbers:
                 left, right = st.columns(2)
-                left.metric(t("collapse.metric_rank"), res.rank, help=t("collapse.metric_rank_help"))
-                right.metric(t("collapse.metric_bound"), res.rank_bound)
+                left.metric(t("collapse.metric_bound"), res.rank_bound)
+                right.metric(t("collapse.metric_eff_rank"), f"{res.effective_rank:.1f}", help=t("collapse.metric_eff_rank_help"))
                 left.metric(t("collapse.metric_two"), f"{res.two_layer_params:,}", help=t("collapse.metric_two_help"))
                 right.metric(t("collapse.metric_one"), f"{res.single_matrix_params:,}", help=t("collapse.metric_one_help"))
-                left.metric(t("collapse.metric_eff_rank"), f"{res.effective_rank:.1f}", help=t("collapse.metric_eff_rank_help"))
-                st.metric(t("collapse.metric_residual"), text.error(res.max_abs_residual), help=t("collapse.metric_residual_help"))
         else:
             # With an activation between them, W₂W₁ is only the product of the weights, not the layer's map:
             # its rank and spectrum would describe a function this layer does not compute.
@@ -96,7 +95,6 @@ def experiment() -> None:
             with numbers:
                 st.metric(t("collapse.metric_two"), f"{res.two_layer_params:,}", help=t("collapse.metric_two_help"))
                 st.metric(t("collapse.metric_one"), f"{res.single_matrix_params:,}", help=t("collapse.metric_one_help"))
-                st.metric(t("collapse.metric_fit"), text.error(res.fit_relative_error), help=t("collapse.metric_fit_help"))
 
         if page.show_details and act == "none":
             with st.expander(t("collapse.table_heading")):

@@ -113,8 +113,13 @@ def experiment() -> None:
     asked = questions.ask(results, {"target": key, "widths": widths, "act": act, "method": method,
                                                "seed": int(seed)})
     quiz.questions(page, asked, asking)
-    lede.headline(page, headline, asked, *((t("sweep.metric_rmse", m=f.width), text.fit_error(f.rmse, main.exact_tol))
-                                      for f in dict.fromkeys((main.fits[0], main.fits[-1]))))
+    narrow, wide = main.fits[0], main.fits[-1]
+    firsts = [(t("sweep.metric_rmse", m=narrow.width), text.fit_error(narrow.rmse, main.exact_tol)),
+              (t("sweep.metric_rmse", m=wide.width), text.fit_error(wide.rmse, main.exact_tol)),
+              (t("sweep.metric_best", m=wide.width), text.fit_error(best_rmse[-1], main.exact_tol), t("sweep.metric_best_help"))]
+    if act == "relu":
+        firsts.append((t("sweep.metric_pieces", m=wide.width), f"{wide.pieces} / {wide.width + 1}", t("sweep.metric_pieces_help")))
+    lede.headline(page, headline, asked, *firsts)
     # The charts' long tables, from the results' own frames (a few ms; the charts' specs are cached by widgets.chart).
     curves = pd.concat([r.curves_frame() for r in results.values()], ignore_index=True)
     kinks = pd.concat([r.kinks_frame() for r in results.values()], ignore_index=True)
@@ -130,14 +135,6 @@ def experiment() -> None:
         widgets.chart(page, charts.fits, curves, kinks, t)
         st.caption(t("sweep.fits_caption" if relu else "sweep.fits_caption_gelu"))
 
-        narrow, wide = main.fits[0], main.fits[-1]
-        cols = st.columns(4 if relu else 3)
-        cols[0].metric(t("sweep.metric_rmse", m=narrow.width), text.fit_error(narrow.rmse, main.exact_tol))
-        cols[1].metric(t("sweep.metric_rmse", m=wide.width), text.fit_error(wide.rmse, main.exact_tol))
-        cols[2].metric(t("sweep.metric_best", m=wide.width), text.fit_error(best_rmse[-1], main.exact_tol), help=t("sweep.metric_best_help"))
-        if relu:
-            cols[3].metric(t("sweep.metric_pieces", m=wide.width), f"{wide.pieces} / {wide.width + 1}",
-                           help=t("sweep.metric_pieces_help"))
 
         # --- RMSE by width and pieces ---------------------------------------------------------------------------------
         left, right = st.columns(2, gap="large") if relu else (st.container(), None)

@@ -66,17 +66,14 @@ def experiment() -> None:
     before, after = res.untrained, res.trained
     asked = questions.ask(res, int(seed))
     quiz.questions(page, asked, asking)
-    lede.headline(page, headline, asked, (t("keyvalue.metric_residual"), text.error(res.max_abs_residual)),
-                  (t("keyvalue.metric_90"), text.change((before.n_for_90, after.n_for_90))))
+    lede.headline(page, headline, asked,
+                  (t("keyvalue.metric_residual"), text.error(res.max_abs_residual), t("keyvalue.metric_residual_help")),
+                  (t("keyvalue.metric_50"), text.change((before.n_for_50, after.n_for_50)), t("keyvalue.metric_count_help")),
+                  (t("keyvalue.metric_90"), text.change((before.n_for_90, after.n_for_90)), t("keyvalue.metric_count_help")),
+                  (t("keyvalue.metric_recall"), text.change((before.recall, after.recall), "{:.0%}".format),
+                   t("keyvalue.metric_recall_help")))
 
     if quiz.shown(page, asked):
-        c1, c2, c3, c4 = st.columns(4)
-        c1.metric(t("keyvalue.metric_residual"), text.error(res.max_abs_residual), help=t("keyvalue.metric_residual_help"))
-        c2.metric(t("keyvalue.metric_50"), text.change((before.n_for_50, after.n_for_50)),
-                  help=t("keyvalue.metric_count_help"))
-        c3.metric(t("keyvalue.metric_90"), text.change((before.n_for_90, after.n_for_90)),
-                  help=t("keyvalue.metric_count_help"))
-        c4.metric(t("keyvalue.metric_recall"), text.change((before.recall, after.recall), "{:.0%}".format), help=t("keyvalue.metric_recall_help"))
         st.caption(t("keyvalue.active_caption", m=m, before=before.active, after=after.active,
                      norm_before=f"{before.output_norm:.2f}", norm_after=f"{after.output_norm:.2f}"))
 

@@ -121,18 +121,16 @@ def experiment() -> None:
     prompt_asked = questions.prompt(words, answer, nxt.tokens[0], attr.attn, attr.ffn)
     heldout_asked = questions.heldout(acc)
     quiz.questions(page, prompt_asked + heldout_asked, asking)
-    lede.headline(page, headline, prompt_asked + heldout_asked, (t("gpt.metric_top"), nxt.tokens[0]),
-                  (t("gpt.metric_top_prob"), text.pct(nxt.probs[0])), (t("gpt.metric_seen"), text.pct(acc.seen)))
+    lede.headline(page, headline, prompt_asked + heldout_asked,
+                  (t("gpt.metric_top"), nxt.tokens[0], t("gpt.metric_top_help")),
+                  (t("gpt.metric_top_prob"), text.pct(nxt.probs[0])),
+                  (t("gpt.metric_answer_rank"), "—" if nxt.answer_rank is None else str(nxt.answer_rank),
+                   t("gpt.metric_answer_rank_help", answer=answer or "—")),
+                  (t("gpt.metric_answer_prob"), "—" if nxt.answer_prob is None else text.pct(nxt.answer_prob)))
 
     # 1. Ask the model
     st.header(t("gpt.ask_heading"))
     if quiz.shown(page, prompt_asked + heldout_asked):
-        c1, c2, c3, c4 = st.columns(4)
-        c1.metric(t("gpt.metric_top"), nxt.tokens[0], help=t("gpt.metric_top_help"))
-        c2.metric(t("gpt.metric_top_prob"), text.pct(nxt.probs[0]))
-        c3.metric(t("gpt.metric_answer_rank"), "—" if nxt.answer_rank is None else str(nxt.answer_rank),
-                  help=t("gpt.metric_answer_rank_help", answer=answer or "—"))
-        c4.metric(t("gpt.metric_answer_prob"), "—" if nxt.answer_prob is None else text.pct(nxt.answer_prob))
         widgets.chart(page, charts.top_tokens, cache.derive(nxt.to_frame), t)
         if answer is None:
             st.caption(t("gpt.no_known_answer"))

@@ -42,13 +42,10 @@ def ablation_section() -> None:
     ablation_asked = questions.ablation(target, catalog.target_label(t, target), base, after)
     quiz.questions(page, ablation_asked, asking)
     lede.headline(page, headline, ablation_asked, *((t(f"gptsurgery.measure_{name}"),
-                                                text.change((getattr(base, name), getattr(after, name)), text.pct))
-                                               for name in ("seen", "template")))
+                                                text.change((getattr(base, name), getattr(after, name)), text.pct),
+                                                t(f"gptsurgery.measure_{name}_help"))
+                                               for name in ("seen", "heldout", "template")))
     if quiz.shown(page, ablation_asked):
-        c1, c2, c3 = st.columns(3)
-        for column, name in zip((c1, c2, c3), ("seen", "heldout", "template")):
-            column.metric(t(f"gptsurgery.measure_{name}"), text.change((getattr(base, name), getattr(after, name)), text.pct),
-                          help=t(f"gptsurgery.measure_{name}_help"))
         frame = pd.DataFrame([{"measure": name, "state": state, "accuracy": getattr(scores, name)}
                               for name in ("seen", "heldout", "template")
                               for state, scores in (("shipped", base), ("ablated", after))])

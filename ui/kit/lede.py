@@ -83,14 +83,15 @@ def lesson(page: Page, body: str, formulas: Iterable[str] = (), more: Iterable[s
                 st.markdown(paragraph)
 
 
-def headline(page: Page, slot, asked: Iterable[Asked], *metrics: tuple[str, str]) -> None:
-    """The page's measured headline, in `slot` (a container drawn under the lesson, above the controls):
-    one to three (label, value) metrics, so a projected page shows a measurement before any scrolling.
-    Folded like everything else that answers the questions while the class is asked first."""
+def headline(page: Page, slot, asked: Iterable[Asked], *metrics: tuple[str, ...]) -> None:
+    """The page's first row of measured numbers, in `slot` (a container drawn under the lesson, above the
+    questions and controls), so a projected page shows a measurement before any scrolling: each metric is
+    (label, value) or (label, value, help). Folded, like everything that answers the questions, while the
+    class is asked first."""
     if not quiz.shown(page, tuple(asked), note=False):
         return
-    for column, (label, value) in zip(slot.columns(len(metrics)), metrics):
-        column.metric(label, value, border=True)
+    for column, (label, value, *help_text) in zip(slot.columns(len(metrics)), metrics):
+        column.metric(label, value, help=help_text[0] if help_text else None, border=True)
 
 
 def less_used(page: Page, spec: int | list[float]) -> list:

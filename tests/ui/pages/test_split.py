@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import pytest
 
-from ffn_core import model_counts, presets
+from ffn_core import model_counts, params, presets
 from ui.base import i18n
 from tests.conftest import chart_specs, open_page
+from ui.verdicts import split as verdicts
 
 PAGE = "pages/1_parameter_split.py"
 
@@ -158,7 +159,12 @@ def test_expansion_three_and_a_half_is_offered(lang):
     assert at.select_slider(key="expansion").value == "3.5"
     assert _metrics(at)[2] == "80.77%"  # Mistral 7B's block
     t = i18n.Translator(lang)
-    assert t("split.cause_expansion", expansion=3.5, lesson=t("split.lesson_width_glu")) in at.info[0].value
+    s = params.split(4096, "3.5", 32, 8, False, True)
+    v = verdicts.judge_block(s, "3.5", params.split(4096, "3.5", 32, 32, False, True).attention_params)
+    # both causes measured alone, grouped-query attention (+9.5 points) named before the wider FFN (+5.8)
+    assert v.takeaway.split()[1:] == ["split.causes_lead", "split.cause_gqa", "split.cause_expansion"]
+    for key in v.takeaway.split()[1:]:
+        assert t(key, **v.takeaway_values) in at.info[0].value
 
 
 @pytest.mark.parametrize("lang", ["en", "ko"])
