@@ -768,18 +768,20 @@ def reload_run(app, db_url: str, n: int, storm: float, page_path: str, seed: int
     waiting_pct = 100 * (app.cpu_s() - cpu1) / (time.perf_counter() - w0)
     # Reveal: each waiting page's rerun, pushed by the app's watcher.
     arrived: list[float | None] = [None] * n
+    missed: list[str] = []
     revealed_at = time.perf_counter()
     db.reveal(code, key, qid, time.time())
     db.set_view(code, key, page.url_path or "home", {}, time.time())  # what the instructor's Reveal does too
 
     def wait(i: int) -> None:
         try:
-            reloaded[i].session.ws.settimeout(30)
             got = reloaded[i]._read(time.perf_counter())
             if got.get("charts", 0) and not got["exceptions"]:
                 arrived[i] = time.perf_counter() - revealed_at
-        except Exception:
-            pass
+            else:
+                missed.append(f"{got['status']}, {got.get('charts', 0)} charts, {got['exceptions'][:1]}")
+        except Exception as e:
+            missed.append(f"{type(e).__name__}: {e}")
 
     threads = [threading.Thread(target=wait, args=(i,)) for i in range(n)]
     for th in threads:
@@ -793,7 +795,7 @@ def reload_run(app, db_url: str, n: int, storm: float, page_path: str, seed: int
     return {"n": n, "storm": storm, "storm_wall": storm_wall, "storm_cpu_pct": 100 * storm_cpu / storm_wall,
             "run_s": [r["seconds"] for r in results if r], "before": before, "after": after,
             "cookies": sum(1 for c in cookies if c), "shown_again": shown_again, "waiting_pct": waiting_pct,
-            "reveal_s": [a for a in arrived if a is not None]}
+            "reveal_s": [a for a in arrived if a is not None], "missed": missed}
 
 
 def limits_run(db_url: str) -> dict:
@@ -863,6 +865,8 @@ def reload_main(args: argparse.Namespace) -> int:
     rv = r["reveal_s"]
     print(f"  Reveal on the waiting pages: {len(rv)}/{r['n']} arrived; p50 {percentile(rv, 0.5):.2f} s, "
           f"p95 {percentile(rv, 0.95):.2f} s, max {percentile(rv, 1.0):.2f} s")
+    if r["missed"]:
+        print(f"  pages the Reveal did not reach: {r['missed'][:3]}")
     lim = limits_run(f"sqlite:///{tmp / 'limits.sqlite'}")
     print(f"  per client: one address created {lim['rooms']} rooms in {lim['rooms_s']:.2f} s before refused "
           f"(another address's room then: {'made' if lim['other_room'] else 'REFUSED'}); one address added "
