@@ -180,6 +180,7 @@ def test_the_model_caption_cites_its_sources_as_links(lang):
     assert sentence[:5] in caption  # the sentence around them is in the page's language
 
 
+@pytest.mark.usefixtures("fresh_caches")  # the page's cached catalogue of models must be built again with the new row
 def test_a_new_preset_is_one_row(monkeypatch):
     # Adding a model to the page is adding a Preset row: no locale key, no table elsewhere.
     row = presets.Preset("tiny-test", "Tiny test model", 256, 1024, 4, 4, 4, 1000, 128, 0, True, True, False,
