@@ -34,6 +34,7 @@ def fit(target: str, act: str, most: int, seed: int) -> gated_sweep.GatedSweep:
 
 @shell.part
 def experiment() -> None:
+    headline = st.container()  # the measured headline, above the fold on a projector
     asking = st.container()
 
     left, middle, right = st.columns(3)
@@ -47,14 +48,14 @@ def experiment() -> None:
         res = measure(int(d), act, int(token), int(seed))
     asked = questions.ask(res)
     quiz.questions(page, asked, asking)
+    lede.headline(page, headline, asked,
+                  (t("gated.metric_fit"), text.error(res.gated_fit_error), t("gated.metric_fit_help")),
+                  (t("gated.metric_plain_fit" if act != "none" else "gated.metric_collapse"),
+                   text.error(res.plain_fit_error if act != "none" else res.plain_collapse_residual)),
+                  (t("gated.metric_params"), f"{res.gated_params:,}", t("gated.metric_params_help")))
     st.caption(t("gated.sizes_caption", d=res.d_model, m=res.d_ff, m4=4 * res.d_model))
 
     if quiz.shown(page, asked):
-        left, middle, right = st.columns(3)
-        left.metric(t("gated.metric_fit"), text.error(res.gated_fit_error), help=t("gated.metric_fit_help"))
-        middle.metric(t("gated.metric_plain_fit" if act != "none" else "gated.metric_collapse"),
-                      text.error(res.plain_fit_error if act != "none" else res.plain_collapse_residual))
-        right.metric(t("gated.metric_params"), f"{res.gated_params:,}", help=t("gated.metric_params_help"))
         st.subheader(t("gated.gate_heading", token=res.token))
         chart_column, numbers = st.columns([3, 2], gap="large")
         with chart_column:

@@ -37,6 +37,7 @@ def published() -> tuple[moe_presets.MoECount, ...]:
 
 @shell.part
 def toy() -> None:
+    headline = st.container()  # the measured headline, above the fold on a projector
     asking = st.container()
     left, middle, right = st.columns(3)
     experts = controls.draw(page, "experts", left)
@@ -49,6 +50,10 @@ def toy() -> None:
         res = measure(int(d), int(experts), int(k), int(n), int(seed))
     asked = questions.ask(res)
     quiz.questions(page, asked, asking)
+    routed = res.routing(res.k)
+    lede.headline(page, headline, asked,
+                  (t("moe.metric_total"), f"{res.total_params:,}", t("moe.metric_total_help")),
+                  (t("moe.metric_active"), f"{routed.active_params:,}", t("moe.metric_active_help")))
     st.caption(t("moe.sizes_caption", d=res.d_model, m=res.d_ff, experts=res.n_experts, n=res.n_tokens))
     if quiz.shown(page, asked):
         chart_column, numbers = st.columns([3, 2], gap="large")
@@ -57,8 +62,6 @@ def toy() -> None:
             st.caption(t("moe.tokens_caption", n=res.n_tokens))
         with numbers:
             r = res.routing(res.k)
-            st.metric(t("moe.metric_total"), f"{res.total_params:,}", help=t("moe.metric_total_help"))
-            st.metric(t("moe.metric_active"), f"{r.active_params:,}", help=t("moe.metric_active_help"))
             st.metric(t("moe.metric_balance"), f"{r.balance_loss:.3f}", help=t("moe.metric_balance_help"))
             st.metric(t("moe.metric_position"), text.error(max(res.rowwise_max_abs_diff, res.permutation_max_abs_diff)),
                       help=t("moe.metric_position_help"))
