@@ -146,6 +146,8 @@ def experiment() -> None:
     widgets.verdict(page, verdicts.neurons(
         target, [n.contribution for n in top.neurons], ffn_total, top.d_ff * len(top.active),
         "—" if lead is None else f"L{lead.layer}·#{lead.index}", "—" if lead is None else ", ".join(lead.promotes[:3])))
+    if lead is not None:
+        sections.polysemantic(page, lead.layer, lead.index, target)
 
     # 4. The model's own parameter split
     st.header(t("gpt.split_heading"))
