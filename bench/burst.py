@@ -3,6 +3,8 @@
     python bench/burst.py                       # every scenario, N = 30 and 100, on fresh servers
     python bench/burst.py --students 30 --only same own abandon wipe flood
     FFNLAB_APP_ROOT=/path/to/other/checkout python bench/burst.py   # the same against another version
+    python bench/burst.py --students 30 --only own --workers 1 2 --before /tmp/old-checkout
+        # before and after in one run: the old checkout, then this one with 1 and with 2 workers
 
 The instructor says "now set the seed to 7" and the class presses in the same second. Each
 student is a Streamlit session over its websocket (bench/stclient.py). Scenarios:
@@ -202,18 +204,12 @@ def leave_in_a_burst(url: str, at: AppPage, key: str, values: list, seconds: flo
     """Students on `at` each set their own value of a control (spread over `seconds`) and close the
     tab as soon as the server has started on it (its first redraw arrives): the rerun is then past
     the page's first lines and on its way to the experiment, as when a student leaves a second later."""
-    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-
     sessions = open_sessions(url, len(values), at, "lang=en")
     t0 = time.perf_counter()
     for (s, opened), value, when in zip(sessions, values, spread(len(values), seconds)):
         time.sleep(max(0.0, t0 + when - time.perf_counter()))
         move(s, opened, key, value)
-        while True:
-            data = s.ws.recv()
-            msg = ForwardMsg()
-            if isinstance(data, bytes):
-                msg.ParseFromString(data)
+        for msg in s.stream.messages():
             if msg.WhichOneof("type") in ("delta", "script_finished"):
                 break
         s.close()
@@ -266,18 +262,12 @@ class Drain:
         self.thread.start()
 
     def _loop(self) -> None:
-        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-
-        while True:
-            try:
-                data = self.s.ws.recv()
-            except Exception:
-                return
-            if isinstance(data, bytes):
-                msg = ForwardMsg()
-                msg.ParseFromString(data)
+        try:
+            for msg in self.s.stream.messages():
                 if msg.WhichOneof("type") == "script_finished":
                     self.finished += 1
+        except Exception:  # the session was closed: nothing more to count
+            return
 
 
 def settle(url: str, timeout_s: float = 300.0) -> None:
@@ -355,12 +345,31 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--students", type=int, nargs="+", default=[30, 100])
     parser.add_argument("--only", nargs="+", default=["same", "follow", "own", "abandon", "wipe", "flood"])
+    parser.add_argument("--workers", type=int, nargs="+", default=[0],
+                        help="run the bursts once per number of experiments computed at once (FFNLAB_WORKERS; 0: one per core)")
+    parser.add_argument("--before", type=Path, default=None,
+                        help="another checkout whose server is measured first, in the same run (the tree before a change)")
     args = parser.parse_args()
-    print(f"# burst bench on {stclient.ROOT} — {load_average()} (a shared machine: other programs use the cores too)")
     verdicts: list[tuple[str, bool]] = []  # the issue's budgets, judged at N = 30 where it sets them
+    servers = ([(f"before ({args.before})", args.before, {})] if args.before is not None else []) + [
+        (f"this tree, {'one per core' if w == 0 else w} worker{'s' if w != 1 else ''}", stclient.ROOT,
+         {"FFNLAB_WORKERS": str(w)}) for w in args.workers]
+    for label, root, env in servers:
+        print(f"# burst bench: {label} — {load_average()} (a shared machine: other programs use the cores too)", flush=True)
+        verdicts += [(f"{label}: {budget}", ok) for budget, ok in _bursts(args, root, env)]
+    if "flood" in args.only:
+        verdicts += _floods()
+    for budget, ok in verdicts:
+        print(f"{'✓' if ok else '✗'} {budget}")
+    print(f"({load_average()} now: wall times on a shared machine move a lot between runs)")
+    return 0 if all(ok for _, ok in verdicts) else 1
+
+
+def _bursts(args: argparse.Namespace, root: Path, env: dict[str, str]) -> list[tuple[str, bool]]:
+    verdicts: list[tuple[str, bool]] = []
     seed = 5000
     if {"same", "follow", "own", "abandon", "wipe"} & set(args.only):
-        server = Server()
+        server = Server(root, env=env)
         try:
             server.wait_healthy()
             warm = Session(server.url, timeout_s=600)
@@ -383,8 +392,14 @@ def main() -> int:
                                          and not followed.failed))
                     seed += 1
                 if "own" in args.only:
+                    cpu0, wall0 = server.cpu_s(), time.perf_counter()
                     own = own_values(server.url, n, seed)
-                    print(f"own values   {own.line()}", flush=True)
+                    cpu, wall = server.cpu_s() - cpu0, time.perf_counter() - wall0
+                    # Above 1 core: experiments computed side by side (one core's worth is all one at a time can use).
+                    most = stclient.metric_values(server.url, "ffnlab_cache").get('measure="most_running"')
+                    print(f"own values   {own.line()}; server CPU {cpu:.1f} s over {wall:.1f} s "
+                          f"({cpu / wall:.2f} cores); most experiments at once {most if most is None else int(most)}",
+                          flush=True)
                     if n == 30:
                         verdicts.append((f"own values, N=30: every student answered <= {SAME_BUDGET_S:g} s",
                                          bool(own.seconds) and max(own.seconds) <= SAME_BUDGET_S and not own.failed))
@@ -406,27 +421,28 @@ def main() -> int:
                 verdicts.append(("another client's clear_cache: nothing recomputed", not recomputed))
         finally:
             server.stop()
-    if "flood" in args.only:
-        floods = (
-            ("default widths, same settings", ["lang=en"] * 16, 1, 0.0),
-            ("widths 2-256, same settings", [f"lang=en&{WIDE}"] * 16, 1, 0.0),
-            ("widths 2-256, own seeds", [f"lang=en&{WIDE}&seed={i}" for i in range(16)], 1, 0.0),
-            ("default widths", ["lang=en"], 10, 2.0),
-        )
-        for label, queries, presses, over in floods:
-            server = Server()
-            try:
-                server.wait_healthy()
-                flood = train_flood(server, label, queries, presses, over)
-                print(f"train flood  {flood.line()}", flush=True)
-                verdicts.append((f"Train flood ({flood.label}): <= +{FLOOD_MB:g} MB",
-                                 flood.peak_mb - flood.idle_mb <= FLOOD_MB))
-            finally:
-                server.stop()
-    for budget, ok in verdicts:
-        print(f"{'✓' if ok else '✗'} {budget}")
-    print(f"({load_average()} now: wall times on a shared machine move a lot between runs)")
-    return 0 if all(ok for _, ok in verdicts) else 1
+    return verdicts
+
+
+def _floods() -> list[tuple[str, bool]]:
+    verdicts: list[tuple[str, bool]] = []
+    floods = (
+        ("default widths, same settings", ["lang=en"] * 16, 1, 0.0),
+        ("widths 2-256, same settings", [f"lang=en&{WIDE}"] * 16, 1, 0.0),
+        ("widths 2-256, own seeds", [f"lang=en&{WIDE}&seed={i}" for i in range(16)], 1, 0.0),
+        ("default widths", ["lang=en"], 10, 2.0),
+    )
+    for label, queries, presses, over in floods:
+        server = Server()
+        try:
+            server.wait_healthy()
+            flood = train_flood(server, label, queries, presses, over)
+            print(f"train flood  {flood.line()}", flush=True)
+            verdicts.append((f"Train flood ({flood.label}): <= +{FLOOD_MB:g} MB",
+                             flood.peak_mb - flood.idle_mb <= FLOOD_MB))
+        finally:
+            server.stop()
+    return verdicts
 
 
 if __name__ == "__main__":

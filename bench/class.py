@@ -3,6 +3,7 @@
     python bench/class.py                       # store mode: SQLite file, then PostgreSQL; 1 then 2 processes
     python bench/class.py --backends sqlite --replicas 1 --students 100 --window 10
     python bench/class.py --mode pages          # real sessions on the pages: one replica, then two behind nginx
+    python bench/class.py --mode reload         # the reload storm, Reveal's way to waiting pages, per-client bounds
 
 Store mode (this file's default) drives `ui/room/store.py` directly: it measures the database side
 of the class room, what every page's guess and every poll costs below Streamlit. A "replica" is a
@@ -14,12 +15,18 @@ with fsync on, tests/ui/pg.py).
 Each student joins over the first 2 s (the QR code goes up), and answers once at a moment drawn
 uniformly in the rest of the window (default 10 s); 30% of them follow the instructor, reading the
 room's view every 3 s (ui/room/session.py's follow fragment). The instructor's live view reads the
-room's snapshot every 2 s (its fragment's pace). Printed per run:
+room's snapshot every 2 s (its fragment's pace). Once every student answered, the second vote (peer
+instruction): the instructor closes the vote, shows it, opens the second; each student, waiting for the
+Reveal, looks at the room every 5 s (its watcher's pace), finds the second vote open and answers again
+within 8 s; the instructor's view polls until all answered again, closes the vote, reveals, reads the
+results. Printed per run:
 
 - answers stored: the rows counted in the database afterwards, against the students who were told
   "stored" (none lost means both are N);
 - when the instructor's view first showed the last answer, after that answer was acknowledged;
 - a guess's acknowledgement (submit called -> committed, status back) p50 / p95 / max;
+- the second vote: its answers in the database against those told "stored", the first vote's kept
+  apart, its acknowledgements, when the instructor's view showed the last of them;
 - what the class features cost: CPU seconds of every process doing class work (the replicas'
   store calls, the instructor's polls, the PostgreSQL server) over the run's wall time, in % of one core;
 - the machine's load average before and after (the machine is shared: read timings beside it).
@@ -35,8 +42,20 @@ acknowledgement is the whole rerun: commit pressed -> the page's "stored" line r
 features' cost is the replicas' CPU while the class sits answered and waiting (the panel and the
 students' fragments polling), over 10 s, and during the answers.
 
+Reload mode (`--mode reload`, one replica, SQLite): 30 students (`--students`) join a room on the
+page, answer, and their pages fetch their seat's cookie as a browser does (the invisible image's
+address, ui/room/passes.py); then all 30 reload within 5 s (`--storm`): a new session presenting the
+cookie. Printed: each reload's whole run p50 / p95 / max, the room's seats and answers before and after
+(unchanged when every reload took its own seat back), how many reloaded pages showed their guess again,
+and the server's CPU over the storm. Then, the class waiting, the server's CPU over 10 s (what waiting
+costs, in % of a core, and scaled to 100 students), and the instructor's Reveal: when each waiting
+page's rerun arrived (the app's watcher, ui/room/push.py). Last, the per-client bounds on the store:
+one client creating rooms until refused, another client's room after it; one client adding new seats
+to a room until refused; one token leaving and joining 500 times (seats held after it).
+
 The budgets (printed, not asserted): a guess stored and acknowledged p95 <= 300 ms at N = 100 on one
-replica; the instructor's distribution current within 3 s of the last guess.
+replica; the instructor's distribution current within 3 s of the last guess; Reveal on a waiting
+student's page within about 3 s on a quiet 2-core machine; the class features <= 10 % of a core at N = 100.
 """
 from __future__ import annotations
 
@@ -60,6 +79,8 @@ FOLLOW_SHARE = 0.3
 FOLLOW_EVERY = 3.0
 INSTRUCTOR_EVERY = 2.0
 JOIN_WINDOW = 2.0
+WATCH_EVERY = 5.0  # a student waiting for the Reveal looks at the room this often (ui/room/session.py)
+SECOND_WINDOW = 8.0  # the second vote: each student answers again within this many seconds of seeing it open
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -95,7 +116,7 @@ def replica(url: str, code: str, students: list[int], t0: float, window: float, 
     def student(i: int, join_at: float, answer_at: float, follows: bool) -> None:
         token = f"bench-student-{i}-{seed}"
         out = {"student": i, "join": None, "status": None, "ack_s": None, "acked_at": None, "error": None,
-               "view_reads": 0}
+               "view_reads": 0, "status2": None, "ack2_s": None, "acked2_at": None}
         try:
             time.sleep(max(0.0, t0 + join_at - time.time()))
             out["join"] = store.join(code, token, time.time()).value
@@ -114,11 +135,19 @@ def replica(url: str, code: str, students: list[int], t0: float, window: float, 
             out["ack_s"] = time.perf_counter() - start
             out["acked_at"] = time.time()
             out["status"] = status.value
-            while follows and time.time() < t0 + window + 3:  # following goes on after the answer
-                time.sleep(max(0.0, next_view - time.time()))
-                store.view(code, time.time())
+            # Waiting for the Reveal: the watcher's look every WATCH_EVERY s finds the second vote open.
+            while time.time() < t0 + window + 90:
+                time.sleep(WATCH_EVERY * rng.random() if out["view_reads"] == 0 else WATCH_EVERY)
+                vote = store.vote(code, QUESTION, time.time())
                 out["view_reads"] += 1
-                next_view += FOLLOW_EVERY
+                if vote is not None and vote.round == 2 and vote.open:
+                    time.sleep(rng.uniform(0, SECOND_WINDOW))
+                    start = time.perf_counter()
+                    status = store.submit(code, token, QUESTION, round(rng.uniform(0, 4), 2), time.time())
+                    out["ack2_s"] = time.perf_counter() - start
+                    out["acked2_at"] = time.time()
+                    out["status2"] = status.value
+                    break
         except StoreUnavailable as e:
             out["error"] = f"StoreUnavailable: {e} ({str(e.__cause__).splitlines()[0][:80]})"
         with lock:
@@ -187,6 +216,21 @@ def run(url: str, label: str, n: int, replicas: int, window: float, seed: int, p
         if snap and snap.answered >= n:
             break
         time.sleep(INSTRUCTOR_EVERY)
+    # The second vote: closed, shown without the answer, opened again; the view polled until all answered again.
+    store.close_vote(code, key, QUESTION, None, time.time())
+    store.show_votes(code, key, QUESTION, True, time.time())
+    store.second_vote(code, key, QUESTION, None, time.time())
+    polls2: list[tuple[float, int]] = []
+    deadline = time.time() + 90
+    while time.time() < deadline:
+        snap = store.snapshot(code, QUESTION, time.time())
+        polls2.append((time.time(), snap.answered if snap else -1))
+        if snap and snap.answered >= n:
+            break
+        time.sleep(INSTRUCTOR_EVERY)
+    store.close_vote(code, key, QUESTION, None, time.time())
+    store.reveal(code, key, QUESTION, time.time())
+    tally = store.results(code, key, time.time())
     instructor_cpu = time.process_time() - me0
     outs = []
     for proc in procs:
@@ -201,6 +245,9 @@ def run(url: str, label: str, n: int, replicas: int, window: float, seed: int, p
     store.close(code, key, time.time())
     engine.dispose()
     students = [s for o in outs for s in o["students"]]
+    acks2 = [s["ack2_s"] for s in students if s["status2"] == "stored"]
+    last_ack2 = max((s["acked2_at"] for s in students if s["status2"] == "stored"), default=float("nan"))
+    shown2 = next((at for at, answered in polls2 if answered >= n), None)
     acks = [s["ack_s"] for s in students if s["status"] == "stored"]
     last_ack = max((s["acked_at"] for s in students if s["status"] == "stored"), default=float("nan"))
     shown = next((at for at, answered in polls if answered >= n), None)
@@ -212,6 +259,10 @@ def run(url: str, label: str, n: int, replicas: int, window: float, seed: int, p
         "ack_p50": percentile(acks, 0.5), "ack_p95": percentile(acks, 0.95), "ack_max": max(acks, default=float("nan")),
         "view_after_last": (shown - last_ack) if shown is not None else None,
         "view_reads": sum(s["view_reads"] for s in students),
+        "second_said": len(acks2), "second_counted": len(tally[0].last) if tally else 0,
+        "first_kept": len(tally[0].first or ()) if tally else 0,
+        "ack2_p50": percentile(acks2, 0.5), "ack2_p95": percentile(acks2, 0.95),
+        "view_after_last2": (shown2 - last_ack2) if shown2 is not None else None,
         "cpu_pct": 100 * (replica_cpu + instructor_cpu + pg_cpu) / wall,
         "cpu_parts": (replica_cpu, instructor_cpu, pg_cpu), "wall": wall,
         "load": (load_before, load()),
@@ -233,10 +284,14 @@ def report(r: dict, budget_ms: float = 300.0) -> None:
     print(f"  acknowledgement: p50 {ms(r['ack_p50'])}, p95 {ms(r['ack_p95'])}, max {ms(r['ack_max'])} "
           f"(budget p95 {budget_ms:.0f} ms at N = 100 on one replica: "
           f"{'ok' if r['ack_p95'] * 1000 <= budget_ms else 'OVER'})")
+    shown2 = r["view_after_last2"]
+    print(f"  second vote: {r['second_counted']} stored in the database ({r['second_said']} told 'stored'), the first "
+          f"vote's {r['first_kept']} kept apart; acknowledgement p50 {ms(r['ack2_p50'])}, p95 {ms(r['ack2_p95'])}; "
+          "the view showed the last " + (f"{shown2:.2f} s after it was acknowledged" if shown2 is not None else "never"))
     rep, ins, pg = r["cpu_parts"]
     print(f"  class features' CPU: {r['cpu_pct']:.1f}% of a core over {r['wall']:.1f} s "
           f"(replicas {rep:.2f} s, instructor's view {ins:.2f} s, PostgreSQL server {pg:.2f} s; "
-          f"{r['view_reads']} follow reads)")
+          f"{r['view_reads']} follow and watcher reads)")
 
 
 # --- pages mode: real sessions -----------------------------------------------------------------
@@ -277,19 +332,11 @@ class Tab:
         self.ticks = 0  # fragment reruns sent
 
     def _read(self, start: float) -> dict:
-        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+        from ui.compute import stream
 
         out = {"captions": [], "inputs": {}, "radios": {}, "commits": {}, "exceptions": [], "status": "",
                "seconds": 0.0, "placeholders": {}}
-        ws = self.session.ws
-        while True:
-            if time.perf_counter() > start + self.session.timeout_s:
-                raise TimeoutError("no script_finished")
-            data = ws.recv()
-            if isinstance(data, str):
-                continue
-            fwd = ForwardMsg()
-            fwd.ParseFromString(data)
+        for fwd in self.session.stream.messages(until=start + self.session.timeout_s):
             kind = fwd.WhichOneof("type")
             if kind == "auto_rerun":
                 self.fragments[fwd.auto_rerun.fragment_id] = fwd.auto_rerun.interval
@@ -313,12 +360,14 @@ class Tab:
                     out["commits"][_user_key(el.button.id)[12:]] = el.button.id
                 elif what == "exception":
                     out["exceptions"].append(f"{el.exception.type}: {el.exception.message}")
-            elif kind == "script_finished":
-                status = ForwardMsg.ScriptFinishedStatus.Name(fwd.script_finished)
-                if status == "FINISHED_EARLY_FOR_RERUN":
-                    continue
-                out["status"], out["seconds"] = status, time.perf_counter() - start
+                elif what == "html":
+                    out.setdefault("html", []).append(el.html.body)
+                elif what == "arrow_vega_lite_chart" or what == "vega_lite_chart":
+                    out["charts"] = out.get("charts", 0) + 1
+            elif stream.run_status(fwd) is not None:
+                out["status"], out["seconds"] = stream.run_status(fwd), time.perf_counter() - start
                 return out
+        raise AssertionError("unreachable: messages() yields until it times out")
 
     def open(self, page, query: str) -> dict:
         return self._read(self.session.start(page, query))
@@ -532,16 +581,22 @@ def pages_report(r: dict, budget_ms: float = 300.0) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--students", type=int, default=100)
+    ap.add_argument("--students", type=int, default=None, help="default 100; 30 in reload mode")
     ap.add_argument("--window", type=float, default=10.0, help="seconds in which the class answers")
     ap.add_argument("--backends", nargs="+", choices=("sqlite", "postgresql"), default=["sqlite", "postgresql"])
     ap.add_argument("--replicas", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--postgres-url", help="a running PostgreSQL (default: start one from Debian's binaries)")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--mode", choices=("store", "pages"), default="store")
+    ap.add_argument("--mode", choices=("store", "pages", "reload"), default="store")
+    ap.add_argument("--storm", type=float, default=5.0, help="reload mode: seconds within which the class reloads")
     ap.add_argument("--arrive", type=float, default=20.0, help="pages mode: seconds over which the class opens the link")
     ap.add_argument("--page", default="pages/1_parameter_split.py", help="pages mode: the page whose question is answered")
     args = ap.parse_args(argv)
+    if args.mode == "reload":
+        sys.path.insert(0, str(ROOT / "bench"))
+        args.students = args.students or 30
+        return reload_main(args)
+    args.students = args.students or 100
     if args.mode == "pages":
         return pages_main(args)
 
@@ -629,6 +684,194 @@ def pages_main(args: argparse.Namespace) -> int:
                 shutil.rmtree(balanced.run_dir, ignore_errors=True)
             os.environ.pop("FFNLAB_CLASS_DB", None)
     return 0 if results and all(r["counted"] == r["stored_said"] == r["n"] for r in results) else 1
+
+
+# --- reload mode: the storm, the Reveal, the per-client bounds ------------------------------------
+
+
+def _cookie_of(base_url: str, html: list[str]) -> str | None:
+    """Fetch the seat's cookie as the browser does: the invisible image's address; its Set-Cookie."""
+    import html as html_lib
+    import re
+    import urllib.request
+
+    for body in html:
+        found = re.search(r'src="([^"]*ffnlab/pass\?n=[^"]+)"', body)
+        if found:
+            with urllib.request.urlopen(base_url + html_lib.unescape(found.group(1)), timeout=30) as r:
+                cookie = r.headers.get("Set-Cookie", "")
+            return cookie.split(";", 1)[0] or None
+    return None
+
+
+def _counts(db, code: str, qid: str) -> tuple[int, int]:
+    snap = db.snapshot(code, qid, time.time())
+    return (snap.joined, snap.answered)
+
+
+def reload_run(app, db_url: str, n: int, storm: float, page_path: str, seed: int) -> dict:
+    import stclient
+
+    from ui.room import store as room_store
+
+    rng = random.Random(seed)
+    page = next(p for p in stclient.discover_pages() if p.file == page_path)
+    import sqlalchemy as sa
+
+    engine = sa.create_engine(db_url)
+    db = room_store.Store(engine)
+    code, key = db.create_room(time.time())
+    tabs, guessed, cookies = [], {}, []
+    for i in range(n):
+        tab = Tab(app.url)
+        run = tab.open(page, f"room={code}&lang=en")
+        pick = _guess(run, rng)
+        if pick is None:
+            raise RuntimeError(f"student {i}: the page asks nothing in a room ({run['exceptions']})")
+        qid, input_id, commit_id, value = pick
+        after = tab.commit(input_id, commit_id, value)
+        guessed[i] = qid
+        cookies.append(_cookie_of(app.url, run.get("html", []) + after.get("html", [])))
+        tabs.append(tab)
+    qid = next(iter(guessed.values()))
+    before = _counts(db, code, qid)
+    for tab in tabs:
+        tab.close()
+    # The storm: every student's reload (a new session with its cookie) starts within `storm` seconds.
+    starts = sorted(rng.uniform(0, storm) for _ in range(n))
+    results: list[dict | None] = [None] * n
+    reloaded: list[Tab | None] = [None] * n
+    cpu0, t0 = app.cpu_s(), time.perf_counter()
+
+    def one(i: int) -> None:
+        time.sleep(max(0.0, t0 + starts[i] - time.perf_counter()))
+        tab = Tab.__new__(Tab)
+        tab.session = stclient.Session(app.url, timeout_s=120, cookie=cookies[i])
+        tab.fragments, tab.due, tab.ticks = {}, {}, 0
+        reloaded[i] = tab
+        results[i] = tab.open(page, f"room={code}&lang=en")
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(n)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    storm_wall = time.perf_counter() - t0
+    storm_cpu = app.cpu_s() - cpu0
+    after = _counts(db, code, qid)
+    stored = _strings(ROOT)["questions.stored"]
+    shown_again = sum(1 for r in results if r and any(stored in c for c in r["captions"]) and qid not in r["commits"])
+    # The class waits for the Reveal: what 10 s of waiting costs the server.
+    time.sleep(2.0)
+    cpu1, w0 = app.cpu_s(), time.perf_counter()
+    time.sleep(10.0)
+    waiting_pct = 100 * (app.cpu_s() - cpu1) / (time.perf_counter() - w0)
+    # Reveal: each waiting page's rerun, pushed by the app's watcher.
+    arrived: list[float | None] = [None] * n
+    revealed_at = time.perf_counter()
+    db.reveal(code, key, qid, time.time())
+    db.set_view(code, key, page.url_path or "home", {}, time.time())  # what the instructor's Reveal does too
+
+    def wait(i: int) -> None:
+        try:
+            reloaded[i].session.ws.settimeout(30)
+            got = reloaded[i]._read(time.perf_counter())
+            if got.get("charts", 0) and not got["exceptions"]:
+                arrived[i] = time.perf_counter() - revealed_at
+        except Exception:
+            pass
+
+    threads = [threading.Thread(target=wait, args=(i,)) for i in range(n)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    for tab in reloaded:
+        if tab:
+            tab.close()
+    engine.dispose()
+    return {"n": n, "storm": storm, "storm_wall": storm_wall, "storm_cpu_pct": 100 * storm_cpu / storm_wall,
+            "run_s": [r["seconds"] for r in results if r], "before": before, "after": after,
+            "cookies": sum(1 for c in cookies if c), "shown_again": shown_again, "waiting_pct": waiting_pct,
+            "reveal_s": [a for a in arrived if a is not None]}
+
+
+def limits_run(db_url: str) -> dict:
+    import sqlalchemy as sa
+
+    from ui.room import store as room_store
+
+    engine = sa.create_engine(db_url)
+    db = room_store.Store(engine)
+    now = time.time()
+    t0 = time.perf_counter()
+    made = 0
+    while made < room_store.MAX_ROOMS:
+        got = db.create_room(now, client="203.0.113.66")
+        if not isinstance(got, tuple):
+            break
+        made += 1
+    rooms_s = time.perf_counter() - t0
+    other = db.create_room(now, client="198.51.100.20")
+    code, _ = other
+    t0 = time.perf_counter()
+    seats = 0
+    while seats <= room_store.MAX_STUDENTS:
+        if db.join(code, f"flood-{seats}", now, client="203.0.113.66") is not room_store.Status.JOINED:
+            break
+        seats += 1
+    seats_s = time.perf_counter() - t0
+    code2, _ = db.create_room(now, client="198.51.100.21")
+    t0 = time.perf_counter()
+    for i in range(500):
+        db.join(code2, "one-session", now + i * 0.11, client="203.0.113.67")
+        db.leave(code2, "one-session", now + i * 0.11 + 0.05)
+    db.join(code2, "one-session", now + 60, client="203.0.113.67")
+    churn_s = time.perf_counter() - t0
+    held = db.snapshot(code2, "q", now + 61).joined
+    engine.dispose()
+    return {"rooms": made, "rooms_s": rooms_s, "other_room": isinstance(other, tuple), "seats": seats,
+            "seats_s": seats_s, "churn_held": held, "churn_s": churn_s}
+
+
+def reload_main(args: argparse.Namespace) -> int:
+    import stclient
+
+    tmp = Path(tempfile.mkdtemp(prefix="ffnlab-class-reload-"))
+    db_url = f"sqlite:///{tmp / 'class.sqlite'}"
+    os.environ["FFNLAB_CLASS_DB"] = db_url
+    os.environ["FFNLAB_WARMUP"] = "0"
+    print(f"bench/class.py, reload mode: {args.students} students on {args.page} reload within {args.storm:.0f} s "
+          f"(one replica, SQLite); load {load():.2f}")
+    app = stclient.Server()
+    try:
+        app.wait_healthy()
+        import load as bench_load
+
+        bench_load.warm_up(app.url, sessions=2)
+        r = reload_run(app, db_url, args.students, args.storm, args.page, args.seed)
+    finally:
+        app.stop()
+        os.environ.pop("FFNLAB_CLASS_DB", None)
+    p50, p95, mx = (percentile(r["run_s"], q) for q in (0.5, 0.95, 1.0))
+    print(f"  reload storm: {len(r['run_s'])} reloads in {r['storm_wall']:.1f} s; a reload's whole run "
+          f"p50 {p50 * 1000:.0f} ms, p95 {p95 * 1000:.0f} ms, max {mx * 1000:.0f} ms; server CPU {r['storm_cpu_pct']:.0f}% of a core")
+    print(f"  seats and answers before {r['before']}, after {r['after']} (cookies fetched: {r['cookies']}/{r['n']}); "
+          f"guess shown again on {r['shown_again']}/{r['n']} reloaded pages")
+    print(f"  waiting for the Reveal: server CPU {r['waiting_pct']:.1f}% of a core for {r['n']} students "
+          f"(~{r['waiting_pct'] * 100 / r['n']:.1f}% for 100 at this rate)")
+    rv = r["reveal_s"]
+    print(f"  Reveal on the waiting pages: {len(rv)}/{r['n']} arrived; p50 {percentile(rv, 0.5):.2f} s, "
+          f"p95 {percentile(rv, 0.95):.2f} s, max {percentile(rv, 1.0):.2f} s")
+    lim = limits_run(f"sqlite:///{tmp / 'limits.sqlite'}")
+    print(f"  per client: one address created {lim['rooms']} rooms in {lim['rooms_s']:.2f} s before refused "
+          f"(another address's room then: {'made' if lim['other_room'] else 'REFUSED'}); one address added "
+          f"{lim['seats']} new seats in {lim['seats_s']:.1f} s before refused; one token leaving and joining 500 "
+          f"times holds {lim['churn_held']} seat ({lim['churn_s']:.1f} s)")
+    print(f"  load average after: {load():.2f}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    ok = r["before"] == r["after"] and r["shown_again"] == r["n"] and len(rv) == r["n"]
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

@@ -205,7 +205,9 @@ class Balanced:
         self.url = f"http://127.0.0.1:{listen}"
         self.replica_urls = [f"http://127.0.0.1:{p}" for p in self.ports]
         self.run_dir = tempfile.mkdtemp(prefix="ffnlab-balanced-")
+        # The replicas share one results folder (ui/compute/disk_cache.py), fresh for this run: nothing computed before.
         self.env = {**os.environ, "FFNLAB_RUN_DIR": self.run_dir, "FFNLAB_PORTS": " ".join(map(str, self.ports)),
+                    "FFNLAB_RESULTS_DIR": str(Path(self.run_dir) / "results"),
                     "FFNLAB_LISTEN": f"127.0.0.1:{listen}", "FFNLAB_PYTHON": sys.executable}
         self._script = str(stclient.ROOT / "deploy" / "run.sh")
         subprocess.run(["bash", self._script, "start"], env=self.env, check=True, timeout=300,

@@ -4,7 +4,7 @@ A session is one websocket to /_stcore/stream. It sends BackMsg protos (`rerun_s
 ClientState: query string, page, widget states) and reads ForwardMsg protos until
 `script_finished`, collecting what the run drew: widgets (ids, ranges, options), metrics,
 markdown, exceptions. Shared by bench/load.py and bench/startup_memory.py; the server and the
-page list are also what tests/e2e starts and walks.
+page list are also what tests/e2e starts and walks. The websocket itself is ui/compute/stream.py's.
 """
 
 from __future__ import annotations
@@ -24,11 +24,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import psutil
-import websocket
 from streamlit.proto.Alert_pb2 import Alert
-from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+# The protocol is the app's own client (ui/compute/stream.py, which the warm-up uses): this checkout's.
+_REPO = str(Path(__file__).resolve().parents[1])
+if _REPO not in sys.path:
+    sys.path.insert(0, _REPO)
+from ui.compute import stream  # noqa: E402
+from ui.registry import query  # noqa: E402
 
 # FFNLAB_APP_ROOT points the benchmarks at another checkout (as tests/e2e does).
 ROOT = Path(os.environ.get("FFNLAB_APP_ROOT", Path(__file__).resolve().parents[1]))
@@ -41,7 +46,7 @@ VIEW_KEYS = {"lang", "present", "code"}
 @dataclass(frozen=True)
 class AppPage:
     file: str
-    url_path: str  # "" for home; Streamlit's pages/ router names a page by its file minus "N_"
+    url_path: str  # "" for home; Streamlit's router name for the file (ui/registry/query.url_path)
 
     @property
     def name(self) -> str:
@@ -56,7 +61,7 @@ def discover_pages(root: Path = ROOT) -> list[AppPage]:
 
     pages = [AppPage("dashboard.py", "")]
     for p in sorted((root / "pages").glob("*.py"), key=order):
-        pages.append(AppPage(f"pages/{p.name}", re.sub(r"^\d+_", "", p.stem)))
+        pages.append(AppPage(f"pages/{p.name}", query.url_path(f"pages/{p.name}")))
     return pages
 
 
@@ -72,8 +77,13 @@ def free_port() -> int:
 class Server:
     """`streamlit run dashboard.py` on a free port of 127.0.0.1; `started` is the spawn time."""
 
-    def __init__(self, root: Path = ROOT, port: int | None = None, warmup: bool = False) -> None:
+    def __init__(self, root: Path = ROOT, port: int | None = None, warmup: bool = False,
+                 results_dir: Path | None = None, env: dict[str, str] | None = None) -> None:
         # Off unless asked: a benchmark or test of a cold server counts what its own sessions compute.
+        # Its results on disk (ui/compute/disk_cache.py) in a folder of its own unless given one (replicas share
+        # one): a new server finds nothing computed by another run.
+        self._results = None if results_dir is not None else tempfile.TemporaryDirectory(prefix="ffnlab-results-")
+        results = results_dir if results_dir is not None else Path(self._results.name) / "results"
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self._log = tempfile.NamedTemporaryFile("w+", prefix="ffnlab-bench-", suffix=".log", delete=False)
@@ -83,7 +93,8 @@ class Server:
              "--server.port", str(self.port), "--server.address", "127.0.0.1",
              "--server.headless", "true", "--browser.gatherUsageStats", "false"],
             cwd=root, stdout=self._log, stderr=subprocess.STDOUT,
-            env={**os.environ, "PYTHONUNBUFFERED": "1", "FFNLAB_WARMUP": "1" if warmup else "0"},
+            env={**os.environ, "PYTHONUNBUFFERED": "1", "FFNLAB_WARMUP": "1" if warmup else "0",
+                 "FFNLAB_RESULTS_DIR": str(results), **(env or {})},
         )
 
     def log(self) -> str:
@@ -124,6 +135,8 @@ class Server:
                 self.proc.kill()
                 self.proc.wait(timeout=10)
         self._log.close()
+        if self._results is not None:
+            self._results.cleanup()
 
 
 # The framework's floor: a bare Streamlit page with one slider and one Altair chart, served with the
@@ -252,9 +265,8 @@ class Session:
     """One browser tab's worth of protocol: a websocket, the current page and query string."""
 
     def __init__(self, base_url: str, timeout_s: float = 120.0, cookie: str | None = None) -> None:
-        ws_url = base_url.replace("http://", "ws://").rstrip("/") + "/_stcore/stream"
         # A cookie is what a browser sends with its websocket (the balancer's affinity cookie).
-        self.ws = websocket.create_connection(ws_url, subprotocols=["streamlit"], timeout=timeout_s, cookie=cookie)
+        self.stream = stream.Stream(stream.url_of(base_url), timeout_s, {"Cookie": cookie} if cookie else None)
         self.timeout_s = timeout_s
         self.query_string = ""
         self.widget_states: dict[str, WidgetState] = {}
@@ -262,17 +274,13 @@ class Session:
 
     def close(self) -> None:
         try:
-            self.ws.close()
+            self.stream.close()
         except Exception:
             pass
 
     def open(self, page: AppPage, query_string: str = "") -> Run:
         """Open a page as a fresh page load does: the link's query string, no widget states."""
-        self.page = page
-        self.query_string = query_string
-        self.widget_states = {}
-        self.values = {}
-        return self.rerun()
+        return self.read_run(self.start(page, query_string))
 
     def set(self, widget: Widget, value) -> Run:
         """Move a widget to a value and rerun as the browser does: a widget drawn inside an st.fragment
@@ -307,17 +315,8 @@ class Session:
 
     def send_rerun(self, extra: list[WidgetState] = (), fragment_id: str = "") -> float:
         """Ask for a rerun without waiting for it (read it with read_run); the time it was sent."""
-        msg = BackMsg()
-        cs = msg.rerun_script
-        cs.query_string = self.query_string
-        cs.page_script_hash = ""
-        cs.page_name = self.page.url_path
-        cs.widget_states.widgets.extend([*self.widget_states.values(), *extra])
-        if fragment_id:
-            cs.fragment_id = fragment_id
-        start = time.perf_counter()
-        self.ws.send_binary(msg.SerializeToString())
-        return start
+        return self.stream.rerun(self.page.url_path, self.query_string, [*self.widget_states.values(), *extra],
+                                 fragment_id)
 
     def start(self, page: AppPage, query_string: str = "") -> float:
         """Open a page with a link, as open() does, without waiting for its run."""
@@ -333,22 +332,18 @@ class Session:
 
     def clear_cache(self) -> None:
         """What the app menu's "Clear cache" sends: Streamlit honours it from any client."""
-        msg = BackMsg()
-        msg.clear_cache = True
-        self.ws.send_binary(msg.SerializeToString())
+        self.stream.clear_cache()
 
     def read_run(self, start: float) -> Run:
         """Read what the server sends until a run ends; its time counts from `start`."""
         run = Run(seconds=0.0, status="", query_string=self.query_string, settings=self.settings())
-        deadline = start + self.timeout_s
-        while True:
-            if time.perf_counter() > deadline:
-                raise TimeoutError(f"no script_finished within {self.timeout_s:.0f} s on {self.page.name}")
-            data = self.ws.recv()
-            if isinstance(data, str):
-                continue
-            fwd = ForwardMsg()
-            fwd.ParseFromString(data)
+        try:
+            return self._read(run, start)
+        except TimeoutError:
+            raise TimeoutError(f"no script_finished within {self.timeout_s:.0f} s on {self.page.name}") from None
+
+    def _read(self, run: Run, start: float) -> Run:
+        for fwd in self.stream.messages(until=start + self.timeout_s):
             kind = fwd.WhichOneof("type")
             if kind == "delta":
                 self._read_delta(fwd, run)
@@ -360,15 +355,14 @@ class Session:
             elif kind == "ref_hash":
                 # Only sent for hashes the client says it has cached; we never say so.
                 run.exceptions.append("unexpected cached-message reference")
-            elif kind == "script_finished":
-                status = ForwardMsg.ScriptFinishedStatus.Name(fwd.script_finished)
-                if status == "FINISHED_EARLY_FOR_RERUN":
-                    continue
+            status = stream.run_status(fwd)
+            if status is not None:
                 run.status = status
                 run.seconds = time.perf_counter() - start
                 if status == "FINISHED_WITH_COMPILE_ERROR":
                     run.exceptions.append("compile error")
                 return run
+        raise AssertionError("unreachable: messages() yields until it times out")
 
     @staticmethod
     def _read_delta(fwd: ForwardMsg, run: Run) -> None:
@@ -483,3 +477,15 @@ def metric_values(url: str, family: str) -> dict[str, float]:
 def experiments(url: str) -> dict[str, int]:
     """What the app's turns have done so far (ui/compute/cache.py): computed, shared, abandoned, dropped, failed."""
     return {labels.split('"')[1]: int(v) for labels, v in metric_values(url, "ffnlab_experiments").items()}
+
+
+def ready(url: str) -> tuple[int, dict]:
+    """The app's readiness route (ui/server.py): its HTTP status and its JSON (the warm-up's progress)."""
+    import json
+    import urllib.error
+
+    try:
+        with urllib.request.urlopen(f"{url}/ready", timeout=5) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as err:
+        return err.code, json.loads(err.read() or b"{}")

@@ -16,6 +16,7 @@
 #                     file in FFNLAB_DATA_DIR, which serves replicas on this one host); for replicas
 #                     on several hosts, one PostgreSQL: postgresql+psycopg://user:pass@host:5432/db
 #   FFNLAB_DATA_DIR   the folder of that SQLite file (default: .data in the app's folder)
+#   FFNLAB_RESULTS_DIR computed results the replicas share (default: results/ in FFNLAB_DATA_DIR)
 # Nothing needs root: nginx runs with -p and -c in the run folder.
 set -euo pipefail
 

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ffn_core import collapse, keyvalue, model_counts, params, position, sparsity
+from ffn_core import collapse, gated, keyvalue, model_counts, moe, params, position, sparsity
 from ffn_core.gpt import report as gpt_report
 from ffn_core.sweep import lesson as sweep_lesson
 
@@ -35,6 +35,8 @@ def collect(seed: int = 0) -> dict[str, Any]:
         "activation_sparsity": _timed(lambda: sparsity.report(seed)),
         "model_presets": model_counts.report(),
         "trained_gpt": _timed(lambda: gpt_report.report(seed)),
+        "gated_ffn": _timed(lambda: gated.report(seed)),
+        "moe": _timed(lambda: moe.report(seed)),
     }
 
 
@@ -71,7 +73,7 @@ def _rows(r: dict[str, Any]) -> list[tuple[str, str, str]]:
         (f"active neurons per token at init ({act['n_tokens']} tokens)", f"{SEED_ACTIVE:.4f}",
          f"{act['mean_active_fraction']:.4f}"),
     ]
-    return rows + _gpt_rows(r["trained_gpt"])
+    return rows + _gpt_rows(r["trained_gpt"]) + _modern_rows(r["gated_ffn"], r["moe"])
 
 
 def _layers(values: Sequence[float]) -> str:
@@ -95,6 +97,35 @@ def _gpt_rows(g: dict[str, Any]) -> list[tuple[str, str, str]]:
         ("trained GPT: first logged step with seen-form accuracy ≥ 90%, held-out accuracy then", "—",
          "never" if g["seen_90_step"] is None else f"{g['seen_90_step']}, {g['heldout_at_seen_90']:.3f}"),
     ]
+
+
+def _modern_rows(g: dict[str, Any], m: dict[str, Any]) -> list[tuple[str, str, str]]:
+    # The seed texts count the gate's 8d² (the 8/12 share) and nothing else of these two pages.
+    rows = [
+        (f"gated FFN at 8/3·d (d = {g['d_model']}, m = {g['d_ff']}) vs plain at 4·d: weights", "8d² each",
+         f"{g['gated_params']:,} vs {g['plain_params']:,}"),
+        ("gated FFN's share of the block", "8/12", f"{g['ffn_share']:.4f}"),
+        ("gated FFN without activation: best affine map's relative error (plain: W₂W₁ residual)", "—",
+         f"{g['bilinear_fit_error']:.3f} ({g['plain_collapse_residual']:.1e})"),
+        ("gate on token 0: units turned down; |h| they still carry, SiLU / GELU / ReLU", "—",
+         f"{g['gates']['silu']['turned_down']:.3f}; " + " / ".join(f"{g['gates'][a]['leak']:.3f}" for a in ("silu", "gelu", "relu"))),
+        (f"MoE toy ({m['n_experts']} experts, k = {m['k']}): weights total / per token", "—",
+         f"{m['total_params']:,} / {m['active_params']:,}"),
+        ("MoE row by row / permuted, max abs diff", "allclose",
+         f"{m['rowwise_max_abs_diff']:.1e} / {m['permutation_max_abs_diff']:.1e}"),
+    ]
+    rows += [(f"{p['name']}: total / active (counted from its config)",
+              f"{p['published_total'] / 1e9:g}B / {p['published_active'] / 1e9:g}B",
+              f"{p['total'] / 1e9:.2f}B / {p['active'] / 1e9:.2f}B") for p in m["presets"]]
+    t = m["trained"]
+    c = t["block1_costliest_expert"]
+    rows += [
+        (f"trained MoE GPT ({t['n_layers']} blocks, {t['n_experts']} experts, k = {t['k']}): fact accuracy", "—",
+         f"{t['fact_accuracy']:.4f}"),
+        ("trained MoE GPT: block 1's costliest expert taken out, facts fallen", "—",
+         f"block {c['block']} expert {c['expert']}: {c['facts_fallen']} of {c['prompts']}"),
+    ]
+    return rows
 
 
 def markdown(r: dict[str, Any]) -> str:

@@ -9,7 +9,7 @@ from ui import widgets
 from ui.base import text
 from ui.charts import split as charts
 from ui.compute import cache
-from ui.kit import controls, lede, shell
+from ui.kit import controls, glossary, lede, shell
 from ui.questions import quiz
 from ui.questions import split as questions
 from ui.verdicts import split as verdicts
@@ -23,6 +23,7 @@ lede.lesson(page, t("split.lesson"), [
     r"\qquad P_{\mathrm{FFN}} = 2\,d\,d_{ff}\ \ (\mathrm{GLU}{:}\ 3\,d\,d_{ff})",
     r"h_{kv} = h,\ d_{ff} = 4d:\qquad \frac{P_{\mathrm{FFN}}}{P_{\mathrm{attn}} + P_{\mathrm{FFN}}} = \frac{8d^2}{4d^2 + 8d^2} = \frac{2}{3}",
 ])
+glossary.note(t, "self_attention", "glu", "gqa", "layernorm", "embedding")
 
 
 @cache.cached(max_entries=64)
@@ -57,6 +58,7 @@ def formula_text(s: params.Split) -> tuple[str, str]:
 
 @shell.part
 def block_section() -> None:
+    headline = st.container()  # the measured headline, above the fold on a projector
     asking = st.container()  # the questions, filled once the block they are about is counted
 
     st.header(t("split.block_heading"))
@@ -76,8 +78,10 @@ def block_section() -> None:
 
     s = count_block(d, expansion, n_heads, n_kv_heads, bias, glu)
     full = count_block(d, expansion, n_heads, n_heads, bias, glu)
-    asked = questions.block(s, expansion, full.attention_params)
+    asked = questions.block(s, expansion)
     quiz.questions(page, asked, asking)
+    lede.headline(page, headline, asked, (t("split.metric_share"), f"{s.ffn_share:.2%}"),
+                  (t("split.metric_ffn"), f"{s.ffn_params:,}"), (t("split.metric_attention"), f"{s.attention_params:,}"))
     exact = Fraction(expansion) * d
     st.caption(t("split.d_ff_caption", expansion=expansion, d=d, d_ff=f"{s.d_ff:,}", head_dim=s.head_dim,
                  exact=f"{exact.numerator:,}" if exact.denominator == 1 else f"{float(exact):,.2f}"))
@@ -134,9 +138,11 @@ def models_section() -> None:
                       first=(t("split.col_share"), t("split.col_total"), t("split.col_published"), t("split.col_gap")))
 
     st.subheader(t("split.causes_heading"))
-    causes = count_causes()
-    widgets.chart(page, charts.cause_bars, causes_frame(causes), t)
-    if quiz.shown(page, model_asked, note=False):  # the takeaway names the chosen model's share
+    # The causes chart ends on LLaMA-2 70B's and Mistral 7B's shares, and the takeaway names the chosen
+    # model's: both answer the model question, so both wait for it.
+    if quiz.shown(page, model_asked):
+        causes = count_causes()
+        widgets.chart(page, charts.cause_bars, causes_frame(causes), t)
         widgets.verdict(page, verdicts.judge_models(catalogue, causes, m))
     widgets.show_code(page, params.block, params.attention_formula, params.ffn_formula, model_counts.model, model_counts.causes)
 

@@ -23,12 +23,12 @@ y = ffn(x)                                    # [batch, seq, d]"""
 page = shell.setup("position")
 t = page.t
 
-st.title(t("position.title"))
+st.title(t("position.title_asking" if quiz.asks_first(page) else "position.title"))  # the title answers a question
 lede.lesson(page, t("position.lesson"), [
     r"y_i = \mathrm{FFN}(x_i) \;\Rightarrow\; \frac{\partial y_i}{\partial x_j} = 0 \;(i \neq j)"
     r"\qquad\text{vs.}\qquad y_i = \sum_j a_{ij}\, W_O W_V\, x_j"
 ])
-glossary.note(t, "jacobian", "equivariant")
+glossary.note(t, "self_attention", "causal_mask", "jacobian", "equivariant")
 
 
 @cache.cached(max_entries=256)
@@ -48,6 +48,7 @@ def sequential(d: int, act: str, seed: int) -> position.SequentialCheck:
 
 @shell.part
 def experiment() -> None:
+    headline = st.container()  # the measured headline, above the fold on a projector
     asking = st.container()  # the questions, filled once the result they are about is measured
 
     left, middle, right = st.columns(3)
@@ -68,6 +69,8 @@ def experiment() -> None:
         res = measure(int(n), int(d), act, int(heads), bool(causal), perm, int(seed))
     asked = questions.ask(res)
     quiz.questions(page, asked, asking)
+    lede.headline(page, headline, asked, (t("position.metric_ffn_off"), text.pct(res.ffn_off_diagonal_fraction)),
+                  (t("position.metric_attention_off"), text.pct(res.attention_off_diagonal_fraction)))
 
     st.caption(t("position.sizes_caption", d=d, d_ff=res.d_ff, act=t(f"position.act_{act}"), heads=heads, d_h=d // heads))
     st.header(t("position.influence_heading"))
@@ -108,15 +111,20 @@ def experiment() -> None:
     st.latex(r"h_i = x_i + \mathrm{Attn}(X)_i, \qquad y_i = h_i + \mathrm{FFN}(h_i)")
     with st.spinner(t("common.computing")):
         blk = block(int(n), int(d), act, int(heads), bool(causal), int(seed))
-    block_frame = cache.derive(blk.to_frame)
-    left, right = st.columns(2)
-    with left:
-        widgets.chart(page, charts.influence_heatmap, block_frame[block_frame["model"] == "ffn"], t,
-                      t("position.block_ffn_chart_title"))
-    with right:
-        widgets.chart(page, charts.influence_heatmap, block_frame[block_frame["model"] == "block"], t,
-                      t("position.block_chart_title"))
-    widgets.verdict(page, verdicts.judge_block(blk))
+    block_asked = questions.block(blk, {"n": int(n), "d": int(d), "act": act, "heads": int(heads),
+                                        "causal": bool(causal), "seed": int(seed)})
+    quiz.questions(page, block_asked)
+    # Its FFN map answers the first question too (0% off the diagonal): it waits for both.
+    if quiz.shown(page, asked + block_asked):
+        block_frame = cache.derive(blk.to_frame)
+        left, right = st.columns(2)
+        with left:
+            widgets.chart(page, charts.influence_heatmap, block_frame[block_frame["model"] == "ffn"], t,
+                          t("position.block_ffn_chart_title"))
+        with right:
+            widgets.chart(page, charts.influence_heatmap, block_frame[block_frame["model"] == "block"], t,
+                          t("position.block_chart_title"))
+        widgets.verdict(page, verdicts.judge_block(blk))
 
     st.header(t("position.shapes_heading"))
     st.markdown(t("position.shapes_lesson"))

@@ -14,7 +14,7 @@ from ui.verdicts import collapse as verdicts
 page = shell.setup("collapse")
 t = page.t
 
-st.title(t("collapse.title"))
+st.title(t("collapse.title_asking" if quiz.asks_first(page) else "collapse.title"))  # the title answers a question
 lede.lesson(page, t("collapse.lesson"), [r"W_2(W_1 x + b_1) + b_2 = \underbrace{(W_2 W_1)}_{d \times d}\,x + (W_2 b_1 + b_2),"
                                           r"\qquad \operatorname{rank}(W_2 W_1) \le \min(d, m)"])
 glossary.note(t, "affine", "least_squares", "rank", "singular_value")
@@ -45,6 +45,7 @@ def hidden_widths(d: int, layers: int, narrow: int) -> tuple[int, ...]:
 
 @shell.part
 def experiment() -> None:
+    headline = st.container()  # the measured headline, above the fold on a projector
     asking = st.container()  # the questions, filled once the result they are about is measured
 
     left, middle, right = st.columns(3)
@@ -59,6 +60,11 @@ def experiment() -> None:
         res = measure(int(d), int(m), act, bool(bias), int(seed))
     asked = questions.ask(res)
     quiz.questions(page, asked, asking)
+    if act == "none":
+        lede.headline(page, headline, asked, (t("collapse.metric_rank"), str(res.rank)),
+                      (t("collapse.metric_residual"), text.error(res.max_abs_residual)))
+    else:
+        lede.headline(page, headline, asked, (t("collapse.metric_fit"), text.error(res.fit_relative_error)))
 
     st.caption(t("collapse.sizes_caption" if act == "none" else "collapse.sizes_caption_act", d=d, m=m,
                  n_fit=f"{collapse.N_FIT:,}", n_test=f"{collapse.N_TEST:,}"))

@@ -18,7 +18,7 @@ t = page.t
 
 st.title(t("sweep.title"))
 lede.lesson(page, t("sweep.lesson"), [t("sweep.formula")])
-glossary.note(t, "kink", "least_squares", "rmse")
+glossary.note(t, "relu_gelu", "kink", "least_squares", "rmse")
 
 
 @cache.cached(max_entries=32)
@@ -37,6 +37,7 @@ def best_found(results: dict[str, sweep.Sweep], ref: best.Reference) -> list[flo
 
 @shell.part
 def experiment() -> None:
+    headline = st.container()  # the measured headline, above the fold on a projector
     asking = st.container()  # the questions, filled once the fits they are about are made
 
     left, middle, right = st.columns([2, 3, 2])
@@ -74,9 +75,11 @@ def experiment() -> None:
     relu = act == "relu"
     show_seed = key == "sin3x" and relu
     best_rmse = best_found(results, ref)
-    asked = questions.ask(results, best_rmse, {"target": key, "widths": widths, "act": act, "method": method,
+    asked = questions.ask(results, {"target": key, "widths": widths, "act": act, "method": method,
                                                "seed": int(seed)})
     quiz.questions(page, asked, asking)
+    lede.headline(page, headline, asked, *((t("sweep.metric_rmse", m=f.width), text.fit_error(f.rmse, main.exact_tol))
+                                      for f in dict.fromkeys((main.fits[0], main.fits[-1]))))
     # The charts' long tables, from the results' own frames (a few ms; the charts' specs are cached by widgets.chart).
     curves = pd.concat([r.curves_frame() for r in results.values()], ignore_index=True)
     kinks = pd.concat([r.kinks_frame() for r in results.values()], ignore_index=True)
@@ -159,7 +162,8 @@ def experiment() -> None:
                 for f, b in zip(res.fits, best_rmse):
                     row = {
                         t("sweep.col_method"): t(f"sweep.method_{m}"), t("sweep.col_width"): f.width,
-                        t("sweep.col_rmse"): f.rmse, t("sweep.col_exact"): f.exact, t("sweep.col_best"): b,
+                        t("sweep.col_rmse"): f.rmse, t("sweep.col_rmse_between"): f.rmse_between,
+                        t("sweep.col_exact"): f.exact, t("sweep.col_best"): b,
                     }
                     if show_seed:
                         row[t("sweep.col_seed")] = lesson.SEED_RMSE.get(f.width)

@@ -18,7 +18,7 @@ st.title(t("keyvalue.title"))
 lede.lesson(page, t("keyvalue.lesson"),
             [r"\mathrm{FFN}(x) = \sum_{i=1}^{m} \underbrace{\mathrm{relu}(k_i \cdot x + b_i)}_{a_i}\; v_i \;+\; b_2"],
             more=[t("keyvalue.concentration_lesson")])
-glossary.note(t, "full_batch_adam")
+glossary.note(t, "active", "full_batch_adam")
 
 
 @cache.cached(max_entries=64)
@@ -39,6 +39,7 @@ def _top_contributions(res: keyvalue.KeyValue, t: i18n.Translator, top_k: int) -
 
 @shell.part
 def experiment() -> None:
+    headline = st.container()  # the measured headline, above the fold on a projector
     asking = st.container()  # the questions, filled once the result they are about is measured
 
     c1, c2, c3 = st.columns(3)
@@ -63,6 +64,8 @@ def experiment() -> None:
     before, after = res.untrained, res.trained
     asked = questions.ask(res, int(seed))
     quiz.questions(page, asked, asking)
+    lede.headline(page, headline, asked, (t("keyvalue.metric_residual"), text.error(res.max_abs_residual)),
+                  (t("keyvalue.metric_90"), text.change((before.n_for_90, after.n_for_90))))
 
     if quiz.shown(page, asked):
         c1, c2, c3, c4 = st.columns(4)

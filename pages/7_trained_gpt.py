@@ -18,11 +18,14 @@ t = page.t
 st.title(t("gpt.title"))
 lede.lesson(page, t("gpt.lesson", blocks=weights.config().n_layer),
             [r"p(w_{T+1} \mid w_1 \dots w_T) = \mathrm{softmax}\big(W_U\,\mathrm{LN}_f(x_T^{(L)})\big)"])
+# "logit" is read in the tokens' lesson and every section after it: it is explained before its first use.
+glossary.note(t, "logit", "softmax", "causal_mask", "embedding")
 
 
 @shell.part
 def checkpoint_part(words: tuple[str, ...], answer: str | None) -> None:
     sections.intro(page, "step")
+    glossary.note(page.t, "checkpoint")
     step = controls.draw(page, "checkpoint")
     sections.checkpoint(page, step, words, answer)
 
@@ -30,17 +33,19 @@ def checkpoint_part(words: tuple[str, ...], answer: str | None) -> None:
 @shell.part
 def roles_part(country: str, template: str) -> None:
     sections.intro(page, "roles")
+    glossary.note(page.t, "cosine_similarity")
     other = controls.draw(page, "other")
     sections.roles(page, country, other, template)
 
 
 @shell.part
 def experiment() -> None:
+    headline = st.container()  # the measured headline, above the fold on a projector
     asking = st.container()  # the questions, filled once the model has answered the prompt
     example = next((" ".join(p.words) for p in corpus.prompts("all") if p.lang == "ko"), "")
     with st.expander(t("gpt.tokens_heading")):
         st.markdown(t("gpt.tokens_lesson", example=example))
-        glossary.note(t, "logit", "logit_lens")
+        glossary.note(t, "logit_lens")
 
     model = probes.shipped()
     c1, c2, c3 = st.columns([2, 2, 1])
@@ -72,9 +77,11 @@ def experiment() -> None:
         attr = probes.attribute(words, target)
         top = probes.top_neurons(words, target)
         parts = probes.parameter_split()
-    prompt_asked = questions.prompt(words, answer, nxt.tokens[0], acc, attr.attn, attr.ffn)
+    prompt_asked = questions.prompt(words, answer, nxt.tokens[0], attr.attn, attr.ffn)
     heldout_asked = questions.heldout(acc)
     quiz.questions(page, prompt_asked + heldout_asked, asking)
+    lede.headline(page, headline, prompt_asked + heldout_asked, (t("gpt.metric_top"), nxt.tokens[0]),
+                  (t("gpt.metric_top_prob"), text.pct(nxt.probs[0])), (t("gpt.metric_seen"), text.pct(acc.seen)))
 
     # 1. Ask the model
     st.header(t("gpt.ask_heading"))
@@ -96,7 +103,12 @@ def experiment() -> None:
         widgets.chart(page, charts.accuracy, frame, t)
         if page.show_details:
             with st.expander(t("gpt.accuracy_table")):
-                widgets.table(page, frame, "gpt_accuracy.csv")
+                # Headers in the page's language, as every table's (the downloaded CSV keeps them).
+                shown = frame.rename(columns={
+                    "relation": t("gpt.col_relation"), "lang": t("gpt.col_lang"), "heldout": t("gpt.col_heldout"),
+                    "correct": t("gpt.col_correct"), "prompts": t("gpt.axis_prompts"), "accuracy": t("gpt.axis_accuracy"),
+                })
+                widgets.table(page, shown, "gpt_accuracy.csv")
         widgets.verdict(page, verdicts.ask(acc, answer, nxt.tokens[0]))
 
     # 2. Layer by layer
@@ -123,52 +135,63 @@ def experiment() -> None:
         first = next((lens.layer for lens in attr.lens if lens.answer_rank == 1), None)
         widgets.verdict(page, verdicts.layers(target, attr.max_abs_residual, attr.embedding, attr.attn, attr.ffn, first))
 
+    # 3–8 fold below the prompt's answer and its layers: a class reads them one at a time, and a page
+    # run draws only the boxes that are open (page 7 was the costliest rerun of all: twelve charts).
     # 3. Trained key-value neurons
-    st.header(t("gpt.neurons_heading"))
-    st.markdown(t("gpt.neurons_lesson"))
-    with st.expander(t("gpt.precise_label")):
-        st.markdown(t("gpt.neurons_precise"))
-    st.latex(r"u_a\cdot\mathrm{FFN}_l(x) = \sum_{i=1}^{m} a_i\,(u_a\cdot v_i) + u_a\cdot b_2")
-    ffn_total = sum(top.ffn_total)
-    top_sum = sum(n.contribution for n in top.neurons)
-    c1, c2, c3 = st.columns([2, 1, 1])  # four counts in one value: the first column gets the width
-    c1.metric(t("gpt.metric_active"), " / ".join(str(a) for a in top.active), help=t("gpt.metric_active_help", m=top.d_ff))
-    c2.metric(t("gpt.metric_top_sum", n=len(top.neurons)), f"{top_sum:+.2f}")
-    c3.metric(t("gpt.metric_ffn_push"), f"{ffn_total:+.2f}")
-    neuron_frame = cache.derive(top.to_frame)
-    widgets.chart(page, charts.neurons, neuron_frame, t, len(model.blocks))
-    shown = neuron_frame[["label", "coefficient", "value_on_answer", "contribution", "promotes", "top_prompts"]].rename(columns={
-        "label": t("gpt.axis_neuron"), "coefficient": "aᵢ", "value_on_answer": "u·vᵢ",
-        "contribution": t("gpt.axis_logit_term"), "promotes": t("gpt.col_promotes"), "top_prompts": t("gpt.col_prompts"),
-    })
-    widgets.table(page, shown.round(4), "gpt_neurons.csv", first=(t("gpt.col_promotes"), t("gpt.col_prompts")))
-    lead = top.neurons[0] if top.neurons else None
-    widgets.verdict(page, verdicts.neurons(
-        target, [n.contribution for n in top.neurons], ffn_total, top.d_ff * len(top.active),
-        "—" if lead is None else f"L{lead.layer}·#{lead.index}", "—" if lead is None else ", ".join(lead.promotes[:3])))
-    if lead is not None:
-        sections.polysemantic(page, lead.layer, lead.index, target)
+    box = widgets.folded(t("gpt.neurons_heading"), "gpt:neurons")
+    if box.open:
+        with box:
+            st.markdown(t("gpt.neurons_lesson"))
+            with st.expander(t("gpt.precise_label")):
+                st.markdown(t("gpt.neurons_precise"))
+            st.latex(r"u_a\cdot\mathrm{FFN}_l(x) = \sum_{i=1}^{m} a_i\,(u_a\cdot v_i) + u_a\cdot b_2")
+            ffn_total = sum(top.ffn_total)
+            top_sum = sum(n.contribution for n in top.neurons)
+            c1, c2, c3 = st.columns([2, 1, 1])  # four counts in one value: the first column gets the width
+            c1.metric(t("gpt.metric_active"), " / ".join(str(a) for a in top.active), help=t("gpt.metric_active_help", m=top.d_ff))
+            c2.metric(t("gpt.metric_top_sum", n=len(top.neurons)), f"{top_sum:+.2f}")
+            c3.metric(t("gpt.metric_ffn_push"), f"{ffn_total:+.2f}")
+            neuron_frame = cache.derive(top.to_frame)
+            widgets.chart(page, charts.neurons, neuron_frame, t, len(model.blocks))
+            shown = neuron_frame[["label", "coefficient", "value_on_answer", "contribution", "promotes", "top_prompts"]].rename(columns={
+                "label": t("gpt.axis_neuron"), "coefficient": "aᵢ", "value_on_answer": "u·vᵢ",
+                "contribution": t("gpt.axis_logit_term"), "promotes": t("gpt.col_promotes"), "top_prompts": t("gpt.col_prompts"),
+            })
+            widgets.table(page, shown.round(4), "gpt_neurons.csv", first=(t("gpt.col_promotes"), t("gpt.col_prompts")))
+            lead = top.neurons[0] if top.neurons else None
+            widgets.verdict(page, verdicts.neurons(
+                target, [n.contribution for n in top.neurons], ffn_total, top.d_ff * len(top.active),
+                "—" if lead is None else f"L{lead.layer}·#{lead.index}", "—" if lead is None else ", ".join(lead.promotes[:3])))
+            if lead is not None:
+                sections.polysemantic(page, lead.layer, lead.index, target)
+
 
     # 4. The model's own parameter split
-    st.header(t("gpt.split_heading"))
-    st.markdown(t("gpt.split_lesson"))
-    split_frame = cache.derive(parts.to_frame)
-    widgets.chart(page, charts.parameter_split, split_frame, t)
-    c1, c2, c3 = st.columns(3)
-    c1.metric(t("gpt.metric_params"), f"{parts.total:,}")
-    c2.metric(t("gpt.metric_ffn_share_all"), text.pct(parts.ffn_share))
-    c3.metric(t("gpt.metric_ffn_share_blocks"), f"{parts.ffn_share_of_blocks:.4f}")
-    if parts.tied:
-        st.caption(t("gpt.tied_caption"))
-    widgets.verdict(page, verdicts.parameter_split(parts))
+    box = widgets.folded(t("gpt.split_heading"), "gpt:split")
+    if box.open:
+        with box:
+            st.markdown(t("gpt.split_lesson"))
+            split_frame = cache.derive(parts.to_frame)
+            widgets.chart(page, charts.parameter_split, split_frame, t)
+            c1, c2, c3 = st.columns(3)
+            c1.metric(t("gpt.metric_params"), f"{parts.total:,}")
+            c2.metric(t("gpt.metric_ffn_share_all"), text.pct(parts.ffn_share))
+            c3.metric(t("gpt.metric_ffn_share_blocks"), f"{parts.ffn_share_of_blocks:.4f}")
+            if parts.tied:
+                st.caption(t("gpt.tied_caption"))
+            widgets.verdict(page, verdicts.parameter_split(parts))
 
-    # 5–8. The prompt at every checkpoint, the corpus across training, one word in context (ui/gpt/sections.py):
-    # the training step and the other word each rerun their own section alone.
-    checkpoint_part(tuple(words), answer)
-    sections.curve(page)
-    sections.contexts(page, country)
-    sections.meanings(page)
-    roles_part(country, chosen.template)
+
+    box = widgets.folded(t("gpt.training_heading"), "gpt:training")
+    if box.open:
+        with box:
+            # 5–8. The prompt at every checkpoint, the corpus across training, one word in context (ui/gpt/sections.py):
+            # the training step and the other word each rerun their own section alone.
+            checkpoint_part(tuple(words), answer)
+            sections.curve(page, heldout_asked)  # its last point is the held-out answer
+            sections.contexts(page, country)
+            sections.meanings(page)
+            roles_part(country, chosen.template)
 
     st.page_link("pages/8_gpt_surgery.py", label=t("gpt.link_surgery"), icon=":material/arrow_forward:",
                  query_params=links.app_link_params(page))

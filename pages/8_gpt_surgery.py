@@ -22,12 +22,13 @@ lede.lesson(page, t("gptsurgery.lesson"))
 
 @shell.part
 def ablation_section() -> None:
+    headline = st.container()  # the measured headline, above the fold on a projector
     asking = st.container()  # the ablation's questions, filled once the ablated model is scored
 
     # 1. Take the FFN out
     st.header(t("gptsurgery.ablation_heading"))
     st.markdown(t("gptsurgery.ablation_lesson", examples="“of”, “is”, “의”, “수도”"))
-    glossary.note(t, "residual_stream")
+    glossary.note(t, "ablation", "residual_stream")
     st.latex(r"x \leftarrow x + \mathrm{attn}_l(\mathrm{LN}(x)),\qquad x \leftarrow x + \underbrace{\mathrm{FFN}_l(\mathrm{LN}(x))}"
              r"_{\to\,0\ \text{" + t("gptsurgery.or") + r"}\ \overline{\mathrm{FFN}_l}}")
     c1, c2 = st.columns([2, 1])
@@ -38,6 +39,9 @@ def ablation_section() -> None:
         after = base if target == "none" else probes.ablated_scores(target, how)
     ablation_asked = questions.ablation(target, catalog.target_label(t, target), base, after)
     quiz.questions(page, ablation_asked, asking)
+    lede.headline(page, headline, ablation_asked, *((t(f"gptsurgery.measure_{name}"),
+                                                text.change((getattr(base, name), getattr(after, name)), text.pct))
+                                               for name in ("seen", "template")))
     if quiz.shown(page, ablation_asked):
         c1, c2, c3 = st.columns(3)
         for column, name in zip((c1, c2, c3), ("seen", "heldout", "template")):
@@ -114,6 +118,7 @@ def sparsity_section() -> None:
     # 3. Sparsity from training
     st.header(t("gptsurgery.sparsity_heading"))
     st.markdown(t("gptsurgery.sparsity_lesson"))
+    glossary.note(t, "checkpoint", "active")
     st.latex(r"\text{" + t("gptsurgery.formula_lhs") + r"}_l = \frac{1}{N\,m}\sum_{n=1}^{N}\sum_{i=1}^{m}\mathbf{1}\left[k_i\cdot \mathrm{LN}(x_n) + b_i > 0\right]")
     steps = list(weights.steps())
     step = controls.draw(page, "step")
@@ -124,18 +129,15 @@ def sparsity_section() -> None:
     curve = sparsity_curve.Curve((int(step),), (now,), logged_steps, logged)
     start = logged[0] if logged else now
     gap = curve.max_log_gap()
-    sparsity_asked = questions.sparsity(int(step), start, now, gap)
-    quiz.questions(page, sparsity_asked)
-    if quiz.shown(page, sparsity_asked):
-        # Two to a row: "0.495 → 0.304" needs half the width, or the numbers the lesson is about are cut off.
-        for row in range(0, len(now), 2):
-            cols = st.columns(2)
-            for column, i in zip(cols, range(row, min(row + 2, len(now)))):
-                column.metric(t("gpt.block_n", layer=i + 1), text.change((start[i], now[i]), "{:.3f}".format),
-                              help=t("gptsurgery.metric_block_help", step=step))
-        widgets.chart(page, charts.sparsity, curve.to_frame(), ffn_sparsity.PUBLISHED, t)
-        st.caption(t("gptsurgery.sparsity_caption"))
-        widgets.verdict(page, verdicts.sparsity(int(step), start, now, gap))
+    # Two to a row: "0.495 → 0.304" needs half the width, or the numbers the lesson is about are cut off.
+    for row in range(0, len(now), 2):
+        cols = st.columns(2)
+        for column, i in zip(cols, range(row, min(row + 2, len(now)))):
+            column.metric(t("gpt.block_n", layer=i + 1), text.change((start[i], now[i]), "{:.3f}".format),
+                          help=t("gptsurgery.metric_block_help", step=step))
+    widgets.chart(page, charts.sparsity, curve.to_frame(), ffn_sparsity.PUBLISHED, t)
+    st.caption(t("gptsurgery.sparsity_caption"))
+    widgets.verdict(page, verdicts.sparsity(int(step), start, now, gap))
 
     # Exactly what this page calls (through ui/gpt_probes): the other core functions run inside these.
     widgets.show_code(page, states.corpus_states, ablation.kept_scores, ablation.scores_from, states.key_covariance,

@@ -17,11 +17,15 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+# No results kept on disk between test runs (ui/compute/disk_cache.py): a test that counts computations must
+# not find them done by an earlier run. Read when ui.compute is first imported, so set before any test's.
+import os  # noqa: E402
+
+os.environ.setdefault("FFNLAB_DISK_CACHE_MB", "0")
+
 # Property tests of the verdicts run the real experiments, so CI draws a bounded number of settings;
 # HYPOTHESIS_PROFILE=thorough explores more when there is time.
 try:
-    import os
-
     from hypothesis import HealthCheck, settings
 
     settings.register_profile("ci", max_examples=25, deadline=None, derandomize=True,
@@ -30,6 +34,31 @@ try:
     settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 except ImportError:  # the app's own requirements do not include hypothesis
     pass
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Keep together, on one pytest-xdist worker, the tests that share an expensive session fixture.
+
+    The suite runs on every core (`-n auto --dist loadgroup` in pytest.ini); a session fixture is made
+    once per worker, so the tests reading the full report, the ones using the PostgreSQL server, and
+    each browser file (one Streamlit server and one Chromium each) go to one worker per group rather
+    than paying for the fixture on every worker. Runs before xdist reads the groups (tryfirst).
+    """
+    for item in items:
+        if item.get_closest_marker("xdist_group"):
+            continue
+        fixtures = set(getattr(item, "fixturenames", ()))
+        path = Path(str(item.path))
+        if "report_run" in fixtures:
+            group = "report"
+        elif hasattr(getattr(item, "module", None), "postgres_server"):  # a module that imports tests/ui/pg.py's fixture
+            group = "postgres"
+        elif "e2e" in path.parts:
+            group = f"e2e-{path.stem}"
+        else:
+            continue
+        item.add_marker(pytest.mark.xdist_group(group))
+
 
 # A cold torch import plus a first computation takes longer than AppTest's 3 s default.
 TIMEOUT = 60.0

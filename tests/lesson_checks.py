@@ -5,11 +5,17 @@ import functools
 import re
 
 from ui import verdicts
-from ui.base import i18n
+from ui.base import i18n, text
 
 # "1.1e+02", "3e-16": a sentence never carries an exponent; "inf" and "nan" never reach it either.
-_EXPONENT = re.compile(r"\d[eE][+-]?\d")
-_NONFINITE = re.compile(r"\b(inf|nan|NaN)\b")
+EXPONENT = re.compile(r"\d[eE][+-]?\d")
+NONFINITE = re.compile(r"\b(inf|nan|NaN)\b")
+# "1 heads", "1 directions": a count of one takes the singular (ui.text's "{n|head;heads}").
+_ONE_PLURAL = re.compile(r"(?<![\d.,/])(?<!\+ )1 (heads|directions|neurons|tokens|keys|prompts|kinks|points|pieces|pairs|layers|"
+                         r"blocks|times|classes|outputs|parameters|weights|facts|words|seeds|steps|bends)\b")
+# A Korean particle right after a Latin-script word or a number must agree with how that is read ("Rome을", "4라서").
+_LATIN_PARTICLE = re.compile(r"([A-Za-z]+)(으로|을|를|이|가|은|는|과|와|로)(?=[\s.,:;)\]]|$)")
+_NUMBER_COPULA = re.compile(r"(\d[\d,.]*%?)(이라서|라서|이라면|라면)(?=[\s.,]|$)")
 
 
 def sentences(v: verdicts.Verdict) -> dict[str, list[str]]:
@@ -32,9 +38,22 @@ def assert_readable(v: verdicts.Verdict) -> dict[str, list[str]]:
     for lang, texts in shown.items():
         for text in texts:
             assert "{" not in text and "}" not in text.replace("\\}", ""), (lang, text)
-            assert not _EXPONENT.search(text), (lang, text)
-            assert not _NONFINITE.search(text), (lang, text)
+            assert not EXPONENT.search(text), (lang, text)
+            assert not NONFINITE.search(text), (lang, text)
+            check_words(lang, text)
     return shown
+
+
+def check_words(lang: str, sentence: str) -> None:
+    """English counts agree with their nouns; Korean particles agree with the Latin word or number before them."""
+    if lang == "en":
+        assert not _ONE_PLURAL.search(sentence), sentence
+        return
+    for word, form in _LATIN_PARTICLE.findall(sentence):
+        assert text.particle(word, form) == form, (word + form, sentence)
+    for number, form in _NUMBER_COPULA.findall(sentence):
+        full = form if form.startswith("이") else "이" + form
+        assert text.particle(number, full) == form, (number + form, sentence)
 
 
 class Branches:

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -20,7 +18,7 @@ from streamlit import dataframe_util
 
 from ui import verdicts
 from ui.base.page import Page
-from ui.compute import chart_spec
+from ui.compute import chart_spec, lru
 
 
 def chart(page: Page, builder: Callable[..., alt.TopLevelMixin] | alt.TopLevelMixin, *args: Any, **kwargs: Any) -> None:
@@ -80,9 +78,7 @@ def _grid(shown: pd.DataFrame, first: tuple[str, ...]) -> None:
     st.dataframe(_arrow(shown), hide_index=True, width="stretch", column_config=config, column_order=order)
 
 
-TABLE_ENTRIES = 256
-_TABLES: OrderedDict[bytes, pa.Table] = OrderedDict()
-_TABLES_LOCK = threading.Lock()
+_TABLES: lru.LRU[pa.Table] = lru.LRU(entries=256)
 
 
 def _arrow(frame: pd.DataFrame) -> pa.Table:
@@ -92,16 +88,10 @@ def _arrow(frame: pd.DataFrame) -> pa.Table:
     fraction of that. An Arrow table cannot be changed, so every session may share it.
     """
     key = chart_spec.frame_digest(frame)
-    with _TABLES_LOCK:
-        table = _TABLES.get(key)
-        if table is not None:
-            _TABLES.move_to_end(key)
-            return table
-    table = dataframe_util.convert_pandas_df_to_arrow_table(frame)
-    with _TABLES_LOCK:
-        _TABLES[key] = table
-        while len(_TABLES) > TABLE_ENTRIES:
-            _TABLES.popitem(last=False)
+    table = _TABLES.get(key)
+    if table is None:
+        table = dataframe_util.convert_pandas_df_to_arrow_table(frame)
+        _TABLES.put(key, table)
     return table
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import pandas as pd
 import torch
 
-from ffn_core.sweep import naive, net1d, snap, targets, varpro
+from ffn_core.sweep import expr, naive, net1d, snap, targets, varpro
 
 MAX_WIDTH = 256
 MAX_WIDTHS = 8
@@ -45,11 +45,16 @@ class WidthFit:
     kinks_inside counts the neurons that bend the curve inside the range (at most m: one kink each);
     kinks are the bends that matter (PIECE_REL), and pieces = len(kinks) + 1 the straight pieces the
     curve is made of. A smooth activation (gelu) has no kinks: kinks_inside 0, kinks (), pieces None.
-    exact: the RMSE is rounding error (EXACT_REL of the target's scale).
+    rmse is measured on the grid the network was fitted on; rmse_between halfway between its neighbouring
+    points, where no fitted point pins the curve (∞ where the target itself is not finite there).
+    exact_on_grid: rmse is rounding error (EXACT_REL of the target's scale); exact: rmse_between is too,
+    so the curve meets the target between the points as well, not only at them.
     """
 
     width: int
     rmse: float
+    rmse_between: float
+    exact_on_grid: bool
     exact: bool
     kinks_inside: int
     pieces: int | None
@@ -88,7 +93,8 @@ class Sweep:
     def rmse_frame(self) -> pd.DataFrame:
         """One row per width: rmse, exact, kinks inside, the pieces that matter and the m+1-pieces bound."""
         return pd.DataFrame([
-            {"method": self.method, "width": f.width, "params": params(f.width), "rmse": f.rmse, "exact": f.exact,
+            {"method": self.method, "width": f.width, "params": params(f.width), "rmse": f.rmse,
+             "rmse_between": f.rmse_between, "exact_on_grid": f.exact_on_grid, "exact": f.exact,
              "kinks_inside": f.kinks_inside, "pieces_used": f.pieces, "pieces_bound": f.width + 1}
             for f in self.fits
         ])
@@ -172,6 +178,19 @@ def auto_steps(widths: tuple[int, ...], points: int, act: str, rows: int) -> int
     return int(min(STEPS, max(MIN_STEPS, BUDGET_SECONDS / step_seconds(widths, points, act, rows))))
 
 
+def midpoints(x: torch.Tensor) -> torch.Tensor:
+    """The points halfway between neighbouring grid points: where a fit that only interpolates the grid shows."""
+    return (x[1:] + x[:-1]) / 2
+
+
+def _between_values(target: str, x: torch.Tensor) -> torch.Tensor | None:
+    """The target halfway between the grid points; None where it is not finite there (1/x at a midpoint 0)."""
+    try:
+        return targets.values(target, x)
+    except expr.ExprError:
+        return None
+
+
 def _assemble(target: str, x: torch.Tensor, y: torch.Tensor, widths: tuple[int, ...], act: str, method: str,
               seed: int, steps: int, step: int, params: tuple[torch.Tensor, ...],
               history: torch.Tensor) -> Sweep:
@@ -179,6 +198,14 @@ def _assemble(target: str, x: torch.Tensor, y: torch.Tensor, widths: tuple[int, 
     x_range = (float(x[0]), float(x[-1]))
     curves = net1d.forward(w, b, v, c, mask, x, act)                         # (W, N) float64
     rmse = ((curves - y) ** 2).mean(-1).sqrt()
+    # Off the grid: a network with about as many neurons as points can pass through every point and still
+    # miss the target between them; that is interpolation, not an exact fit.
+    xm = midpoints(x)
+    ym = _between_values(target, xm)
+    if ym is None:
+        rmse_between = torch.full_like(rmse, float("inf"))
+    else:
+        rmse_between = ((net1d.forward(w, b, v, c, mask, xm, act) - ym) ** 2).mean(-1).sqrt()
     y_span = max(float(y.max() - y.min()), 1e-9)
     tol = KINK_TOL * y_span / (x_range[1] - x_range[0])
     counted = net1d.inside(w, b, v, mask, x_range, tol)
@@ -201,7 +228,9 @@ def _assemble(target: str, x: torch.Tensor, y: torch.Tensor, widths: tuple[int, 
         fits.append(WidthFit(
             width=m,
             rmse=float(rmse[j]),
-            exact=float(rmse[j]) <= exact_tol,
+            rmse_between=float(rmse_between[j]),
+            exact_on_grid=float(rmse[j]) <= exact_tol,
+            exact=float(rmse[j]) <= exact_tol and float(rmse_between[j]) <= exact_tol,
             kinks_inside=int(counted[j].sum()) if act == "relu" else 0,
             pieces=pieces,
             kinks=kinks,

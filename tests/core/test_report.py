@@ -21,6 +21,10 @@ CONTRACT = {
                     "fact_accuracy_no_ffn", "template_accuracy", "template_accuracy_no_ffn", "active_fraction_init",
                     "active_fraction_final", "edit_success", "edit_other_facts_changed", "seen_90_step",
                     "heldout_at_seen_90", "seconds"},
+    "gated_ffn": {"d_model", "d_ff", "bilinear_fit_error", "plain_collapse_residual", "silu_fit_error", "gated_params",
+                  "plain_params", "gated_4d_params", "ffn_share", "relu_active_fraction", "gates", "seconds"},
+    "moe": {"d_model", "d_ff", "n_experts", "k", "total_params", "active_params", "rowwise_max_abs_diff",
+            "permutation_max_abs_diff", "off_diagonal_fraction", "routing", "presets", "trained", "seconds"},
 }
 PRESET_KEYS = {"id", "name", "d_model", "d_ff", "glu", "n_heads", "n_kv_heads", "bias",
                "attention_params", "ffn_params", "ffn_share"}
@@ -125,3 +129,35 @@ def test_figures_hold_for_seeds_0_to_4(seed, report_run):
     assert 0.49 <= r["activation_sparsity"]["mean_active_fraction"] <= 0.51
     for preset in r["model_presets"]:
         assert preset["ffn_share"] == pytest.approx(preset["ffn_params"] / (preset["ffn_params"] + preset["attention_params"]))
+
+
+def test_gated_ffn_section(report_run):
+    g = report_run.json["gated_ffn"]
+    d = g["d_model"]
+    assert g["d_ff"] * 3 == 8 * d
+    assert g["gated_params"] == g["plain_params"] == 8 * d * d and g["gated_4d_params"] == 12 * d * d
+    assert g["ffn_share"] == pytest.approx(2 / 3)
+    # No collapse without the activation: the best affine map explains nothing; the plain linear FFN is one matrix.
+    assert g["bilinear_fit_error"] > 0.9 and g["plain_collapse_residual"] < 1e-13
+    assert set(g["gates"]) == {"silu", "gelu", "relu"} and g["gates"]["relu"]["leak"] == 0.0
+    assert g["relu_active_fraction"] + g["gates"]["relu"]["turned_down"] == pytest.approx(1.0)
+    rows = _table(report_run.markdown)
+    assert rows["gated FFN's share of the block"] == ("8/12", "0.6667")
+
+
+def test_moe_section(report_run):
+    m = report_run.json["moe"]
+    assert m["rowwise_max_abs_diff"] < 1e-14 and m["permutation_max_abs_diff"] < 1e-14 and m["off_diagonal_fraction"] == 0
+    for r in m["routing"]:
+        assert sum(r["tokens_per_expert"]) == 256 * r["k"]
+    published = {p["id"]: p for p in m["presets"]}
+    assert set(published) == {"mixtral-8x7b", "deepseek-v3", "qwen3-235b-a22b"}
+    assert round(published["mixtral-8x7b"]["total"] / 1e9, 1) == 46.7
+    assert round(published["mixtral-8x7b"]["active"] / 1e9, 1) == 12.9
+    assert round(published["deepseek-v3"]["total"] / 1e9) == 671
+    assert round(published["qwen3-235b-a22b"]["total"] / 1e9) == 235
+    assert round(published["qwen3-235b-a22b"]["active"] / 1e9) == 22
+    t = m["trained"]
+    assert t["fact_accuracy"] > 0.95
+    assert t["block1_costliest_expert"]["facts_fallen"] > 0
+    assert len(t["balance_loss"]) == t["n_layers"] and all(b > 0 for b in t["balance_loss"])

@@ -275,12 +275,42 @@ def test_gelu_fits_have_no_kinks() -> None:
     assert res.kinks_frame().empty
 
 
-def test_exact_flag_follows_the_error_scale() -> None:
+def test_exact_flag_follows_the_error_scale_on_the_grid_and_between() -> None:
     res = sweep.fit_widths("step", (2, 4), steps=150)
     assert res.exact_tol == pytest.approx(1e-9)
     for f in res.fits:
-        assert f.exact == (f.rmse <= res.exact_tol)
-    assert any(f.exact for f in res.fits)  # a step on the grid is two kinks between neighbouring points
+        assert f.exact_on_grid == (f.rmse <= res.exact_tol)
+        assert f.exact == (f.exact_on_grid and f.rmse_between <= res.exact_tol)
+    # A step on the grid is a steep piece between the two points around the jump: ≈0 at the points, but
+    # halfway between those two (x = 0, where step is 1) the ramp is at 1/2, so no fit of it is exact.
+    assert any(f.exact_on_grid for f in res.fits)
+    assert not any(f.exact for f in res.fits)
+    assert min(f.rmse_between for f in res.fits) == pytest.approx(0.5 / math.sqrt(255), rel=1e-6)
+
+
+def test_a_network_through_every_grid_point_is_measured_between_them() -> None:
+    # The piecewise-linear interpolant of sin(x²) through the 256 grid points, built by hand as 255 ReLU
+    # neurons (one kink on each point but the last): ≈0 on the grid, not between the points.
+    x = [-2 + 4 * i / 255 for i in range(256)]
+    y = [math.sin(xi * xi) for xi in x]
+    slopes = [(y[i + 1] - y[i]) / (x[i + 1] - x[i]) for i in range(255)]
+    w = (1.0,) * 255
+    b = tuple(-xi for xi in x[:255])
+    v = (slopes[0], *(slopes[i] - slopes[i - 1] for i in range(1, 255)))
+    fit = sweep.evaluate("sin(x**2)", w, b, v, y[0])
+    assert fit.exact_on_grid and fit.rmse < 1e-12
+    assert not fit.exact
+    # Between the points, an explicit loop: the interpolant there is the mean of its two neighbours.
+    mids = [((x[i] + x[i + 1]) / 2, (y[i] + y[i + 1]) / 2) for i in range(255)]
+    explicit = math.sqrt(sum((m - math.sin(xm * xm)) ** 2 for xm, m in mids) / 255)
+    assert fit.rmse_between == pytest.approx(explicit, rel=1e-9)
+    assert fit.rmse_between > 1e-5
+
+
+def test_a_target_not_finite_between_the_points_is_never_exact() -> None:
+    # 1/x on 256 points never meets x = 0, but the midpoint of the two central points is 0.
+    fit = sweep.evaluate("1/x", (1.0,), (0.0,), (1.0,), 0.0)
+    assert fit.rmse_between == math.inf and not fit.exact
 
 
 @pytest.mark.parametrize("text", ["0", "x-x", "0*x", "sin(0)", "1e-300*x", "3 + 1e-9*x"])

@@ -313,9 +313,9 @@ READ_CONTROLS = """(main) => {
 
 def _declared() -> dict[str, set[str]]:
     """Each page's declared control keys (ui/registry/catalog.py) by its path in the address."""
-    from ui.registry import catalog, links
+    from ui.registry import catalog, query
 
-    return {links.url_path(e.section): {c.key for c in catalog.CONTROLS[e.section]} for e in catalog.PAGES}
+    return {query.url_path(e.path): {c.key for c in catalog.CONTROLS[e.section]} for e in catalog.PAGES}
 
 
 def read_controls(page) -> dict[str, object]:

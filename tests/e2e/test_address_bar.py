@@ -1,7 +1,9 @@
 """The address bar is the view. On every demo page a link names the choices by id, every other
-control is moved off its value, and the address, copied into a fresh browser, must show every
-control the same, and opening the link writes no stack trace to the server's log. (Links with
-bad or infinite numbers: test_bad_links.py.)"""
+control is moved off its value as a student moves it (a slider with the keyboard, a select, a
+toggle...), the chart or a metric answers, and the address, copied into a fresh browser (a student
+who got the link from the instructor), must show every control and every metric the same, and
+opening the link writes no stack trace to the server's log. A page opened from the menu starts from
+its own defaults. (Links with bad or infinite numbers: test_bad_links.py.)"""
 
 from __future__ import annotations
 
@@ -16,10 +18,15 @@ from e2e_support import (
     demo_pages,
     fit_viewport,
     open_app,
+    control_values,
+    move_slider,
     open_link,
     page_ids,
     read_controls,
+    snapshot,
     wait_for_app_run,
+    wait_for_change,
+    wait_for_charts,
 )
 
 PAGES = demo_pages()
@@ -31,6 +38,14 @@ LINKED = {
     "width_sweep": {"act": "gelu", "method": "naive", "target": "custom", "expr": "x**3 - x"},
     "activation_sparsity": {"act": "silu", "init": "xavier", "task": "random_labels"},
 }
+
+
+def metrics(page) -> list[str]:
+    return page.locator(f'{MAIN} [data-testid="stMetricValue"]').all_inner_texts()
+
+
+def query_of(url: str) -> dict[str, list[str]]:
+    return urllib.parse.parse_qs(urllib.parse.urlsplit(url).query, keep_blank_values=True)
 
 
 def _box(page, key: str):
@@ -82,6 +97,8 @@ def test_every_control_survives_the_address_bar(new_page, server, app_page):
     open_app(page, server, app_page, urllib.parse.urlencode({"lang": "en", **linked}))
     # A window as tall as the page: a list that opens and scrolls the page closes at once.
     fit_viewport(page)
+    wait_for_charts(page)
+    before_view, before_url = snapshot(page), page.url
     before = read_controls(page)
     assert set(linked) <= set(before), f"{app_page.name}: no control for {set(linked) - set(before)}"
     query = urllib.parse.parse_qs(urllib.parse.urlsplit(page.url).query)
@@ -96,13 +113,37 @@ def test_every_control_survives_the_address_bar(new_page, server, app_page):
     after = read_controls(page)
     unmoved = [k for k in before if k not in linked and after.get(k) == before[k]]
     assert not unmoved, f"{app_page.name}: controls left on their value: {unmoved} ({after})"
+    assert query_of(page.url) != query_of(before_url), f"{app_page.name}: the moves left the URL at {page.url}"
+    if page.locator(MAIN).locator('[data-testid="stVegaLiteChart"]').count():
+        wait_for_charts(page)
+    assert wait_for_change(page, before_view), f"{app_page.name}: neither chart nor metric changed after the moves"
 
-    link = page.url
+    link, numbers = page.url, metrics(page)
     log_from = len(server.log())
     student = new_page()
     open_link(student, link)
     assert_no_exception(student, server)
     assert read_controls(student) == after, f"{app_page.name}: {link} opened other control values"
+    assert metrics(student) == numbers, f"{app_page.name}: the link {link} opened other metrics"
     assert urllib.parse.urlsplit(student.url).query == urllib.parse.urlsplit(link).query
     log = server.log()[log_from:]
     assert not STACK.search(log), f"{app_page.name}: opening {link} logged:\n{log[-3000:]}"
+
+
+def test_a_page_opened_from_the_menu_starts_from_its_defaults(new_page, server):
+    # Key-value and activation sparsity both have sliders d and m with the same range; the values
+    # moved on one must not follow the student into the other (the lesson's text assumes the defaults).
+    pages = {p.url_path: p for p in PAGES}
+    page = new_page()
+    open_app(page, server, pages["activation_sparsity"], "lang=en")
+    defaults = control_values(page)["sliders"]
+    open_app(page, server, pages["key_value"], "lang=en")
+    move_slider(page, 0)
+    move_slider(page, 1)
+    assert {"d", "m"} <= set(query_of(page.url)), page.url
+    page.locator('[data-testid="stSidebar"] a[href*="activation_sparsity"]').first.click()
+    page.wait_for_url("**/activation_sparsity**")
+    wait_for_charts(page)
+    assert_no_exception(page, server)
+    assert control_values(page)["sliders"] == defaults
+    assert not {"d", "m"} & set(query_of(page.url)), page.url

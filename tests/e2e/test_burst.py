@@ -11,9 +11,11 @@ from __future__ import annotations
 import threading
 import time
 
-
 from e2e_support import discover_pages
 from stclient import Session, experiments, metric_values
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+from ui.compute import stream
 
 import burst  # bench/burst.py: the same students, timed there
 
@@ -41,33 +43,29 @@ class Reader:
     """A session's messages read in the background: the captions it was shown, the runs that ended."""
 
     def __init__(self, s: Session) -> None:
-        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-
         self.captions: list[str] = []
         self.finished: list[str] = []
         self.exceptions: list[str] = []
 
         def loop() -> None:
-            while True:
-                try:
-                    data = s.ws.recv()
-                except Exception:
-                    return
-                if not isinstance(data, bytes):
-                    continue
-                msg = ForwardMsg()
-                msg.ParseFromString(data)
-                kind = msg.WhichOneof("type")
-                if kind == "script_finished":
-                    self.finished.append(ForwardMsg.ScriptFinishedStatus.Name(msg.script_finished))
-                elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
-                    el = msg.delta.new_element
-                    if el.WhichOneof("type") == "markdown" and el.markdown.element_type == el.markdown.Type.CAPTION:
-                        self.captions.append(el.markdown.body)
-                    elif el.WhichOneof("type") == "exception":
-                        self.exceptions.append(el.exception.message)
+            try:
+                self._read(s)
+            except Exception:  # the session was closed: nothing more to read
+                return
 
         threading.Thread(target=loop, daemon=True).start()
+
+    def _read(self, s: Session) -> None:
+        for msg in s.stream.messages():
+            kind = msg.WhichOneof("type")
+            if kind == "script_finished":
+                self.finished.append(ForwardMsg.ScriptFinishedStatus.Name(msg.script_finished))
+            elif stream.is_exception(msg):
+                self.exceptions.append(msg.delta.new_element.exception.message)
+            elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
+                el = msg.delta.new_element
+                if el.WhichOneof("type") == "markdown" and el.markdown.element_type == el.markdown.Type.CAPTION:
+                    self.captions.append(el.markdown.body)
 
 
 def test_a_burst_whose_students_leave_is_not_computed_and_the_next_student_sees_its_place(server):

@@ -1,8 +1,12 @@
-"""Every page (home and each file in pages/), in Korean and English: it runs, it draws its charts,
-it speaks the language asked for in the link, its numbers fit their boxes (on a projector too),
-and a screenshot is kept for review."""
+"""A tour of every page (home and each file in pages/), once in Korean and once in English: it runs,
+it draws its charts, it speaks the language asked for in the link, its numbers fit their boxes, a
+screenshot is kept for review, and a demo page's first table arrives as a CSV in the page's language
+(written when the button is pressed, not on every rerun). In projector mode every number stays whole."""
 
 from __future__ import annotations
+
+import csv
+import io
 
 import pytest
 
@@ -28,12 +32,36 @@ def hangul_share(text: str) -> float:
     return sum(bool(HANGUL.match(c)) for c in letters) / max(len(letters), 1)
 
 
+def download_first_table(page, name: str) -> list[list[str]]:
+    """Press the page's first download button (opening the box that folds it) and read the CSV."""
+    buttons = page.locator(f'{MAIN} [data-testid="stDownloadButton"] button')
+    assert buttons.count(), f"{name}: no download button"
+    if not buttons.filter(visible=True).count():  # the page keeps its tables in a closed expander
+        expander = page.locator(f'{MAIN} [data-testid="stExpander"]').filter(
+            has=page.locator('[data-testid="stDownloadButton"]')).first
+        expander.locator("summary").click()
+    button = buttons.filter(visible=True).first
+    button.scroll_into_view_if_needed()
+    with page.expect_download() as info:
+        button.click()
+    download = info.value
+    assert download.suggested_filename.endswith(".csv"), download.suggested_filename
+    with open(download.path(), encoding="utf-8") as f:
+        text = f.read()
+    rows = list(csv.reader(io.StringIO(text)))
+    assert len(rows) >= 2, f"{name}: a CSV with no data rows: {text[:200]!r}"
+    assert len({len(row) for row in rows}) == 1, f"{name}: ragged CSV: {text[:300]!r}"
+    assert all(cell.strip() for cell in rows[0]), f"{name}: an unnamed column in {rows[0]}"
+    return rows
+
+
 @pytest.mark.parametrize("lang", ["ko", "en"])
 @pytest.mark.parametrize("app_page", PAGES, ids=page_ids(PAGES))
 def test_page_renders_in_language(new_page, server, app_page, lang):
     page = new_page()
     open_app(page, server, app_page, f"lang={lang}")
     assert_no_exception(page, server)
+    demo = app_page.name not in REFERENCE and app_page is not PAGES[0]
     if app_page.name not in REFERENCE:
         assert wait_for_charts(page) >= 1
     assert main_title(page)
@@ -44,6 +72,11 @@ def test_page_renders_in_language(new_page, server, app_page, lang):
         assert share < 0.02, f"{app_page.name}?lang=en: {share:.0%} of the letters are Hangul"
     assert cut_metric_values(page) == []
     screenshot(page, f"{app_page.name}-{lang}")
+    if demo:
+        header = download_first_table(page, app_page.name)[0]
+        # Column names are translated with the page; a Korean table must not arrive with English headers.
+        assert bool(HANGUL.search(",".join(header))) == (lang == "ko"), f"{app_page.name} ({lang}): header {header}"
+        assert_no_exception(page, server)
 
 
 @pytest.mark.parametrize("app_page", PAGES, ids=page_ids(PAGES))

@@ -14,6 +14,8 @@ import pytest
 
 from ui.compute import cache, fair_queue
 
+pytestmark = pytest.mark.usefixtures("fresh_caches")  # counts what is computed: starts from empty caches
+
 WAIT_S = 60.0  # generous: a deadline for things that happen at once on an idle machine
 
 
@@ -31,6 +33,13 @@ def caller(session: str | None, gone: threading.Event | None = None) -> fair_que
             raise Gone()
 
     return fair_queue.Caller(session, check, Moved, (Gone,))
+
+
+def _waiting_for(turns: fair_queue.Scheduler, session: str):
+    """The key a session's one call waits for, if any (read under the queue's own lock)."""
+    with turns._cond:
+        call = turns._sessions.get(session)
+        return call.ticket.key if call is not None else None
 
 
 def until(condition, what: str) -> None:
@@ -121,7 +130,7 @@ def test_a_session_has_one_request_queued_its_newest():
     lab.blocker()
     for value in range(5):  # one student moves a slider five times while the server is busy
         lab.ask(f"move{value}", ("seed", value), caller("student"))
-        until(lambda: lab.turns.waiting_for("student") == ("seed", value), "the newest move is queued")
+        until(lambda: _waiting_for(lab.turns, "student") == ("seed", value), "the newest move is queued")
         assert lab.turns.queued() == 2  # the blocker and this student's newest, never more
     lab.release.set()
     lab.join()
@@ -255,7 +264,7 @@ def test_many_presses_from_one_session_and_from_many_train_a_bounded_number_of_t
     settings = [("widths", i % 2) for i in range(10)]
     for i, setting in enumerate(settings):  # one student, ten presses while the server is busy
         lab.ask(f"one{i}", ("train", setting), caller("one"))
-        until(lambda: lab.turns.waiting_for("one") == ("train", setting), "the newest press is queued")
+        until(lambda: _waiting_for(lab.turns, "one") == ("train", setting), "the newest press is queued")
         assert lab.turns.queued() == 2
     for i in range(16):  # sixteen students press Train on two settings
         lab.ask(f"many{i}", ("train", settings[i % 2]), caller(f"many{i}"))

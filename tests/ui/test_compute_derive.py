@@ -4,9 +4,12 @@ from dataclasses import dataclass
 
 import altair as alt
 import pandas as pd
+import pytest
 
 from ui.base.i18n import Translator
 from ui.compute import cache, chart_spec
+
+pytestmark = pytest.mark.usefixtures("fresh_caches")  # counts what is computed: starts from empty caches
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,8 @@ from ffn_core.sweep import sweep
 from tests.conftest import chart_specs, open_page
 from ui.compute import cache
 
+pytestmark = pytest.mark.usefixtures("fresh_caches")  # counts what is computed: starts from empty caches
+
 PAGE = "pages/4_width_sweep.py"
 
 

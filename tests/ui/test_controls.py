@@ -15,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 
 from tests.conftest import ROOT, TIMEOUT, open_page
 from ui.kit import shell
-from ui.registry import catalog, kinds, links
+from ui.registry import catalog, kinds, links, query
 from ui.registry.kinds import Choice, Code, Number, Several, Text, Toggle
 
 SECTIONS = [entry.section for entry in catalog.PAGES]
@@ -175,7 +175,7 @@ def test_every_control_round_trips_through_a_link(section):
 
     link = links.link(section, view, app={"lang": "ko"})
     path, _, query_string = link.partition("?")
-    assert path == f"/{links.url_path(section)}"
+    assert path == f"/{query.url_path(catalog.page_path(section))}"
     opened = dict(urllib.parse.parse_qsl(query_string, keep_blank_values=True))
     assert opened.pop("lang") == "ko"
     fresh = _open_harness(section, opened)

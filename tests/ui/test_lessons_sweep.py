@@ -18,8 +18,8 @@ from ui.verdicts import sweep as verdicts
 
 WIDTH_OPTIONS = (1, 2, 4, 8, 16, 32, 64, 128, 256)  # the page's multiselect
 NEAR = verdicts.NEAR_BEST
-TAKEAWAY = Branches("falls", "falls_exact", "all_exact", "pieces", "not_falls", "exact_missed", "near_best",
-                    "naive", "naive_exact", "seed")
+TAKEAWAY = Branches("falls", "falls_exact", "falls_grid", "all_exact", "all_grid", "grid_only", "pieces", "not_falls",
+                    "exact_missed", "near_best", "naive", "naive_exact", "seed")
 
 leaf = st.sampled_from(["x", "pi", "1", "2", "0.5", "3", "0"])
 expressions = st.recursive(
@@ -86,7 +86,11 @@ settings_space = st.fixed_dictionaries({
 # Each conditional check below reached by at least one setting, whatever the draw (seed 0):
 @example({"target": "sin3x", "widths": (2, 4), "act": "relu", "method": "both", "seed": 0})  # falls; naive worse
 @example({"target": "x", "widths": (1, 2), "act": "relu", "method": "both", "seed": 0})  # all exact; naive misses
-@example({"target": "step", "widths": (2, 8), "act": "relu", "method": "pieces", "seed": 0})  # falls to exact
+@example({"target": "abs", "widths": (1, 2), "act": "relu", "method": "pieces", "seed": 0})  # falls to exact
+@example({"target": "x", "widths": (1, 2), "act": "gelu", "method": "pieces", "seed": 0})  # m = 2 worse than m = 1
+# A jump is ≈0 on the grid (a steep piece between two points) but not halfway between: interpolation, not exact.
+@example({"target": "step", "widths": (2, 8), "act": "relu", "method": "pieces", "seed": 0})  # falls to the grid only
+@example({"target": "step", "widths": (2, 4), "act": "relu", "method": "pieces", "seed": 0})  # every width on the grid only
 def test_sweep_verdict_agrees_with_its_numbers(s: dict) -> None:
     key = _usable(s["target"]) if s["target"] not in targets.BUILTIN else s["target"]
     key = key or targets.DEFAULT
@@ -99,7 +103,8 @@ def test_sweep_verdict_agrees_with_its_numbers(s: dict) -> None:
     main = results[methods[0]]
     fits = main.fits
     for f in fits:
-        assert f.exact == _exact(f.rmse, main)
+        assert f.exact_on_grid == _exact(f.rmse, main)
+        assert f.exact == (_exact(f.rmse, main) and _exact(f.rmse_between, main))
     keys = v.takeaway.split()
     values = v.takeaway_values
 
@@ -130,24 +135,45 @@ def test_sweep_verdict_agrees_with_its_numbers(s: dict) -> None:
         assert not kink_facts and "sweep.takeaway_pieces" not in keys and "sweep.takeaway_one_piece" not in keys
         assert all(f.kinks == () and f.kinks_inside == 0 for f in fits)
 
-    # "exact to rounding at m = …" names exactly the exact widths
+    # "exact at m = …" names exactly the widths at rounding level on the grid and between its points; a fit
+    # at rounding level on the grid only is named as such, with its error between the points
     exact_facts = [c for c in v.claims if c.key.startswith("sweep.fact_exact")]
-    exact_widths = [f.width for f in fits if _exact(f.rmse, main)]
+    exact_widths = [f.width for f in fits if _exact(f.rmse, main) and _exact(f.rmse_between, main)]
     assert bool(exact_facts) == bool(exact_widths)
     if exact_facts:
         assert exact_facts[0].values["widths"] == ", ".join(map(str, exact_widths))
+    grid_facts = [c for c in v.claims if c.key == "sweep.fact_grid_only"]
+    grid_only = [f for f in fits if _exact(f.rmse, main) and not _exact(f.rmse_between, main)]
+    assert bool(grid_facts) == bool(grid_only)
+    if grid_facts:
+        TAKEAWAY.reach("grid_only")
+        assert grid_facts[0].ok is None
+        assert grid_facts[0].values["widths"] == ", ".join(str(f.width) for f in grid_only)
+        assert math.isclose(_number(grid_facts[0].values["missed"]), max(f.rmse_between for f in grid_only),
+                            rel_tol=5e-3)
+        assert _number(grid_facts[0].values["missed"]) > main.exact_tol
+    # no sentence calls a fit exact that misses between the grid points
+    if not fits[-1].exact:
+        assert not {"sweep.takeaway_falls_exact", "sweep.takeaway_all_exact", "sweep.takeaway_one_exact"} & set(keys)
 
     # the takeaway's main sentence
     if "sweep.takeaway_falls" in keys:
         TAKEAWAY.reach("falls")
-        assert all(b.rmse < a.rmse for a, b in zip(fits, fits[1:])) and not fits[-1].exact
+        assert all(b.rmse < a.rmse for a, b in zip(fits, fits[1:])) and not fits[-1].exact_on_grid
         assert values["factor"] == fits[0].rmse / fits[-1].rmse > 1
     if "sweep.takeaway_falls_exact" in keys:
         TAKEAWAY.reach("falls_exact")
         assert fits[-1].exact and not fits[0].exact and values["m_exact"] == min(exact_widths)
+    if "sweep.takeaway_falls_grid" in keys:
+        TAKEAWAY.reach("falls_grid")
+        assert fits[-1].exact_on_grid and not fits[-1].exact and not fits[0].exact_on_grid
+        assert math.isclose(_number(values["missed"]), fits[-1].rmse_between, rel_tol=5e-3)
     if "sweep.takeaway_all_exact" in keys:
         TAKEAWAY.reach("all_exact")
         assert all(f.exact for f in fits)
+    if "sweep.takeaway_all_grid" in keys:
+        TAKEAWAY.reach("all_grid")
+        assert all(f.exact_on_grid for f in fits) and not all(f.exact for f in fits)
     if "sweep.takeaway_pieces" in keys:
         TAKEAWAY.reach("pieces")
         assert values["pieces"] == len(fits[-1].kinks) + 1 <= fits[-1].width + 1
@@ -155,14 +181,14 @@ def test_sweep_verdict_agrees_with_its_numbers(s: dict) -> None:
         TAKEAWAY.reach("not_falls")
         for step in values["rises"].split(", "):
             a, b = (next(f for f in fits if f.width == int(w)) for w in step.split("→"))
-            assert not (b.rmse < a.rmse and not a.exact) and not (a.exact and b.exact)
+            assert not (b.rmse < a.rmse and not a.exact_on_grid) and not (a.exact_on_grid and b.exact_on_grid)
 
     # how near the best found: a ratio only between inexact errors, "exact missed" only where the best is exact
-    gaps = [(f, b) for f, b in zip(fits, found) if not f.exact]
+    gaps = [(f, b) for f, b in zip(fits, found) if not f.exact_on_grid]
     if "sweep.takeaway_exact_missed" in keys:
         TAKEAWAY.reach("exact_missed")
         f = next(f for f in fits if f.width == values["m_gap"])
-        assert not f.exact and found[fits.index(f)] <= main.exact_tol
+        assert not f.exact_on_grid and found[fits.index(f)] <= main.exact_tol
     if "sweep.takeaway_close" in keys or "sweep.takeaway_far" in keys:
         TAKEAWAY.reach("near_best")
         ratios = [f.rmse / b for f, b in gaps]
@@ -177,7 +203,7 @@ def test_sweep_verdict_agrees_with_its_numbers(s: dict) -> None:
         ours, theirs = results["pieces"].fits, results["naive"].fits
         if "sweep.takeaway_naive" in keys:
             TAKEAWAY.reach("naive")
-            assert values["gap"] == max(n.rmse / p.rmse for p, n in zip(ours, theirs) if not p.exact) > NEAR
+            assert values["gap"] == max(n.rmse / p.rmse for p, n in zip(ours, theirs) if not p.exact_on_grid) > NEAR
         if "sweep.takeaway_naive_exact" in keys:
             TAKEAWAY.reach("naive_exact")
             missed = [p.width for p, n in zip(ours, theirs) if p.exact and not n.exact]
@@ -199,10 +225,10 @@ def test_expansion_verdict_agrees_with_its_numbers(seed: int, act: str, target: 
     low, high = trade.fits[2], trade.fits[4]
     assert v.takeaway_values["more"] == (3 * 32 + 1) / (3 * 21 + 1) - 1
     if v.takeaway == "sweep.params_takeaway":
-        assert high.rmse < low.rmse and not high.exact and v.takeaway_values["gain"] == low.rmse / high.rmse
+        assert high.rmse < low.rmse and not high.exact_on_grid and v.takeaway_values["gain"] == low.rmse / high.rmse
     if v.takeaway == "sweep.params_takeaway_worse":
-        assert high.rmse >= low.rmse and not low.exact
+        assert high.rmse >= low.rmse and not low.exact_on_grid
     if v.takeaway == "sweep.params_takeaway_exact":
-        assert low.exact
+        assert low.exact_on_grid
     if v.takeaway == "sweep.params_takeaway_to_exact":
-        assert high.exact and not low.exact
+        assert high.exact_on_grid and not low.exact_on_grid

@@ -85,3 +85,31 @@ def test_a_sentence_said_again_reads_as_when_first_formatted(lang):
                     i18n._render(lang, "position.claim_perm", {"moved": v, "n": v,
                                                                "diff": abs(v) if isinstance(v, float) else 1e-16})
     assert t("position.claim_perm", moved=[1], n=2, diff=0.0)  # an unhashable value is formatted all the same
+
+
+def _korean_sentences():
+    return [(key, value) for key, value in i18n.strings("ko").items()]
+
+
+def test_korean_uses_one_term_for_each_idea_and_the_pages_own_register():
+    # One word each: 코퍼스 (not 말뭉치), 초기화 (not 초기값); questions in 합니다체, not the rhetorical ~ㄹ까요?
+    for key, value in _korean_sentences():
+        assert "말뭉치" not in value and "초기값" not in value, key
+        assert not re.search(r"[가-힣]까요\?", value), (key, value)
+
+
+_QUOTED = re.compile(r"“[^”]*”|\"[^\"]*\"|'[^']*'|`[^`]*`")
+# A particle written as its own word ("프랑스 의 수도 는") is the corpus's morpheme-level spelling: inside
+# running Korean it must be quoted as an example, or it reads as a typo.
+_SPACED_PARTICLE = re.compile(r"[가-힣]+ (의|는|은|를|을|이다|에서) [가-힣]")
+_LATIN_THEN_PARTICLE = re.compile(r"(?<![A-Za-z_])([A-Za-z]{2,})(으로|을|를|이|가|은|는|과|와|로)(?![가-힣])")
+
+
+def test_korean_particles_agree_with_the_latin_words_they_follow_and_corpus_spelling_is_quoted():
+    for key, value in _korean_sentences():
+        if key.endswith("placeholder"):  # an input's example text, in the corpus's own spelling
+            continue
+        bare = _QUOTED.sub("Q", value)
+        assert not _SPACED_PARTICLE.search(bare), (key, _SPACED_PARTICLE.search(bare).group(0))
+        for word, form in _LATIN_THEN_PARTICLE.findall(re.sub(r"\{[^}]*\}", "", value)):
+            assert text.particle(word, form) == form, (key, word + form)

@@ -4,7 +4,9 @@ from hypothesis import strategies as st
 
 from ffn_core import collapse, ffn
 from tests.question_checks import assert_sound, korean_is_korean, shown_number
+from ui.base import i18n
 from ui.questions import collapse as questions
+from ui.verdicts import collapse as verdicts
 
 MS = (4, 8, 16, 32, 64, 128, 256, 512, 1024)
 NARROW = (0, 1, 2, 4, 8, 16, 32)
@@ -19,7 +21,7 @@ def _err(x: float) -> str:  # the page's formatter
 def test_collapse_questions_are_answered_by_the_page(d, m, act, bias, seed):
     res = collapse.measure(d, m, act, bias, seed)
     asked = questions.ask(res)
-    by_key = assert_sound(asked, "collapse")
+    by_key = assert_sound(asked, "collapse", [verdicts.judge(res)])
     if act == "none":
         assert by_key["questions.collapse_rank"].answer == res.rank <= min(d, m)
         # One matrix replaces both layers to rounding: the two layers compute nothing more.
@@ -41,7 +43,7 @@ def test_stack_question_is_answered_by_the_page(d, layers, narrow, bias, seed):
         widths[(layers - 1) // 2] = narrow
     tower = collapse.stack(d, tuple(widths), bias, seed)
     (asked,) = questions.stack(tower, bias)
-    assert_sound([asked], "collapse")
+    assert_sound([asked], "collapse", [verdicts.judge_stack(tower)])
     assert asked.answer == tower.rank <= min(d, *widths)
     assert asked.values["narrow"] == min(widths)
 
@@ -52,3 +54,11 @@ def test_four_times_wider_buys_nothing_without_the_activation():
     assert by_key["questions.collapse_wide"].answer == "no"
     assert by_key["questions.collapse_rank"].answer == 64
     korean_is_korean(asked)
+
+
+def test_no_option_names_the_answer():
+    """The options are bare: "No: they are one d × d matrix" answered the question it was offered for."""
+    for lang in i18n.LANGS:
+        t = i18n.Translator(lang)
+        for option in questions.WIDE.options:
+            assert "d × d" not in t(f"{questions.WIDE.key}_opt_{option}")

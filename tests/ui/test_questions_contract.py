@@ -1,13 +1,18 @@
 """The contract a page's questions share with the class room: parsing a guess, judging it, a stable id."""
+import importlib
 import math
+import pkgutil
 import subprocess
 import sys
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.conftest import ROOT
-from ui.questions import Asked, Question, band, fingerprint
+from ui import questions
+from ui.base import i18n
+from ui.questions import Question, at, band, fingerprint, tolerance_text, why_key
 
 NUMBER = Question("q.number", "number", lo=0, hi=100, tolerance=5, unit="questions.unit_pct")
 CHOICE = Question("q.choice", "choice", options=("a", "b", "c"))
@@ -49,10 +54,10 @@ def test_fingerprints_differ_exactly_when_settings_differ(a, b):
 
 def test_an_asked_id_is_the_same_in_another_process():
     settings = {"d": 64, "m": 256, "act": "none", "bias": False, "seed": 0, "widths": (2, 4)}
-    here = Asked("collapse", NUMBER, 64, fingerprint(settings), "why").id
-    code = ("from ui.questions import Asked, Question, fingerprint\n"
+    here = at("collapse", settings, NUMBER, 64).id
+    code = ("from ui.questions import Question, at\n"
             "q = Question('q.number', 'number', lo=0, hi=100, tolerance=5, unit='questions.unit_pct')\n"
-            f"print(Asked('collapse', q, 64, fingerprint({settings!r}), 'why').id)")
+            f"print(at('collapse', {settings!r}, q, 64).id)")
     there = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True,
                            env={"PYTHONHASHSEED": "123", "PATH": ""}).stdout.strip()
     assert there == here and here.startswith("collapse:q.number:")
@@ -61,3 +66,57 @@ def test_an_asked_id_is_the_same_in_another_process():
 def test_bands_split_the_line_at_their_edges():
     edges = (0.001, 0.01, 0.1)
     assert [band(x, edges) for x in (0.0, 0.0009, 0.001, 0.05, 0.1, 3.0)] == ["0", "0", "1", "2", "3", "3"]
+
+
+def _declared() -> list[Question]:
+    """Every Question the pages' question modules declare, those made per width included."""
+    found = []
+    for info in pkgutil.iter_modules(questions.__path__):
+        module = importlib.import_module(f"ui.questions.{info.name}")
+        found += [v for v in vars(module).values() if isinstance(v, Question)]
+        found += [v(m) for name, v in vars(module).items() if name.endswith("_question") and callable(v)
+                  for m in (32, 256)]
+    return found
+
+
+def test_every_outcome_of_every_question_has_its_sentence_in_both_languages():
+    """An outcome no drawn example reached still reads right: each option (each case) has its own sentence."""
+    declared = _declared()
+    assert len({q.key for q in declared}) >= 16
+    for lang in i18n.LANGS:
+        have = i18n.strings(lang)
+        for q in declared:
+            if q.kind == "choice":
+                for option in q.options:
+                    assert why_key(q, option) in have, (lang, q.key, option)
+            else:
+                # A number's sentence restates the measurement; with cases, each case has one (the plain
+                # sentence too where one outcome has no case of its own).
+                keys = [why_key(q, 0.0, case) for case in q.cases] or [why_key(q, 0.0)]
+                for key in keys:
+                    assert key in have, (lang, key)
+                for key in [*keys, why_key(q, 0.0)]:
+                    assert key not in have or "{measured" in have[key], (lang, key)
+                assert tolerance_text(i18n.Translator(lang), q)
+
+
+def test_a_question_explains_only_with_its_own_sentence():
+    assert why_key(CHOICE, "b") == "q.choice_why_b"
+    assert why_key(NUMBER, 3.0) == "q.number_why"
+    for bad in (lambda: why_key(CHOICE, "d"), lambda: why_key(NUMBER, 3.0, "other"), lambda: at("x", {}, CHOICE, "z")):
+        with pytest.raises(ValueError):
+            bad()
+    asked = at("collapse", {"d": 64}, CHOICE, "a", {"n": 1})
+    assert asked.why.key == "q.choice_why_a" and asked.why.outcome == "a" and asked.why.values == {"n": 1}
+
+
+@given(st.floats(0.01, 1000), st.floats(0.01, 1000))
+def test_a_factor_band_is_a_ratio_either_way(guess, answer):
+    q = Question("q.ratio", "number", lo=0, hi=1000, factor=2)
+    assert q.is_right(guess, answer) == (max(guess / answer, answer / guess) <= 2)
+
+
+@given(st.floats(0, 1000), st.floats(0, 1000))
+def test_a_relative_band_grows_with_the_answer(guess, answer):
+    q = Question("q.count", "number", lo=0, hi=1000, tolerance=1, relative=0.15)
+    assert q.is_right(guess, answer) == (abs(guess - answer) <= max(1, 0.15 * answer))

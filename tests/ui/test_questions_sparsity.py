@@ -7,6 +7,7 @@ from ffn_core import memory_training
 from tests.question_checks import assert_sound, korean_is_korean, shown_number
 from tests.ui.test_lessons_sparsity import N_KEYS, _at_init, _train, space
 from ui.questions import sparsity as questions
+from ui.verdicts import sparsity as verdicts
 
 
 def _asked(s: dict):
@@ -20,10 +21,15 @@ def _asked(s: dict):
 def test_sparsity_questions_are_answered_by_the_page(s: dict) -> None:
     assume(N_KEYS * s["d"] * s["m"] * s["steps"] <= memory_training.MAX_WORK)  # the page stops otherwise
     start, run, asked = _asked(s)
-    by_key = assert_sound(asked, "sparsity")
+    by_key = assert_sound(asked, "sparsity", [verdicts.judge_init(start), verdicts.judge(start, run, s["act"])])
     # The page's metrics: f"{mean:.4f}" and str(dead); the training metric f"{before:.3f} → {after:.3f}".
     assert abs(by_key["questions.sparsity_half"].answer - 100 * shown_number(f"{start.mean_active_fraction:.4f}")) <= 0.005
-    assert by_key["questions.sparsity_dead"].answer == int(str(start.dead))
+    # The per-neuron chart's lowest bar: the most selective neuron's share of the tokens.
+    selective = by_key["questions.sparsity_selective"]
+    assert abs(selective.answer - 100 * min(start.per_neuron)) < 1e-9
+    assert selective.why.key.endswith("broad" if min(start.per_neuron) >= 0.1 else "narrow")
+    half = by_key["questions.sparsity_half"]
+    assert half.why.key.endswith("half" if 0.45 <= start.mean_active_fraction <= 0.55 else "off")
     if s["steps"] == 0:
         assert "questions.sparsity_trained" not in by_key
     else:
@@ -40,4 +46,8 @@ def test_at_random_init_about_half_fire():
     _, _, asked = _asked(s)
     half = next(a for a in asked if a.question.key == "questions.sparsity_half")
     assert 45 <= half.answer <= 55  # the seed measured 50.3%
+    # "Neurons are clean rules from the start": a rule fires for a few tokens; here even the most selective
+    # neuron fires for a third or more, so a guess under 10% is wrong.
+    selective = next(a for a in asked if a.question.key == "questions.sparsity_selective")
+    assert selective.answer > 30 and not selective.question.is_right(5, selective.answer)
     korean_is_korean(asked)

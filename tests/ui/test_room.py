@@ -14,10 +14,12 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.conftest import TIMEOUT, chart_specs, open_page
+from tests.ui import room_checks
+from ui import questions
 from ui.base import i18n
 from ui.questions import Asked, Question
 from ui.questions import collapse as collapse_questions
-from ui.room import session, store
+from ui.room import views, session, store
 
 NUMBER = Question(key="room_test.q_number", kind="number", lo=0.0, hi=1.0, tolerance=0.05)
 CHOICE = Question(key="room_test.q_choice", kind="choice", options=("facts", "grammar", "same"))
@@ -137,7 +139,7 @@ def test_starting_a_class_keeps_the_key_off_the_screen_and_out_of_the_address(db
     card = [c.value for c in at.main.code if "room=" in c.value]
     assert card == [f"?d=32&act=relu&room={seat.code}"] or card == [f"?act=relu&d=32&room={seat.code}"], card
     assert seat.role == "instructor" and store.normalize_code(seat.code) == seat.code
-    assert db.is_instructor(seat.code, key, time.time())  # the key the session holds is the room's
+    assert room_checks.is_instructor(db, seat.code, key, time.time())  # the key the session holds is the room's
     assert param(at, "room") == seat.code
     sidebar = [m.value for m in at.sidebar.markdown]
     assert t("room.instructor_of", code=seat.code) in sidebar
@@ -185,7 +187,7 @@ def test_a_student_joins_by_the_rooms_code_and_a_bad_code_gets_a_note(db):
     seat = at.session_state[session.SEAT]
     assert (seat.code, seat.role) == (code, "student")
     assert session.KEY not in at.session_state
-    assert db.counts(code, ASK_NUMBER.id, time.time()) == (1, 0)
+    assert room_checks.counts(db, code, ASK_NUMBER.id, time.time()) == (1, 0)
     assert t("room.student_of", code=code) in [m.value for m in at.sidebar.markdown]
     assert not at.get("image")  # no join card: that is the instructor's
 
@@ -256,8 +258,8 @@ def test_a_guess_is_stored_only_when_it_is_one_and_acknowledged_only_when_stored
     monkeypatch.setattr(session, "_store", lambda url: fast)
     assert send("choice", "grammar") == (True, None)
     assert send("number", 0.9) == (True, None)
-    assert db.guesses(code, ASK_NUMBER.id, time.time()) == [pytest.approx(0.9)]
-    assert db.guesses(code, ASK_CHOICE.id, time.time()) == ["grammar"]
+    assert room_checks.guesses(db, code, ASK_NUMBER.id, time.time()) == [pytest.approx(0.9)]
+    assert room_checks.guesses(db, code, ASK_CHOICE.id, time.time()) == ["grammar"]
     # Outside a room, as the instructor, or in a closed room: never shown as stored.
     assert run_scene("submit_scene", {"which": "number", "guess": 0.3}).session_state["ack"] == (False, "room.ack_no_room")
     assert run_scene("submit_scene", {**seated(code, "instructor", "t2", key), "which": "number",
@@ -280,7 +282,12 @@ def _has_measured_rule(spec: dict, value: float) -> bool:
     return any(rows and rows[0].get("x") == pytest.approx(value) for rows in spec["datasets"].values())
 
 
-def test_the_instructors_panel_shows_the_class_live_and_reveal_draws_the_measurement(db):
+def _status_lines(at) -> list[str]:
+    return [m.value for m in at.markdown if 'class="room-status"' in m.value]
+
+
+def test_the_presenters_view_shows_one_question_its_counts_and_the_votes_when_shown(db):
+    """The presenter's view: one question at a time, its counts; the votes hidden until shown; Reveal draws the measurement."""
     t = i18n.Translator("en")
     now = time.time()
     code, key = db.create_room(now)
@@ -293,31 +300,74 @@ def test_the_instructors_panel_shows_the_class_live_and_reveal_draws_the_measure
             db.submit(code, token, ASK_CHOICE.id, choices[i], now + 2)
     instructor = seated(code, "instructor", "t0", key)
     at = run_scene("panel_scene", instructor)
-    captions = [c.value for c in at.caption]
-    assert t("room.panel_counts", joined=4, answered=4) in captions
-    assert t("room.panel_counts", joined=4, answered=3) in captions
-    number_spec, choice_spec = chart_specs(at)
+    assert [t("room.panel_counts", joined=4, answered=4) in line for line in _status_lines(at)] == [True]
+    assert not at.get("vega_lite_chart")  # hidden until shown
+    assert not at.get("text_input") and not at.get("radio")  # no answer forms for the instructor
+    at.button(key=f"room_show_{ASK_NUMBER.id}").click().run()
+    assert db.vote(code, ASK_NUMBER.id, time.time()).shown
+    (number_spec,) = chart_specs(at)
     # The histogram's 20 bins over [0, 1]: 0.12 in bin 2, 0.48 in 9, 0.52 in 10, 0.97 in 19.
     expected = [0] * 20
     for i in (2, 9, 10, 19):
         expected[i] = 1
     assert _bar_counts(number_spec) == expected
-    assert _bar_counts(choice_spec) == [1, 2, 0]  # facts, grammar, same: every option, even at zero
     assert not _has_measured_rule(number_spec, 0.5)
-    assert not db.revealed(code, ASK_NUMBER.id, time.time())
+
+    at.session_state[f"{views.PICK}:collapse:{NUMBER.key}"] = 1  # the second question
+    at.run()
+    assert [t("room.panel_counts", joined=4, answered=3) in line for line in _status_lines(at)] == [True]
+    at.button(key=f"room_show_{ASK_CHOICE.id}").click().run()
+    (choice_spec,) = chart_specs(at)
+    assert _bar_counts(choice_spec) == [1, 2, 0]  # facts, grammar, same: every option, even at zero
+    at.session_state[f"{views.PICK}:collapse:{NUMBER.key}"] = 0
+    at.run()
 
     assert db.view(code, time.time()) is None
     at.button(key=f"room_reveal_{ASK_NUMBER.id}").click().run()
     assert db.revealed(code, ASK_NUMBER.id, time.time()) and not db.revealed(code, ASK_CHOICE.id, time.time())
+    assert not db.vote(code, ASK_NUMBER.id, time.time()).open  # Reveal closes the vote
     assert db.view(code, time.time()).version == 1  # students waiting for the reveal look again
-    number_spec, _ = chart_specs(at)
+    (number_spec,) = chart_specs(at)
     assert _has_measured_rule(number_spec, 0.5)
-    assert t("room.panel_measured", value="0.500") in [m.value for m in at.markdown]  # as the page writes numbers
+    # 0.48 and 0.52 lie within 0.05 of 0.5: half the class was right.
+    measured = t("room.panel_measured", value="0.500") + " · " + t("vote.right", share="50%")
+    assert measured in [m.value for m in at.markdown]  # as the page writes numbers
 
     at.button(key=f"room_reset_{ASK_NUMBER.id}").click().run()
-    assert db.counts(code, ASK_NUMBER.id, time.time()) == (4, 0)
+    assert room_checks.counts(db, code, ASK_NUMBER.id, time.time()) == (4, 0)
     assert not db.revealed(code, ASK_NUMBER.id, time.time())
-    assert db.counts(code, ASK_CHOICE.id, time.time()) == (4, 3)  # the other question untouched
+    assert room_checks.counts(db, code, ASK_CHOICE.id, time.time()) == (4, 3)  # the other question untouched
+
+
+def test_two_votes_on_the_presenters_view_end_with_the_shift(db):
+    """Close the first vote, open the second, reveal: both distributions and "right 25% → 75%"."""
+    t = i18n.Translator("en")
+    now = time.time() - 30
+    code, key = db.create_room(now)
+    tokens = [store.new_token() for _ in range(4)]
+    for token, value in zip(tokens, (0.1, 0.9, 0.5, 0.2)):
+        db.join(code, token, now)
+        db.submit(code, token, ASK_NUMBER.id, value, now)
+    at = run_scene("panel_scene", seated(code, "instructor", "t0", key))
+    assert "second" not in [b.key.split("_")[1] for b in at.button if b.key and b.key.startswith("room_")]
+    at.button(key=f"room_close_{ASK_NUMBER.id}").click().run()
+    assert not db.vote(code, ASK_NUMBER.id, time.time()).open
+    assert any(t("vote.status_closed", n=1) in line for line in _status_lines(at))
+    at.button(key=f"room_second_{ASK_NUMBER.id}").click().run()
+    assert db.vote(code, ASK_NUMBER.id, time.time()).round == 2
+    assert any(t("vote.status_open", n=2) in line for line in _status_lines(at))
+    for token, value in zip(tokens[:4], (0.48, 0.52, 0.5, 0.9)):
+        db.submit(code, token, ASK_NUMBER.id, value, time.time())
+    at.button(key=f"room_timer_{ASK_NUMBER.id}").click().run()
+    left = db.vote(code, ASK_NUMBER.id, time.time()).closes_in
+    assert 55 < left <= 60
+    assert any(t("vote.status_timer", n=2, seconds=60) in line or t("vote.status_timer", n=2, seconds=59) in line
+               for line in _status_lines(at))
+    at.button(key=f"room_reveal_{ASK_NUMBER.id}").click().run()
+    (spec,) = chart_specs(at)
+    assert len(spec["hconcat"]) == 2  # the first vote and the second, side by side
+    shift = t("room.panel_measured", value="0.500") + " · " + t("vote.shift", first="25%", last="75%")
+    assert shift in [m.value for m in at.markdown]
 
 
 def test_instructor_actions_without_the_key_are_refused(db):
@@ -332,7 +382,7 @@ def test_instructor_actions_without_the_key_are_refused(db):
         assert at.session_state["done"] == {"reveal": False, "reset": False}
         assert at.session_state[session.SEAT].code == code  # close refused too: still seated
         assert not db.revealed(code, ASK_NUMBER.id, time.time())
-        assert db.counts(code, ASK_NUMBER.id, time.time()) == (1, 1)
+        assert room_checks.counts(db, code, ASK_NUMBER.id, time.time()) == (1, 1)
         assert db.room_live(code, time.time())
     # A student's panel is empty: the live view is the instructor's alone.
     at = run_scene("panel_scene", seated(code, "student", token))
@@ -358,7 +408,8 @@ def test_a_following_student_moves_to_the_instructors_page_and_settings(db):
     db.set_view(code, key, "collapse", {"d": "32", "act": "relu"}, time.time())
     at.run()  # the fragment's body runs on every full run; its timer is what AppTest does not tick
     assert not at.exception, [e.value for e in at.exception]
-    assert at.title[0].value == i18n.Translator("en")("collapse.title")
+    # In a class room the page asks, so its title is the one that answers nothing.
+    assert at.title[0].value == i18n.Translator("en")("collapse.title_asking")
     assert param(at, "room") == code and at.slider(key="d").value == 32 and at.selectbox(key="act").value == "relu"
     # AppTest reruns the page it was told to open; a browser now shows the page switched to.
     at.switch_page("pages/3_linear_collapse.py")
@@ -367,7 +418,7 @@ def test_a_following_student_moves_to_the_instructors_page_and_settings(db):
     # The same version again: no move; the student's own change stays.
     at.slider(key="d").set_value(48).run()
     at.run()
-    assert at.slider(key="d").value == 48 and at.title[0].value == i18n.Translator("en")("collapse.title")
+    assert at.slider(key="d").value == 48 and at.title[0].value == i18n.Translator("en")("collapse.title_asking")
     # A new version on the same page: the settings move, the page stays.
     db.set_view(code, key, "collapse", {"d": "16"}, time.time())
     at.run()
@@ -398,13 +449,13 @@ def test_a_students_guess_on_a_page_reaches_the_room_and_returns_with_the_class_
     token = at.session_state[session.SEAT].token
     assert db.student_guess(code, token, qid, time.time()) == mine  # the page's widget sent it through submit
     assert t("questions.stored") in [c.value for c in at.caption]
-    assert session._waiting_for_reveal(_page("collapse"), at.session_state[session.ASKED], set())
+    assert session._waiting_for_reveal(_page("collapse"), at.session_state[questions.GUESSES], set())
     charts_before = len(at.get("vega_lite_chart"))
     db.reveal(code, key, qid, time.time())
     at.run()
     assert len(at.get("vega_lite_chart")) == charts_before + 1  # the class's guesses beside the student's own
     assert qid in at.session_state[session.REVEALED]
-    assert not session._waiting_for_reveal(_page("collapse"), at.session_state[session.ASKED],
+    assert not session._waiting_for_reveal(_page("collapse"), at.session_state[questions.GUESSES],
                                            at.session_state[session.REVEALED])
 
 
@@ -435,8 +486,157 @@ def test_a_reveal_that_came_before_the_first_look_is_not_missed(db):
     db.reveal(code, key, ASK_NUMBER.id, time.time())
     db.set_view(code, key, "collapse", {}, time.time())
     waiting = OrderedDict({ASK_NUMBER.id: quiz.Answer(0.3, True)})
-    at = run_scene("watch_scene", {**seated(code, "student", token), session.ASKED: waiting})
+    at = run_scene("watch_scene", {**seated(code, "student", token), questions.GUESSES: waiting})
     assert at.session_state["runs"] == 2  # looked, found it revealed, reran
     # Without a waiting guess, the first look only notes the version.
     at = run_scene("watch_scene", seated(code, "student", token))
     assert at.session_state["runs"] == 1
+
+
+# --- one seat per person, one question per room, bounds per client ----------------------------
+
+
+def test_leaving_and_joining_again_takes_the_same_seat(db):
+    code, _ = db.create_room(time.time())
+    at = open_page("pages/3_linear_collapse.py", "en", folded=True, room=code)
+    token = at.session_state[session.SEAT].token
+    db.submit(code, token, ASK_NUMBER.id, 0.3, time.time())
+    at.sidebar.button(key="room_leave").click().run()
+    assert session.SEAT not in at.session_state
+    assert room_checks.counts(db, code, ASK_NUMBER.id, time.time()) == (0, 1)  # the seat no longer counts; its guess does
+    for _ in range(3):  # a session that leaves and comes back never holds a second seat
+        at.query_params["room"] = code
+        at.run()
+        assert at.session_state[session.SEAT].token == token
+        assert room_checks.counts(db, code, ASK_NUMBER.id, time.time()) == (1, 1)
+        at.sidebar.button(key="room_leave").click().run()
+
+
+def test_a_reloaded_students_guess_is_shown_again_and_not_asked_twice(db):
+    t = i18n.Translator("en")
+    code, _ = db.create_room(time.time())
+    first = open_page("pages/3_linear_collapse.py", "en", folded=True, room=code)
+    radio = first.main.get("radio")[0]
+    qid = radio.key.removeprefix("_ask_in:")
+    radio.set_value(collapse_questions.WIDE.options[0])
+    first.button(key=f"_ask_commit:{qid}").click().run()
+    token = first.session_state[session.SEAT].token
+    # A new session (the reload) that the seat's cookie gave the same token: no form, the guess, "stored".
+    again = AppTest.from_file(str(session.__file__).replace("ui/room/session.py", "dashboard.py"),
+                              default_timeout=TIMEOUT)
+    again.query_params["lang"] = "en"
+    again.session_state[session.SEAT] = session.Seat(code, "student", token)
+    again.session_state[session.CLAIMED] = True
+    again.run()
+    again.switch_page("pages/3_linear_collapse.py")
+    again.query_params["room"] = code
+    again.run()
+    assert not again.exception
+    assert f"_ask_commit:{qid}" not in [b.key for b in again.button]
+    assert t("questions.stored") in [c.value for c in again.caption]
+    assert again.session_state[session.GUESSES][qid].guess == collapse_questions.WIDE.options[0]
+    assert room_checks.counts(db, code, qid, time.time()) == (1, 1)
+
+
+def test_one_session_starts_few_rooms_and_a_full_store_says_so(db, monkeypatch):
+    t = i18n.Translator("en")
+    at = open_page("pages/3_linear_collapse.py", "en", folded=True)
+    codes = []
+    for _ in range(session.STARTS_PER_WINDOW):
+        at.sidebar.button(key="room_start").click().run()
+        codes.append(at.session_state[session.SEAT].code)
+        at.sidebar.button(key="room_close").click().run()
+    at.sidebar.button(key="room_start").click().run()
+    assert session.SEAT not in at.session_state and len(set(codes)) == session.STARTS_PER_WINDOW
+    assert t("room.start_limit") in [c.value for c in at.sidebar.caption]
+
+    full = store.Store(db.engine, max_rooms=1)
+    monkeypatch.setattr(session, "_store", lambda url: full)
+    db.create_room(time.time())
+    other = open_page("pages/3_linear_collapse.py", "en", folded=True)
+    other.sidebar.button(key="room_start").click().run()
+    assert session.SEAT not in other.session_state
+    notes = [c.value for c in other.sidebar.caption]
+    assert t("room.store_full") in notes and t("room.unavailable") not in notes
+
+
+def _question_ids(at: AppTest, prefix: str) -> set[str]:
+    keys = [b.key for b in at.button if b.key] + [getattr(r, "key", "") or "" for r in at.get("radio")]
+    return {k.removeprefix(prefix) for k in keys if k.startswith(prefix) and "gptsurgery_other_lang" in k}
+
+
+def test_page_8s_edit_question_is_one_for_a_korean_and_an_english_student(db):
+    """The instructor reads English; the join address carries the edit's prompt language, so a Korean
+    student is asked the same question (same id), in Korean."""
+    teacher = open_page("pages/8_gpt_surgery.py", "en")
+    teacher.sidebar.button(key="room_start").click().run()
+    teacher = unfold_all(teacher)
+    card = next(c.value for c in teacher.main.code if "room=" in c.value)
+    params = dict(p.split("=", 1) for p in card.split("?", 1)[1].split("&"))
+    assert params["edit_lang"] == "en"
+    panel_ids = _question_ids(teacher, "room_reveal_")
+    assert len(panel_ids) == 1
+    ko = open_page("pages/8_gpt_surgery.py", "ko", **params)
+    en = open_page("pages/8_gpt_surgery.py", "en", **params)
+    assert _question_ids(ko, "_ask_commit:") == _question_ids(en, "_ask_commit:") == panel_ids
+
+
+def unfold_all(at: AppTest) -> AppTest:
+    from tests.conftest import unfold
+
+    return unfold(at)
+
+
+# --- the app's cookie route and watcher, without a server ---------------------------------------
+
+
+def test_the_cookie_route_answers_a_pixel_and_sets_a_scoped_httponly_cookie():
+    from ui.room import passes
+
+    plain = passes.answer(None, now=100.0, secure=False)
+    assert plain.headers["content-type"] == "image/gif" and "set-cookie" not in plain.headers
+    given = passes.answer(store.Pass("seat", "s3cret", 100.0 + 3600), now=100.0, secure=True)
+    cookie = given.headers["set-cookie"]
+    for part in ("ffnlab_seat=s3cret", "HttpOnly", "Max-Age=3600", "Path=/", "SameSite=lax", "Secure"):
+        assert part in cookie, cookie
+    host = passes.answer(store.Pass("host", "k", 200.0), now=100.0, secure=False).headers["set-cookie"]
+    assert host.startswith("ffnlab_host=k;") and "Secure" not in host
+    assert passes.answer(store.Pass("other", "x", 200.0), now=100.0, secure=False).headers.get("set-cookie") is None
+
+
+def test_a_client_is_its_address_or_the_one_the_local_proxy_saw():
+    from ui.room import passes
+
+    assert passes.client_id("203.0.113.5", {"X-Forwarded-For": "10.9.9.9"}) == "203.0.113.5"  # not our proxy: ignored
+    assert passes.client_id("127.0.0.1", {"X-Forwarded-For": "6.6.6.6, 198.51.100.7"}) == "198.51.100.7"
+    assert passes.client_id("127.0.0.1", {"X-Forwarded-For": "nonsense"}) == "127.0.0.1"
+    assert passes.client_id("127.0.0.1", {}) == "127.0.0.1"
+    assert passes.client_id(None, {}) is None and passes.client_id("not an ip", {}) is None
+
+
+def test_the_watcher_reruns_only_the_sessions_whose_room_moved_or_ended():
+    from ui.room import push
+
+    push.watch("AAAAAA", "s1", 3, "part-1")
+    push.watch("AAAAAA", "s2", 4)
+    push.watch("BBBBBB", "s3", 1)
+    push.watch("CCCCCC", "s4", 0)
+    push.watch("AAAAAA", "s4", 4)  # a session watches one room: the last it registered
+    reads = []
+
+    def read(codes):
+        reads.append(codes)
+        return {"AAAAAA": 4, "BBBBBB": 1}  # CCCCCC is gone
+
+    assert push.look(read) == [("s1", "part-1")]
+    assert reads == [["AAAAAA", "BBBBBB"]]
+    assert push.watched() == {"AAAAAA": {"s2": (4, ""), "s4": (4, "")}, "BBBBBB": {"s3": (1, "")}}
+    # s1's part reran for version 4 and waits again with the version it last read itself (3): no second rerun.
+    push.watch("AAAAAA", "s1", 3, "part-1")
+    assert push.look(read) == []
+    push.watch("CCCCCC", "s5", 0)
+    assert push.look(read) == [("s5", "")]
+    for sid in ("s1", "s2", "s3", "s4", "s5"):
+        push.forget(sid)
+    assert push.watched() == {} and push.look(read) == [] and len(reads) == 3  # nothing watched: no read
+    assert not push.running()  # no app here: pages poll from their fragment

@@ -9,6 +9,7 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy import event
 
+from tests.ui import room_checks
 from tests.ui.pg import postgres_server  # noqa: F401  (the session fixture)
 from ui.room import config, store
 from ui.room.store import CODE_ALPHABET, Status, Store, StoreUnavailable
@@ -68,7 +69,7 @@ def test_key_is_stored_only_hashed(db, engine):
         row = conn.execute(sa.select(store.rooms).where(store.rooms.c.code == code)).one()
     assert key not in "".join(str(v) for v in row)
     assert row.key_hash == store._key_hash(row.salt, key)
-    assert db.is_instructor(code, key, T0) and not db.is_instructor(code, key + "x", T0)
+    assert room_checks.is_instructor(db, code, key, T0) and not room_checks.is_instructor(db, code, key + "x", T0)
 
 
 def test_schema_carries_a_version_and_a_newer_one_is_refused(engine):
@@ -159,7 +160,7 @@ def test_join_is_idempotent_and_bounded(engine):
     assert [db.join(code, f"s{i}", T0) for i in range(3)] == [Status.JOINED] * 3
     assert db.join(code, "s0", T0) is Status.JOINED  # again: still in, not counted twice
     assert db.join(code, "s3", T0) is Status.FULL
-    assert db.counts(code, "q", T0) == (3, 0)
+    assert room_checks.counts(db, code, "q", T0) == (3, 0)
 
 
 def test_join_unknown_forged_and_expired_codes(engine):
@@ -185,9 +186,9 @@ def test_latest_guess_wins_and_rate_is_bounded(db):
     assert db.submit(code, "s", "q", 0.75, T0 + 1.0) is Status.STORED
     assert db.submit(code, "s", "other", "b", T0 + 1.5) is Status.TOO_FAST  # per student, any question
     assert db.submit(code, "s", "other", "b", T0 + 2.0) is Status.STORED
-    assert db.guesses(code, "q", T0 + 3) == [0.75]
+    assert room_checks.guesses(db, code, "q", T0 + 3) == [0.75]
     assert db.student_guess(code, "s", "other", T0 + 3) == "b"
-    assert db.counts(code, "q", T0 + 3) == (1, 1)
+    assert room_checks.counts(db, code, "q", T0 + 3) == (1, 1)
 
 
 def test_guesses_are_values_only_and_per_question(db):
@@ -197,11 +198,11 @@ def test_guesses_are_values_only_and_per_question(db):
         db.submit(code, f"s{i}", "q:num", float(i) / 2, T0)
         if i < 3:
             db.submit(code, f"s{i}", "q:opt", "yes" if i % 2 else "no", T0 + 1)
-    assert sorted(db.guesses(code, "q:num", T0)) == [0.0, 0.5, 1.0, 1.5, 2.0]
-    assert sorted(db.guesses(code, "q:opt", T0)) == ["no", "no", "yes"]
+    assert sorted(room_checks.guesses(db, code, "q:num", T0)) == [0.0, 0.5, 1.0, 1.5, 2.0]
+    assert sorted(room_checks.guesses(db, code, "q:opt", T0)) == ["no", "no", "yes"]
     snap = db.snapshot(code, "q:opt", T0)
     assert (snap.joined, snap.answered, snap.revealed) == (5, 3, False)
-    assert db.guesses(code, "q:none", T0) == [] and db.student_guess(code, "s0", "q:none", T0) is None
+    assert room_checks.guesses(db, code, "q:none", T0) == [] and db.student_guess(code, "s0", "q:none", T0) is None
 
 
 @pytest.mark.parametrize("value", [float("nan"), float("inf"), -float("inf"), True, None, [1], {"a": 1},
@@ -210,7 +211,7 @@ def test_values_that_are_not_guesses_are_refused(db, value):
     code, _ = room(db)
     db.join(code, "s", T0)
     assert db.submit(code, "s", "q", value, T0) is Status.INVALID
-    assert db.counts(code, "q", T0) == (1, 0)
+    assert room_checks.counts(db, code, "q", T0) == (1, 0)
     assert db.submit(code, "s", "q", 1e300, T0) is Status.STORED  # the refusal cost no rate
 
 
@@ -231,7 +232,7 @@ def test_only_joined_students_of_live_rooms_submit(engine):
     db.join(code, "s", T0)
     assert db.submit("ZZZZZZ" if code != "ZZZZZZ" else "YYYYYY", "s", "q", 1.0, T0) is Status.UNKNOWN
     assert db.submit(code, "s", "q", 1.0, T0 + 60) is Status.UNKNOWN
-    assert db.counts(code, "q", T0) == (1, 0)
+    assert room_checks.counts(db, code, "q", T0) == (1, 0)
 
 
 def test_sql_shaped_input_is_stored_or_refused_harmlessly(db, engine):
@@ -250,7 +251,7 @@ def test_sql_shaped_input_is_stored_or_refused_harmlessly(db, engine):
     for table in ("class_rooms", "class_students", "class_guesses", "class_reveals", "class_links",
                   "class_schema"):
         raw_count(engine, table)  # every table is still there
-    assert db.room_live(code, T0) and db.counts(code, evil, T0) == (1, 0)
+    assert db.room_live(code, T0) and room_checks.counts(db, code, evil, T0) == (1, 0)
 
 
 # --- the instructor -------------------------------------------------------------------------
@@ -278,11 +279,11 @@ def test_reveal_and_reset_need_the_key(db):
     assert db.revealed_guesses(other_code, "q1", T0) is None
     assert not db.revealed(other_code, "q1", T0)
     assert db.reset(code, key, "q1", T0) is Status.OK
-    assert not db.revealed(code, "q1", T0) and db.guesses(code, "q1", T0) == []
+    assert not db.revealed(code, "q1", T0) and room_checks.guesses(db, code, "q1", T0) == []
     assert db.revealed_guesses(code, "q1", T0) is None
-    assert db.revealed(code, "q2", T0) and db.counts(code, "q2", T0) == (3, 3)
+    assert db.revealed(code, "q2", T0) and room_checks.counts(db, code, "q2", T0) == (3, 3)
     assert db.reset(code, key, None, T0) is Status.OK
-    assert not db.revealed(code, "q2", T0) and db.counts(code, "q2", T0) == (3, 0)
+    assert not db.revealed(code, "q2", T0) and room_checks.counts(db, code, "q2", T0) == (3, 0)
     assert db.reset(code, key, "q" * 121, T0) is Status.INVALID
 
 
@@ -362,7 +363,7 @@ def test_concurrent_submits_from_threads_none_lost(db, engine):
     for t in threads:
         t.join(60)
     assert results == [Status.STORED] * n
-    assert sorted(db.guesses(code, "q", T0 + 2)) == [float(i) for i in range(n)]
+    assert sorted(room_checks.guesses(db, code, "q", T0 + 2)) == [float(i) for i in range(n)]
     assert raw_count(engine, "class_guesses") == n
 
 
@@ -382,7 +383,7 @@ def test_one_student_in_a_loop_from_threads_stores_once(db):
     for t in threads:
         t.join(60)
     assert sorted(results, key=str) == [Status.STORED] + [Status.TOO_FAST] * 9
-    assert len(db.guesses(code, "q", T0 + 1)) == 1
+    assert len(room_checks.guesses(db, code, "q", T0 + 1)) == 1
 
 
 def test_concurrent_joins_at_the_bound_let_exactly_the_bound_in(engine):
@@ -401,7 +402,7 @@ def test_concurrent_joins_at_the_bound_let_exactly_the_bound_in(engine):
     for t in threads:
         t.join(60)
     assert results.count(Status.JOINED) == 10 and results.count(Status.FULL) == 10
-    assert db.counts(code, "q", T0) == (10, 0)
+    assert room_checks.counts(db, code, "q", T0) == (10, 0)
 
 
 def test_a_failure_mid_write_leaves_nothing_half_written(db, engine):
@@ -448,7 +449,7 @@ def test_a_locked_sqlite_file_raises_store_unavailable_and_writes_nothing(tmp_pa
     finally:
         holder.execute("ROLLBACK")
         holder.close()
-    assert db.counts(code, "q", T0) == (1, 0) and not db.revealed(code, "q", T0)
+    assert room_checks.counts(db, code, "q", T0) == (1, 0) and not db.revealed(code, "q", T0)
     assert db.submit(code, "s", "q", 1.0, T0 + 0.1) is Status.STORED
 
 
@@ -521,3 +522,138 @@ def test_the_store_imports_no_streamlit():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=config.ROOT)
     assert out.stdout.strip() == "False"
+
+
+# --- schema 2: seats that outlive a reload, per-client bounds, abandoned seats ----------------------
+
+
+def test_a_version_1_database_is_migrated_and_keeps_its_rooms(engine):
+    v1 = sa.MetaData()
+    for table in store.metadata.sorted_tables:
+        if table.name == "class_passes":
+            continue
+        cols = [sa.Column(c.name, c.type, primary_key=c.primary_key, nullable=c.nullable) for c in table.columns
+                if not (table.name in ("class_students", "class_rooms") and c.name in ("seen", "left_at", "client"))]
+        sa.Table(table.name, v1, *cols)
+    v1.create_all(engine)
+    with engine.begin() as conn:
+        conn.execute(sa.text("INSERT INTO class_schema (version) VALUES (1)"))
+        conn.execute(sa.text("INSERT INTO class_rooms (code, salt, key_hash, created, expires, view_version) "
+                             "VALUES ('ABCDEF', 's', 'h', :t, :e, 0)"), {"t": T0, "e": T0 + 100})
+        conn.execute(sa.text("INSERT INTO class_students (room, token_hash, joined) VALUES ('ABCDEF', :h, :t)"),
+                     {"h": store._sha("old"), "t": T0})
+    db = Store(engine)
+    assert db.join("ABCDEF", "old", T0 + 1) is Status.JOINED  # the v1 seat is found, not a second one
+    assert room_checks.counts(db, "ABCDEF", "q", T0 + 1) == (1, 0)
+    with engine.connect() as conn:
+        assert conn.execute(sa.text("SELECT version FROM class_schema")).scalar_one() == store.SCHEMA_VERSION
+    assert db.seat_pass("ABCDEF", "old", T0 + 2) is not None  # class_passes exists
+
+
+def test_a_seat_cookie_gives_back_the_same_seat_and_guess(db):
+    code, _ = room(db)
+    assert db.join(code, "tok", T0) is Status.JOINED
+    assert db.submit(code, "tok", "q", 0.4, T0) is Status.STORED
+    nonce = db.seat_pass(code, "tok", T0 + 1)
+    got = db.redeem_nonce(nonce, T0 + 2)
+    assert got is not None and got.kind == "seat" and got.expires == T0 + store.ROOM_TTL
+    assert got.secret not in (nonce, "tok") and len(got.secret) >= 32
+    assert db.redeem_nonce(nonce, T0 + 3) is None  # one time only
+    claim = db.claim(got.secret, T0 + 10)
+    assert claim == store.Claim("seat", code, "tok")
+    assert db.join(code, claim.secret, T0 + 10) is Status.JOINED
+    assert room_checks.counts(db, code, "q", T0 + 10) == (1, 1)
+    assert db.student_guess(code, claim.secret, "q", T0 + 10) == 0.4
+
+
+def test_passes_refuse_what_is_not_theirs(db, engine):
+    code, key = room(db)
+    db.join(code, "tok", T0)
+    assert db.seat_pass(code, "nobody", T0) is None
+    assert db.host_pass(code, "wrong key", T0) is None
+    assert db.seat_pass(code, "x" * 65, T0) is None
+    nonce = db.seat_pass(code, "tok", T0)
+    assert db.redeem_nonce(nonce, T0 + store.NONCE_TTL + 1) is None  # too late
+    for forged in ("", "a" * 200, None, 5, "' OR 1=1 --", nonce[:-1] + "x"):
+        assert db.redeem_nonce(forged, T0) is None
+        assert db.claim(forged, T0) is None
+    # A seat's secret is not a nonce, and a nonce is not a cookie.
+    fresh = db.seat_pass(code, "tok", T0)
+    assert db.claim(fresh, T0) is None
+    secret = db.redeem_nonce(fresh, T0).secret
+    assert db.redeem_nonce(secret, T0) is None
+    # Nothing usable is stored: neither the secret, the nonce, the token nor the key.
+    with engine.connect() as conn:
+        dump = " ".join(str(v) for row in conn.execute(sa.text("SELECT * FROM class_passes")) for v in row)
+    for plain in (secret, fresh, "tok", key):
+        assert plain not in dump
+
+
+def test_the_instructor_cookie_gives_the_key_and_dies_with_the_room(db):
+    code, key = room(db)
+    got = db.redeem_nonce(db.host_pass(code, key, T0), T0 + 1)
+    assert got.kind == "host"
+    assert db.claim(got.secret, T0 + 5) == store.Claim("host", code, key)
+    assert db.close(code, key, T0 + 6) is Status.OK
+    assert db.claim(got.secret, T0 + 7) is None
+
+
+def test_a_left_seat_does_not_count_and_its_cookie_gives_nothing(db):
+    code, _ = room(db)
+    db.join(code, "a", T0)
+    secret = db.redeem_nonce(db.seat_pass(code, "a", T0), T0).secret
+    db.submit(code, "a", "q", 1.0, T0)
+    assert db.leave(code, "a", T0 + 1) is Status.OK
+    assert room_checks.counts(db, code, "q", T0 + 1) == (0, 1)  # the guess stays counted
+    assert db.claim(secret, T0 + 2) is None
+    assert db.submit(code, "a", "q", 2.0, T0 + 5) is Status.NOT_JOINED
+    assert db.join(code, "a", T0 + 6) is Status.JOINED  # the same token takes its seat again
+    assert room_checks.counts(db, code, "q", T0 + 6) == (1, 1)
+
+
+def test_abandoned_and_left_seats_leave_room_for_others(engine):
+    db = Store(engine, max_students=3)
+    code, _ = room(db)
+    for i in range(3):
+        assert db.join(code, f"s{i}", T0) is Status.JOINED
+    assert db.join(code, "late", T0 + 1) is Status.FULL
+    db.leave(code, "s0", T0 + 2)
+    assert db.join(code, "late", T0 + 3) is Status.JOINED
+    assert db.join(code, "later", T0 + 4) is Status.FULL
+    db.submit(code, "s1", "q", 1.0, T0 + store.SEAT_IDLE - 10)  # s1 is still here; s2 went quiet
+    assert db.join(code, "later", T0 + store.SEAT_IDLE + 5) is Status.JOINED
+    assert db.join(code, "s0", T0 + store.SEAT_IDLE + 6) is Status.JOINED  # "late" went quiet too: s1, later, s0
+    assert db.join(code, "last", T0 + store.SEAT_IDLE + 7) is Status.FULL
+
+
+def test_one_client_cannot_fill_the_store_or_a_room(engine):
+    db = Store(engine, max_rooms=10, max_rooms_per_client=3, max_joins_per_client=4)
+    made = [db.create_room(T0 + i, client="10.0.0.9") for i in range(4)]
+    assert all(isinstance(m, tuple) for m in made[:3]) and made[3] is Status.LIMIT
+    assert isinstance(db.create_room(T0 + 5, client="10.0.0.7"), tuple)  # another client still can
+    code = made[0][0]
+    assert [db.join(code, f"t{i}", T0 + 10, client="10.0.0.9") for i in range(5)] == [Status.JOINED] * 4 + [Status.LIMIT]
+    assert db.join(code, "t0", T0 + 11, client="10.0.0.9") is Status.JOINED  # a seat it holds is not a new one
+    assert db.join(code, "other", T0 + 11, client="10.0.0.8") is Status.JOINED
+    assert db.join(code, "t9", T0 + 11 + store.JOIN_WINDOW, client="10.0.0.9") is Status.JOINED
+    # The address itself is not stored.
+    with engine.connect() as conn:
+        clients = {r[0] for r in conn.execute(sa.text("SELECT client FROM class_students"))}
+    assert clients and not any("10.0.0" in c for c in clients)
+
+
+def test_a_class_of_500_behind_one_address_joins(engine):
+    db = Store(engine)
+    code, _ = room(db)
+    statuses = [db.join(code, f"s{i}", T0 + i * 0.1, client="school") for i in range(500)]
+    assert statuses.count(Status.JOINED) == 500
+    assert db.join(code, "s500", T0 + 50, client="elsewhere") is Status.FULL
+
+
+def test_versions_reads_live_rooms_only(db):
+    a, ka = room(db)
+    b, _ = room(db, T0 + 1)
+    db.set_view(a, ka, "collapse", {}, T0 + 2)
+    assert db.versions([a, b, "ZZZZZZ", "bad", None], T0 + 3) == {a: 1, b: 0}
+    assert db.versions([a], T0 + store.ROOM_TTL + 10) == {}
+    assert db.versions([], T0) == {}

@@ -26,6 +26,16 @@ from ui.base import i18n, text
     ("m", "을", "으로", "이"),         # 엠
     ("W₂W₁", "을", "로", "이"),        # 더블유 이 더블유 일
     ("3.3 × 10⁻¹⁶", "을", "으로", "이"),
+    ("Rome", "을", "으로", "이"),      # 롬: the silent e leaves an m
+    ("Paris", "를", "로", "가"),       # 파리
+    ("Beijing", "을", "으로", "이"),   # 베이징
+    ("Seoul", "을", "로", "이"),       # 서울
+    ("France", "를", "로", "가"),      # 프랑스
+    ("GPT", "를", "로", "가"),         # 지피티: an acronym by its letters
+    ("FFN", "을", "으로", "이"),       # 에프에프엔
+    ("d_ff", "를", "로", "가"),        # 디 에프 에프: no vowel, read by letters
+    ("Adam", "을", "으로", "이"),      # 아담
+    ("exp", "를", "로", "가"),         # 이엑스피: a short name by its letters
 ])
 def test_particles_agree_with_how_the_word_is_read(word, eul, ro, i):
     assert (text.particle(word, "을"), text.particle(word, "으로"), text.particle(word, "가")) == (eul, ro, i)
@@ -50,6 +60,9 @@ def test_particles_inside_locale_sentences():
     assert text.render("{x:sig3|을} 잽니다", {"x": 0.0250}) == "0.0250을 잽니다"
     assert text.render("{n|으로} 줄이면", {"n": 16}) == "16으로 줄이면"
     assert text.render("{n:|이고}", {"n": 64}) == "64이고"
+    assert text.render("랭크가 {r|이라서}", {"r": 4}) == "랭크가 4라서"
+    assert text.render("랭크가 {r|이라서}", {"r": 16}) == "랭크가 16이라서"
+    assert text.render("{w|으로}", {"w": "Rome"}) == "Rome으로"
     t = i18n.Translator("ko")
     # A Term is translated before its particle is chosen.
     assert "ReLU가" in t("collapse.no_product", act=text.Term("collapse.act_relu"))
@@ -72,10 +85,11 @@ def test_the_app_and_the_corpus_choose_the_same_particle_for_a_word(word, base):
     assert text.particle(word, base) == expected
 
 
-def test_unknown_particles_are_refused_and_the_copula_keeps_its_form():
+def test_unknown_particles_are_refused_and_the_copula_follows_the_final_sound():
     with pytest.raises(KeyError):
         text.particle("64", "의를")
-    assert text.particle("64", "이라서") == "이라서"
+    assert text.particle("64", "이라서") == "라서" and text.particle("16", "이라서") == "이라서"
+    assert text.particle("64", "이고") == "이고" and text.particle("4", "이라면") == "라면"
     assert text.particle("64", "이에요") == "예요" and text.particle("16", "예요") == "이에요"
 
 
@@ -124,3 +138,16 @@ def test_a_sentence_number_never_shows_an_exponent_and_keeps_three_significant_d
     assert "e" not in shown and "E" not in shown
     if x != 0 and abs(x) >= 1e-3:
         assert math.isclose(float(shown.replace(",", "")), x, rel_tol=5e-3)
+
+
+@given(st.integers(0, 10**6))
+def test_an_english_count_takes_the_singular_for_exactly_one(n):
+    shown = text.render("{n:,|head;heads} ({k:,|key/value head;key/value heads})", {"n": n, "k": n})
+    assert shown.startswith(f"{n:,} head" + ("s" if n != 1 else " "))
+    assert shown.endswith(f"({n:,} key/value head" + ("s)" if n != 1 else ")"))
+
+
+@pytest.mark.parametrize("x, shown", [(2 / 64, "1/32"), (0.5, "1/2"), (1 / 3, "1/3"), (0.3, "0.3"), (2.0, "2"),
+                                      (8 / 3, "2.67"), (0.0312, "0.0312")])
+def test_a_ratio_below_one_that_is_a_whole_fraction_reads_as_one(x, shown):
+    assert text.ratio(x) == shown

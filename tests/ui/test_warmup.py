@@ -1,5 +1,6 @@
-"""A server warms itself: after its warm-up, every page's default view (and page 8 at each ablation
-target) is answered from the cache, with no experiment computed for the visitor.
+"""A server warms itself from process start (the App's lifespan, ui/server.py): before anyone visits, every
+page's default view (page 8 at each ablation target, the GPT pages in each language) is computed, /ready
+says so, and a first visitor's view is answered from the cache, with no experiment computed for it.
 
 Runs a real server (the warm-up is a websocket client of it), so it is slow: one server for the module.
 """
@@ -21,7 +22,8 @@ WARMUP_TIMEOUT_S = 600
 
 @pytest.fixture(scope="module")
 def server():
-    srv = stclient.Server(ROOT, warmup=True)
+    # No neighbours after the default views: the test counts what a visit computes on a warm server.
+    srv = stclient.Server(ROOT, warmup=True, env={"FFNLAB_NEIGHBOURS_S": "0"})
     try:
         srv.wait_healthy()
         yield srv
@@ -36,26 +38,32 @@ def _views():
 
 def test_views_cover_every_page_and_every_ablation_target():
     from ffn_core.gpt import ablation, weights
+    from ui.registry import catalog
 
     listed = warmup.views()
     assert {name for name, _ in listed} == {p.url_path for p in stclient.discover_pages(ROOT)}
-    targets = {q.removeprefix("target=") for name, q in listed if name == "gpt_surgery" and q}
+    default = next(c for c in catalog.GPTSURGERY if c.key == "target").default
+    targets = {q.removeprefix("target=") if q else default for name, q in listed
+               if name == "gpt_surgery" and not q.startswith("lang=")}
     assert targets == set(ablation.targets(weights.config().n_layer))
+    assert {("trained_gpt", "lang=ko"), ("gpt_surgery", "lang=ko")} <= set(listed)  # English is the default
 
 
-def test_after_the_warmup_every_default_view_hits_the_cache(server):
-    # The first run of any page starts the warm-up, as a first visitor's would.
-    first = stclient.Session(server.url)
-    try:
-        assert first.open(stclient.AppPage("dashboard.py", "")).ok
-    finally:
-        first.close()
+def test_the_lifespan_warms_every_default_view_before_anyone_visits_and_ready_says_so(server):
+    seen = []
     deadline = time.monotonic() + WARMUP_TIMEOUT_S
-    while "FFN Lab warm-up:" not in server.log():
-        assert time.monotonic() < deadline, server.log()[-3000:]
-        assert server.alive(), server.log()[-3000:]
+    while True:  # nobody opens a page: the warm-up starts with the process
+        code, status = stclient.ready(server.url)
+        seen.append((code, status["state"], status["done"]))
+        if code == 200:
+            break
+        assert code == 503 and status["state"] in ("starting", "running") and not status["warm"], status
+        assert time.monotonic() < deadline and server.alive(), server.log()[-3000:]
         time.sleep(0.5)
-    assert "failed:" not in server.log().split("FFN Lab warm-up:")[1].splitlines()[0]
+    assert status["state"] == "done" and status["warm"] and status["failed"] == []
+    assert status["done"] == status["views"] == len(warmup.views())
+    assert [d for _, _, d in seen] == sorted(d for _, _, d in seen)  # progress only moves forward
+    assert "FFN Lab warm-up:" in server.log()
     before = stclient.experiments(server.url)
     assert before["computed"] > 0  # the warm-up itself computed through the turns
     for page, query in _views():
@@ -67,3 +75,16 @@ def test_after_the_warmup_every_default_view_hits_the_cache(server):
         assert run.ok, (page.name, query, run.exceptions)
         after = stclient.experiments(server.url)
         assert after["computed"] == before["computed"], f"{page.name}?{query} computed on a warm server"
+
+
+def test_ready_is_json_and_never_cached(server):
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(f"{server.url}/ready", timeout=5) as r:
+            headers, body = r.headers, r.read()
+    except urllib.error.HTTPError as err:  # 503 while warming: the same body
+        headers, body = err.headers, err.read()
+    assert headers["Content-Type"] == "application/json" and headers["Cache-Control"] == "no-store"
+    assert b'"state"' in body

@@ -11,9 +11,13 @@ format mini-language what a sentence needs:
     {x:,}        any Python spec; an exponent in its result is rewritten as × 10ⁿ
     {x:sig2|을}  the Korean particle that agrees with what precedes it: "64를", "0.0250을", "3배를"
     {x|을}       the same without a number spec
+    {n:,|head;heads}  an English count with its noun, singular for exactly one: "1 head", "8 heads"
 
 A particle is written in either of its forms (을/를, 이/가, 은/는, 과/와, 으로/로, 이에요/예요). The copula's
-other forms (이고, 이면, 이라서, …) keep their 이 after a number too ("64이고"), which reads best in writing.
+forms in 이라 (이라서, 이라면, 이라고, 이라는) drop their 이 after a vowel, as Korean writes them ("4라서",
+"16이라서"); its other forms (이고, 이면, 이며) keep it after a number too ("64이고"), which reads best in writing. A Latin-script word is read as Koreans say it: a single letter or an all-capital
+acronym by its letters' names ("m" 엠, "GPT" 지피티), any other word by how its ending sounds
+("Rome" 롬, "Paris" 파리, "Beijing" 베이징).
 
 The last part holds the short labels of a page's metrics and tables (an error, a model's size, a
 change "a → b"), which are not sentences and so not in the locale files.
@@ -72,7 +76,11 @@ def sig(x: float, digits: int = 3) -> str:
 
 
 def ratio(x: float) -> str:
-    """A factor for "2×" or "3.5배": three significant digits, trailing zeros dropped."""
+    """A factor for "2×" or "3.5배": three significant digits, trailing zeros dropped; a whole fraction as "1/32"."""
+    if 0 < x < 1 and math.isfinite(x):
+        inverse = 1 / x
+        if abs(inverse - round(inverse)) < 1e-9 * inverse:  # 2/64 is one thirty-second, not "0.0312"
+            return f"1/{round(inverse)}"
     text = sig(x, 3)
     return text.rstrip("0").rstrip(".") if "." in text and "×" not in text else text
 
@@ -135,6 +143,10 @@ _DIGIT_FINAL = {"0": 21, "1": 8, "2": _NO_FINAL, "3": 16, "4": _NO_FINAL, "5": _
 _ZEROS_FINAL = {1: 17, 2: 1, 3: 4, 4: 4, 5: 4, 6: 4, 7: 4, 8: 1, 9: 1, 10: 1, 11: 1}
 # Latin letters as Koreans read them: 엘, 엠, 엔, 알 close on a consonant; the rest on a vowel.
 _LETTER_FINAL = {"l": 8, "m": 16, "n": 4, "r": 8}
+# A word's ending as a Korean reading of it closes: Beijing 베이징, Rome 롬, Berlin 베를린, Seoul 서울,
+# Bangkok 방콕, Adam 아담; -r, -s, -t, -d, -x … open on a vowel (달러, 파리, 부다페스트, 파운드, 소프트맥스).
+_WORD_ENDINGS = (("ng", 21), ("m", 16), ("n", 4), ("l", 8), ("k", 1), ("p", 17))
+_VOWEL_LETTERS = set("aeiouy")
 # Symbols read aloud: 퍼센트, 무한대.
 _SYMBOL_FINAL = {"%": _NO_FINAL, "∞": _NO_FINAL}
 _SUBSCRIPT_DIGITS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
@@ -158,9 +170,25 @@ def _final(text: str) -> int:
         return max(0, _digits_final(stripped))
     if last in _SUPERSCRIPTS:  # 10⁻¹⁶ reads "10의 마이너스 16승"
         return 21
-    if last.lower() in _LETTER_FINAL:
-        return _LETTER_FINAL[last.lower()]
+    if last.isascii() and last.isalpha():
+        return _latin_final(stripped)
     return max(0, _SYMBOL_FINAL.get(last, _NO_FINAL))
+
+
+def _latin_final(text: str) -> int:
+    """The final consonant of a Latin-script word's Korean reading: letters by name, words by their ending."""
+    word = ""
+    for char in reversed(text):
+        if not (char.isascii() and char.isalpha()):
+            break
+        word = char + word
+    lower = word.lower()
+    # m, GPT, d_ff and short names (exp, log, max) are read letter by letter; longer words by how they end.
+    if len(word) <= 3 or word.isupper() or not _VOWEL_LETTERS & set(lower):
+        return _LETTER_FINAL.get(lower[-1], 0)
+    if len(lower) > 3 and lower[-1] == "e" and lower[-2] not in _VOWEL_LETTERS:
+        lower = lower[:-1]  # a silent e: Rome, Ukraine
+    return next((final for ending, final in _WORD_ENDINGS if lower.endswith(ending)), 0)
 
 
 def _digits_final(text: str) -> int:
@@ -186,7 +214,9 @@ def particle(text: str, which: str) -> str:
     """The form of a Korean particle that agrees with `text`: particle("64", "을") == "를"."""
     base = which.split("/")[0]  # "을/를" names the pair by both forms
     if base not in _FORMS:
-        if which.startswith("이"):  # the copula: 이고, 이면, 이라서 ...
+        if which.startswith("이라"):  # the copula's 이라서, 이라면 ...: "4라서", "16이라서"
+            return which if _final(text) else which[1:]
+        if which.startswith("이") and len(which) > 1:  # its 이고, 이면, 이며 keep their 이: "64이고"
             return which
         raise KeyError(f"unknown particle {which!r}")
     return hangul.form(base, _final(text))
@@ -206,7 +236,12 @@ class _SentenceFormatter(string.Formatter):
     def format_field(self, value: Any, format_spec: str) -> str:
         spec, _, which = format_spec.partition("|")
         text = number(value, spec)
-        return text + particle(text, which) if which else text
+        if not which:
+            return text
+        if which[0].isascii():  # an English noun's two forms: "head;heads"
+            one, _, many = which.partition(";")
+            return f"{text} {one if text == '1' else many}"  # as shown: "1.0 times" stays plural
+        return text + particle(text, which)
 
 
 _FORMATTER = _SentenceFormatter()

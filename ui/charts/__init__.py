@@ -2,7 +2,7 @@
 
 home.py, split.py (page 1), position.py (2), collapse.py (3), sweep.py (4), keyvalue.py (5), sparsity.py (6),
 activations.py (pages 4 and 6: which neurons fire), gpt.py (pages 7 and 8), gpt_checkpoints.py (page 7's
-checkpoint and word-in-context sections).
+checkpoint and word-in-context sections), gated.py (the gated FFN), moe.py (the mixture of experts).
 
 How they are written, for speed (a chart is rebuilt for every new setting a student picks):
 - Channels are classes with field and type, e.g. alt.Y(field="share", type="quantitative"), never

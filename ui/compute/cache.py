@@ -1,21 +1,27 @@
-"""The pages' experiments: cached for every session, computed one at a time, in fair turns.
+"""The pages' experiments: cached for every session, computed on every core, in fair turns.
 
-A class presses together: thirty students set a new value in the same second. Python runs one
-thread at a time, so two experiments computing at once both take twice as long, and every
-student whose page is only being redrawn waits behind both. So experiments take turns
-(ui/compute/fair_queue.py): one computes, the others wait in arrival order, each student sees how many are
-ahead, identical requests are computed once, and work for a student who has left or asked for
-something newer is never started.
+A class presses together: thirty students set a new value in the same second. Experiments take
+turns (ui/compute/fair_queue.py): as many compute at once as the process has cores (each on one torch
+thread; torch's kernels release the GIL, so they run side by side), the others wait in arrival
+order, each student sees how many are ahead, identical requests are computed once, and work for a
+student who has left or asked for something newer is never started. More at once than there are
+cores would only make each take longer, and every student whose page is being redrawn wait behind them.
+Probes of the one shared GPT model take one lane (LANE_GPT): they run one at a time, because some
+hook the model while they read it.
 
 The results live in the project's own bounded cache, not st.cache_data: Streamlit empties every
 st.cache_data cache of the server when any client sends "clear cache", and one student must not
 be able to make the whole class recompute.
+
+Results are also kept on disk (ui/compute/disk_cache.py): replicas on one host share them, so two do not
+compute the same view twice, and a restarted server finds them again.
 
 Beside this module: ui/compute/fair_queue.py (the queue and the bounded result cache), ui/compute/allocator.py (how the
 server hands freed memory back), ui/compute/metrics.py (the cache and the queue in /_stcore/metrics).
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import os
@@ -23,7 +29,6 @@ import pickle
 import threading
 import time
 import weakref
-from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
@@ -35,7 +40,7 @@ from streamlit.runtime.scriptrunner_utils.exceptions import ScriptControlExcepti
 from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx, in_cached_function
 
 from ui.base import i18n
-from ui.compute import allocator, chart_spec, fair_queue, metrics
+from ui.compute import allocator, chart_spec, disk_cache, fair_queue, lru, metrics
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -44,8 +49,42 @@ R = TypeVar("R")
 # is 1-30 kB, so the per-function max_entries bound comes first in practice.
 MAX_BYTES = int(float(os.environ.get("FFNLAB_CACHE_MB", "64")) * 2**20)
 
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))  # the cores this process may use (a container's share)
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+# FFNLAB_WORKERS overrides (1 gives the one-at-a-time queue of before).
+WORKERS = max(1, int(os.environ.get("FFNLAB_WORKERS", "0")) or _cores())
 RESULTS = fair_queue.ResultCache(MAX_BYTES)
-TURNS = fair_queue.Scheduler()
+TURNS = fair_queue.Scheduler(workers=WORKERS)
+LANE_GPT = "gpt"
+# One lock per lane, held while a lane's experiment computes and while a lane's shared object is built
+# (re-entrant: a probe builds the model's pass inside its own turn).
+_LANES: dict[str, threading.RLock] = {LANE_GPT: threading.RLock()}
+
+_ROOT = Path(__file__).resolve().parents[2]
+
+
+def _disk() -> disk_cache.DiskCache | None:
+    """The results folder (FFNLAB_RESULTS_DIR, else results/ in FFNLAB_DATA_DIR, else .data/results): None when off."""
+    folder = os.environ.get("FFNLAB_RESULTS_DIR") or str(Path(os.environ.get("FFNLAB_DATA_DIR", _ROOT / ".data")) / "results")
+    megabytes = float(os.environ.get("FFNLAB_DISK_CACHE_MB", "256"))
+    if megabytes <= 0:
+        return None
+    # The code that computes the results, and the weights it reads: other code, other entries.
+    sources = [*(_ROOT / "ffn_core").rglob("*.py"), *(_ROOT / "ui").rglob("*.py"), *(_ROOT / "pages").glob("*.py"),
+               _ROOT / "dashboard.py", *(_ROOT / "ffn_core" / "gpt" / "weights").glob("*")]
+    cache = disk_cache.DiskCache(Path(folder), disk_cache.code_version(sources), int(megabytes * 2**20))
+    return cache if cache.enabled else None
+
+
+DISK = _disk()
+_CLAIMING = threading.local()  # whether this thread holds a disk claim (a nested experiment must not claim again)
 
 
 # --- who is asking ---------------------------------------------------------------------------
@@ -53,6 +92,20 @@ TURNS = fair_queue.Scheduler()
 
 def _session_gone(session_id: str) -> bool:
     return Runtime.exists() and not Runtime.instance().is_active_session(session_id)
+
+
+# The server's own warm-up opens pages with this header (ui/compute/warmup.py): its value is made per process, so
+# no client can pass for the warm-up, and a student who sent it anyway would only wait longer.
+BACKGROUND_HEADER = "X-FFNLab-Background"
+BACKGROUND_TOKEN = os.urandom(16).hex()
+
+
+def background() -> bool:
+    """Whether the running script is the server's own warm-up (ui/compute/warmup.py), not a student."""
+    try:
+        return st.context.headers.get(BACKGROUND_HEADER) == BACKGROUND_TOKEN
+    except Exception:  # no session behind the call
+        return False
 
 
 def _caller() -> fair_queue.Caller:
@@ -71,7 +124,7 @@ def _caller() -> fair_queue.Caller:
         if _session_gone(ctx.session_id):
             raise StopException()
 
-    return fair_queue.Caller(ctx.session_id, check, StopException, (ScriptControlException,))
+    return fair_queue.Caller(ctx.session_id, check, StopException, (ScriptControlException,), background())
 
 
 class _Note:
@@ -113,13 +166,30 @@ def _key(signature: inspect.Signature, args: tuple, kwargs: dict) -> Hashable:
     return tuple((name, fair_queue.plain_key(value)) for name, value in bound.arguments.items() if not name.startswith("_"))
 
 
-def cached(max_entries: int) -> Callable[[Callable[P, R]], Callable[P, R]]:
+def _disk_name(name: str, key: Hashable) -> str:
+    return f"{name}\0{key!r}"
+
+
+def _from_disk(name: str, key: Hashable, max_entries: int) -> bytes | None:
+    blob = DISK.get(_disk_name(name, key)) if DISK is not None else None
+    if blob is not None:
+        RESULTS.put(name, key, blob, max_entries)
+    return blob
+
+
+def _lane(lane: str | None) -> contextlib.AbstractContextManager[Any]:
+    return _LANES[lane] if lane is not None else contextlib.nullcontext()
+
+
+def cached(max_entries: int, *, lane: str | None = None) -> Callable[[Callable[P, R]], Callable[P, R]]:
     """Cache an experiment for every session (plain-valued arguments) and compute it in its turn.
 
-    A cached result is returned at once, without queueing. A miss waits for its turn; a student
-    waiting sees how many experiments are ahead; students asking for the same thing share one
-    computation; a student who leaves or changes the setting while waiting gives up its place.
-    Each caller gets its own copy of the result (it is stored pickled, as st.cache_data stores it).
+    A cached result is returned at once, without queueing; one on disk (computed by another replica,
+    or before a restart) nearly so. A miss waits for its turn; a student waiting sees how many
+    experiments are ahead; students asking for the same thing share one computation; a student who
+    leaves or changes the setting while waiting gives up its place. Each caller gets its own copy of
+    the result (it is stored pickled, as st.cache_data stores it). `lane`: experiments of one lane
+    compute one at a time (LANE_GPT: the probes of the shared GPT model).
     """
 
     def decorate(func: Callable[P, R]) -> Callable[P, R]:
@@ -132,22 +202,67 @@ def cached(max_entries: int) -> Callable[[Callable[P, R]], Callable[P, R]]:
             key = _key(signature, args, kwargs)
             blob = RESULTS.get(name, key)
             metrics.count_lookup(name, blob is not None)
+            if blob is None:
+                blob = _from_disk(name, key, max_entries)
             if blob is not None:
                 return _remember(pickle.loads(blob), (name, key))
+            _on_miss()
+
+            read_back: list[bool] = []
 
             def work(_publish: Callable[[Any], None]) -> R:
+                if DISK is None or getattr(_CLAIMING, "held", False):
+                    return compute_now()
+                # Another replica computing the same result holds its claim: wait, then read theirs.
+                with DISK.claim(_disk_name(name, key)):
+                    _CLAIMING.held = True
+                    try:
+                        found = DISK.get(_disk_name(name, key))
+                        if found is not None:
+                            read_back.append(True)
+                            return pickle.loads(found)
+                        return compute_now()
+                    finally:
+                        _CLAIMING.held = False
+
+            def compute_now() -> R:
                 try:
-                    return func(*args, **kwargs)
+                    with _lane(lane):
+                        return func(*args, **kwargs)
                 finally:
                     allocator.give_back()
 
+            def keep(blob: bytes) -> None:
+                RESULTS.put(name, key, blob, max_entries)
+                if DISK is not None and not read_back:
+                    DISK.put(_disk_name(name, key), blob)
+
             caller = _caller()
-            return _remember(TURNS.run((name, key), work, caller, on_wait=_waiting_note(caller),
-                                       on_result=lambda blob: RESULTS.put(name, key, blob, max_entries)), (name, key))
+            return _remember(TURNS.run((name, key), work, caller, lane=lane, on_wait=_waiting_note(caller),
+                                       on_result=keep), (name, key))
 
         return in_turn
 
     return decorate
+
+
+# Told of every miss a student's page meets (ui/compute/warmup.py computes the neighbours of the views students open).
+_MISS_LISTENERS: list[Callable[[], None]] = []
+
+
+def on_miss(listener: Callable[[], None]) -> None:
+    """Call `listener()` in the script's thread whenever a student's page asks for a result not yet computed."""
+    _MISS_LISTENERS.append(listener)
+
+
+def _on_miss() -> None:
+    if get_script_run_ctx(suppress_warning=True) is None or background():
+        return
+    for listener in _MISS_LISTENERS:
+        try:
+            listener()
+        except Exception:  # noqa: S110 - a listener's trouble must never reach the student's page
+            pass
 
 
 # --- what pages derive from a cached result -------------------------------------------------------
@@ -157,9 +272,7 @@ def cached(max_entries: int) -> Callable[[Callable[P, R]], Callable[P, R]]:
 # hash as to rebuild. Keyed by id, each entry dropped when its result is collected (ids are reused).
 _ORIGINS: dict[int, Hashable] = {}
 _ORIGINS_LOCK = threading.Lock()
-DERIVED_ENTRIES = 256
-_DERIVED: OrderedDict[Hashable, Any] = OrderedDict()
-_DERIVED_LOCK = threading.Lock()
+_DERIVED: lru.LRU[pd.DataFrame] = lru.LRU(entries=256)
 
 
 def _remember(result: R, origin: Hashable) -> R:
@@ -202,16 +315,10 @@ def derive(func: Callable[..., pd.DataFrame], *args: Any) -> pd.DataFrame:
     if origin is None:
         return func(*args)
     key = (_name(plain), origin, tuple(chart_spec.arg_key(a) for a in rest))
-    with _DERIVED_LOCK:
-        frame = _DERIVED.get(key)
-        if frame is not None:
-            _DERIVED.move_to_end(key)
+    frame = _DERIVED.get(key)
     if frame is None:
         frame = func(*args)
-        with _DERIVED_LOCK:
-            _DERIVED[key] = frame
-            while len(_DERIVED) > DERIVED_ENTRIES:
-                _DERIVED.popitem(last=False)
+        _DERIVED.put(key, frame)
     return frame.copy()
 
 
@@ -273,16 +380,19 @@ _RESOURCES: dict[str, dict[Hashable, Any]] = {}
 _RESOURCES_LOCK = threading.Lock()
 
 
-def resource(func: Callable[P, R]) -> Callable[P, R]:
+def resource(func: Callable[P, R] | None = None, *, lane: str | None = None) -> Any:
     """One shared object per arguments for the whole server (a model, a table built once), like
     st.cache_resource but out of a client's reach: "clear cache" empties st.cache_resource too,
     and a student must not be able to make the server load its model again and again.
 
     Built once even when many sessions ask at the same time; never copied (callers must not
     change it); never evicted, so only for a few objects. Parameters named "_..." stay out of the key.
+    `lane`: built holding that lane (an object built by probing a shared model, as the lane's experiments do).
     """
+    if func is None:
+        return lambda f: resource(f, lane=lane)
     name, signature = _name(func), inspect.signature(func)
-    build = threading.RLock()
+    build = _LANES[lane] if lane is not None else threading.RLock()
 
     @functools.wraps(func)
     def shared(*args: P.args, **kwargs: P.kwargs) -> R:
@@ -302,5 +412,4 @@ def resource(func: Callable[P, R]) -> Callable[P, R]:
 def clear() -> None:
     """Empty the results cache (tests start from it empty); nothing a client sends calls this."""
     RESULTS.clear()
-    with _DERIVED_LOCK:
-        _DERIVED.clear()
+    _DERIVED.clear()

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import pickle
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Any
 
@@ -18,6 +16,7 @@ import pandas as pd
 from streamlit import dataframe_util
 
 from ui.base.i18n import Translator
+from ui.compute import lru
 from ui.compute.fair_queue import plain_key
 
 
@@ -73,9 +72,7 @@ def to_spec(chart: alt.TopLevelMixin) -> dict[str, Any]:
     return spec
 
 
-SPEC_ENTRIES = 512
-_SPECS: OrderedDict[Hashable, dict[str, Any]] = OrderedDict()
-_SPECS_LOCK = threading.Lock()
+_SPECS: lru.LRU[dict[str, Any]] = lru.LRU(entries=512)
 
 
 def arg_key(value: Any) -> Hashable:
@@ -101,23 +98,16 @@ def cached_spec(name: str, builder: Callable[..., alt.TopLevelMixin], *args: Any
     cache needs no more than a bounded LRU out of a client's reach.
     """
     key = (name, tuple(arg_key(a) for a in args), tuple(sorted((k, arg_key(v)) for k, v in kwargs.items())))
-    with _SPECS_LOCK:
-        spec = _SPECS.get(key)
-        if spec is not None:
-            _SPECS.move_to_end(key)
-            return spec
-    spec = to_spec(builder(*args, **kwargs))
-    with _SPECS_LOCK:
-        _SPECS[key] = spec
-        while len(_SPECS) > SPEC_ENTRIES:
-            _SPECS.popitem(last=False)
+    spec = _SPECS.get(key)
+    if spec is None:
+        spec = to_spec(builder(*args, **kwargs))
+        _SPECS.put(key, spec)
     return spec
 
 
 def clear() -> None:
     """Forget every built spec (tests start from none)."""
-    with _SPECS_LOCK:
-        _SPECS.clear()
+    _SPECS.clear()
 
 
 def one_column(spec: dict[str, Any]) -> dict[str, Any]:

@@ -108,18 +108,21 @@ class Caller:
 
     `check` raises when the caller should give up; `superseded` builds what to raise when the same
     session has since asked for something else. `control` are the exceptions that mean "this
-    caller's script was stopped", not "the experiment failed".
+    caller's script was stopped", not "the experiment failed". `background`: the server's own
+    warm-up, which waits behind every student (see Scheduler).
     """
 
     session: str | None
     check: Callable[[], None]
     superseded: Callable[[], BaseException]
     control: tuple[type[BaseException], ...] = ()
+    background: bool = False
 
 
 @dataclass(eq=False)
 class _Ticket:
     key: Hashable
+    lane: str | None = None
     calls: set[_Call] = field(default_factory=set)
     running: bool = False
     done: bool = False
@@ -128,36 +131,53 @@ class _Ticket:
     progress: Any = None
     progress_seq: int = 0
 
+    @property
+    def background(self) -> bool:
+        # A ticket only the warm-up waits for; a student asking for the same thing makes it theirs.
+        return bool(self.calls) and all(call.background for call in self.calls)
+
 
 @dataclass(eq=False)
 class _Call:
     session: str | None
     ticket: _Ticket
+    background: bool = False
+    seq: int = 0  # when it arrived: a student's ticket takes its turn from its first student's arrival
     evicted: bool = False
 
 
 class Scheduler:
-    """One experiment computes at a time; the rest wait in arrival order, one place per session.
+    """Up to `workers` experiments compute at once; the rest wait in arrival order, one place per session.
 
     - Identical requests in flight (same key) are one ticket: computed once, every caller gets it.
     - A session has at most one call waiting: asking again withdraws its older call.
     - A ticket nobody waits for any more is dropped before it runs.
-    - The computing is done by one of the ticket's own callers when the ticket reaches the front,
+    - The computing is done by one of the ticket's own callers when the ticket's turn comes,
       so a caller can watch its progress (`on_progress`) and is told how many are ahead (`on_wait`).
+    - Turns go in arrival order among the tickets that can start: a ticket whose `lane` is busy (two
+      experiments that must not run at once, such as probes of one shared model) lets the next pass.
+    - A background ticket starts only while no student's ticket waits, and leaves a worker free
+      for the next student (when there are two or more).
     """
 
-    def __init__(self, poll_s: float = POLL_S, note_s: float = NOTE_S, progress_s: float = PROGRESS_S) -> None:
-        self.poll_s, self.note_s, self.progress_s = poll_s, note_s, progress_s
+    def __init__(self, poll_s: float = POLL_S, note_s: float = NOTE_S, progress_s: float = PROGRESS_S,
+                 workers: int = 1) -> None:
+        if workers < 1:
+            raise ValueError("a scheduler needs at least one worker")
+        self.poll_s, self.note_s, self.progress_s, self.workers = poll_s, note_s, progress_s, workers
         self._cond = threading.Condition()
         self._queue: list[_Ticket] = []  # waiting tickets, oldest first
-        self._running: _Ticket | None = None
+        self._running: list[_Ticket] = []
         self._tickets: dict[Hashable, _Ticket] = {}  # queued or running, by key
         self._sessions: dict[str, _Call] = {}
         self._local = threading.local()
         # Every key present from the start: a metrics reader copies this dict while threads count.
         self.counts: Counter[str] = Counter(dict.fromkeys(OUTCOMES, 0))
+        self.most_running = 0  # the most experiments seen computing at once (tests and benchmarks read it)
+        self._seq = 0
 
     def run(self, key: Hashable, work: Callable[[Callable[[Any], None]], Any], caller: Caller, *,
+            lane: str | None = None,
             on_result: Callable[[bytes], None] | None = None,
             on_wait: Callable[[int], None] | None = None,
             on_progress: Callable[[Any], None] | None = None) -> Any:
@@ -165,6 +185,7 @@ class Scheduler:
 
         `publish(x)` hands progress to the ticket's other callers; `on_result(blob)` sees the pickled
         result before any waiter is released (to cache it); `on_wait(n)` is told n tickets are ahead.
+        `lane`: tickets of one lane never compute at the same time.
         """
         if getattr(self._local, "in_turn", False):
             # Called from inside a computation: its turn is already held, and queueing would wait on itself.
@@ -175,11 +196,12 @@ class Scheduler:
         with self._cond:
             ticket = self._tickets.get(key)
             if ticket is None:
-                ticket = self._tickets[key] = _Ticket(key)
+                ticket = self._tickets[key] = _Ticket(key, lane)
                 self._queue.append(ticket)
             else:
                 self.counts["shared"] += 1
-            call = _Call(caller.session, ticket)
+            self._seq += 1
+            call = _Call(caller.session, ticket, caller.background, self._seq)
             ticket.calls.add(call)
             if caller.session is not None:
                 older = self._sessions.get(caller.session)
@@ -195,23 +217,55 @@ class Scheduler:
                 self._leave(call)
                 self._cond.notify_all()
 
+    def _order(self) -> list[_Ticket]:
+        """The waiting tickets in the order their turns come: the students' first, each from when its first
+        student asked (a view the background queued earlier does not jump ahead), then the background's."""
+        students = sorted((t for t in self._queue if not t.background),
+                          key=lambda t: min(c.seq for c in t.calls if not c.background))
+        return students + [t for t in self._queue if t.background]
+
+    def _startable(self) -> list[_Ticket]:
+        """The waiting tickets that may start now (holding the condition)."""
+        free = self.workers - len(self._running)
+        lanes = {t.lane for t in self._running if t.lane is not None}
+        students_wait = any(not t.background for t in self._queue)
+        background_running = sum(1 for t in self._running if t.background)
+        out = []
+        for ticket in self._order():
+            if free <= 0:
+                break
+            if ticket.lane is not None and ticket.lane in lanes:
+                continue
+            if ticket.background and (students_wait or background_running >= max(1, self.workers - 1)):
+                continue
+            out.append(ticket)
+            free -= 1
+            background_running += ticket.background
+            if ticket.lane is not None:
+                lanes.add(ticket.lane)
+        return out
+
     def ahead(self, ticket: _Ticket) -> int:
-        """Tickets that will run before this one (the running one included)."""
+        """Tickets that will run before this one (the running ones included)."""
         if ticket.running or ticket.done:
             return 0
-        busy = 1 if self._running is not None else 0
-        return busy + (self._queue.index(ticket) if ticket in self._queue else 0)
+        order = self._order()
+        return len(self._running) + (order.index(ticket) if ticket in order else 0)
 
     def queued(self) -> int:
         """Tickets waiting or running."""
         with self._cond:
-            return len(self._queue) + (self._running is not None)
+            return len(self._queue) + len(self._running)
 
-    def waiting_for(self, session: str) -> Hashable | None:
-        """The key a session's one call waits for, if any."""
+    def students_waiting(self) -> int:
+        """Tickets waiting or running that a student (not the background) waits for."""
         with self._cond:
-            call = self._sessions.get(session)
-            return call.ticket.key if call is not None else None
+            return sum(1 for t in (*self._queue, *self._running) if not t.background)
+
+    def running(self) -> int:
+        """Tickets computing now."""
+        with self._cond:
+            return len(self._running)
 
     def _wait_or_compute(self, call: _Call, work, caller: Caller, on_result, on_wait, on_progress) -> Any:  # noqa: ANN001
         ticket = call.ticket
@@ -228,7 +282,9 @@ class Scheduler:
                     break
                 if self._claimable(ticket):
                     self._queue.remove(ticket)
-                    self._running, ticket.running = ticket, True
+                    self._running.append(ticket)
+                    ticket.running = True
+                    self.most_running = max(self.most_running, len(self._running))
                     break
                 ahead = self.ahead(ticket)
                 now = time.monotonic()
@@ -256,7 +312,7 @@ class Scheduler:
         return pickle.loads(ticket.blob)
 
     def _claimable(self, ticket: _Ticket) -> bool:
-        return self._running is None and bool(self._queue) and self._queue[0] is ticket
+        return ticket in self._startable()
 
     def _compute(self, ticket: _Ticket, work, caller: Caller, on_result, prelude) -> Any:  # noqa: ANN001
         # This thread holds the turn (ticket.running); the condition is not held while computing.
@@ -270,7 +326,8 @@ class Scheduler:
                 on_result(blob)
         except BaseException as err:
             with self._cond:
-                self._running, ticket.running = None, False
+                self._running.remove(ticket)
+                ticket.running = False
                 if isinstance(err, caller.control):
                     # This caller's script was stopped mid-way (a live training draws its progress from
                     # it): the ticket goes back to the front for its other callers, or away if none.
@@ -285,7 +342,8 @@ class Scheduler:
         finally:
             self._local.in_turn = False
         with self._cond:
-            self._running, ticket.running = None, False
+            self._running.remove(ticket)
+            ticket.running = False
             ticket.done, ticket.blob = True, blob
             self._tickets.pop(ticket.key, None)
             self.counts["computed"] += 1

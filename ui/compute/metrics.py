@@ -63,6 +63,9 @@ class _Stats:
                 GaugeStat("ffnlab_cache", entries, {"measure": "entries"}, help="The results cache now."),
                 GaugeStat("ffnlab_cache", size, {"measure": "bytes"}, help="The results cache now."),
                 GaugeStat("ffnlab_cache", self.turns.queued(), {"measure": "queued"}, help="The results cache now."),
+                GaugeStat("ffnlab_cache", self.turns.running(), {"measure": "running"}, help="The results cache now."),
+                # The most experiments that computed at once so far: above 1, the cores were used side by side.
+                GaugeStat("ffnlab_cache", self.turns.most_running, {"measure": "most_running"}, help="The results cache now."),
             ]
         return out
 

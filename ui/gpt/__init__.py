@@ -3,4 +3,5 @@
 - probes.py: the shipped GPT loaded once per process, and the cached probes pages 7 and 8 call
 - checkpoints.py: the training checkpoints, loaded once per process, and the cached probes on them (how the memory forms)
 - sections.py: page 7's sections on the checkpoints and on one word in context, drawn from checkpoints.py's results
+- moe_probes.py: the shipped MoE GPT loaded once per process, its baseline pass, and the mixture-of-experts page's cached probes
 """

@@ -1,7 +1,9 @@
 """The shipped GPT, loaded once per server process, and the cached probes both GPT pages call.
 
 The model is shared by every session and never changed: each probe that alters it (ablation, edit)
-works on a copy it throws away, and only the small result is cached. The probes are experiments in
+works on a copy it throws away, and only the small result is cached. Some probes hook the shared
+model while they read it (ffn_core.gpt.neurons.prompt_batches), so every probe of it runs in one lane
+(cache.LANE_GPT): one at a time, while the other pages' experiments use the other cores. The probes are experiments in
 the pages' one cache (ui.compute.cache.cached), keyed on the plain values they take (words, names, numbers);
 what they share is built once in ui.compute.cache.resource.
 """
@@ -26,7 +28,7 @@ def shipped() -> ffn_core.gpt.model.GPT:
     return model
 
 
-@cache.resource
+@cache.resource(lane=cache.LANE_GPT)  # a pass that hooks the shared model: never beside another probe
 def corpus_keys() -> neurons.Keys:
     """Every neuron's strongest corpus prompts and the model's predictions: one pass over the corpus prompts, kept (~0.3 MB)."""
     return neurons.corpus_keys(shipped())
@@ -60,58 +62,58 @@ def known_answer(words: tuple[str, ...]) -> str | None:
     return None
 
 
-@cache.cached(max_entries=256)
+@cache.cached(max_entries=256, lane=cache.LANE_GPT)
 def next_token(words: tuple[str, ...], answer: str | None) -> ask.NextToken:
     return ask.next_token(shipped(), words, answer)
 
 
 # The cached probes take plain values only; what they share (the model, the prompts' pass, a block's
 # key covariance) they fetch from the resource caches above, which never wait for the experiments' turn.
-@cache.cached(max_entries=1)
+@cache.cached(max_entries=1, lane=cache.LANE_GPT)
 def accuracy() -> ask.Accuracy:
     return ask.accuracy(shipped(), corpus_keys().predictions)
 
 
-@cache.cached(max_entries=256)
+@cache.cached(max_entries=256, lane=cache.LANE_GPT)
 def attribute(words: tuple[str, ...], answer: str) -> attribution.Attribution:
     return attribution.attribute(shipped(), words, answer)
 
 
-@cache.cached(max_entries=256)
+@cache.cached(max_entries=256, lane=cache.LANE_GPT)
 def top_neurons(words: tuple[str, ...], answer: str) -> neurons.Neurons:
     return neurons.top_neurons(shipped(), words, answer, keys=corpus_keys())
 
 
-@cache.cached(max_entries=1)
+@cache.cached(max_entries=1, lane=cache.LANE_GPT)
 def parameter_split() -> split.Split:
     return split.split(shipped())
 
 
-@cache.resource
+@cache.resource(lane=cache.LANE_GPT)  # a pass that hooks the shared model: never beside another probe
 def corpus_states() -> states.States:
     """The shipped model's pass over every corpus sentence, each block's input kept (~62 MB): an ablation
     or an edit reruns only the blocks from the changed one up, over the whole corpus all the same."""
     return states.corpus_states(shipped())
 
 
-@cache.cached(max_entries=1)
+@cache.cached(max_entries=1, lane=cache.LANE_GPT)
 def base_scores() -> ablation.Scores:
     return ablation.kept_scores(corpus_states())
 
 
 # Every target and kind fits: the warm-up computes every target zeroed, so choosing one never waits.
-@cache.cached(max_entries=2 + 3 * 8)
+@cache.cached(max_entries=2 + 3 * 8, lane=cache.LANE_GPT)
 def ablated_scores(target: str, how: str = "zero") -> ablation.Scores:
     return ablation.scores_from(shipped(), corpus_states(), target, how)
 
 
-@cache.resource  # one per block of the shipped model, each built when first edited
+@cache.resource(lane=cache.LANE_GPT)  # one per block of the shipped model, each built when first edited
 def key_covariance(layer: int) -> torch.Tensor:
     """One block's key covariance for ROME's update (1 MB a block), kept once computed; never changed."""
     return states.key_covariance(shipped(), corpus_states(), layer - 1).to(torch.float32)
 
 
-@cache.cached(max_entries=64)
+@cache.cached(max_entries=64, lane=cache.LANE_GPT)
 def edit_fact(country: str, lang: str, new_answer: str, layer: int, method: str) -> edit.Edit:
     template = corpus.template_id("capital", lang, 0)
     covariance = key_covariance(layer) if method == "covariance" else None
@@ -119,7 +121,7 @@ def edit_fact(country: str, lang: str, new_answer: str, layer: int, method: str)
                      covariance=covariance, kept=corpus_states())
 
 
-@cache.cached(max_entries=16)
+@cache.cached(max_entries=16, lane=cache.LANE_GPT)
 def active_at(step: int) -> tuple[float, ...]:
     """Each block's active fraction at one shipped checkpoint, loaded for the measurement and dropped."""
     return tuple(evaluate.active_fraction(weights.load(step)))

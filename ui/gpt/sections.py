@@ -15,12 +15,10 @@ from ui.base.page import Page
 from ui.charts import gpt as gpt_charts
 from ui.charts import gpt_checkpoints as charts
 from ui.gpt import checkpoints, probes
+from ui.questions import Asked, quiz
+from ui.questions import gpt as questions
 from ui.verdicts import gpt as gpt_verdicts
 from ui.verdicts import gpt_checkpoints as verdicts
-
-# The defaults of the two controls declared in ui/registry/catalog.py (the tests open the page on them).
-DEFAULT_STEP = 300
-DEFAULT_OTHER = "Germany"
 
 
 def _name(page: Page, country: str) -> str:
@@ -60,6 +58,10 @@ def checkpoint(page: Page, step: int, words: tuple[str, ...], answer: str | None
     with st.spinner(t("common.computing")):
         snap = checkpoints.snapshot(step, tuple(words), answer)
     attr, acc = snap.attribution, snap.accuracy
+    asked = questions.checkpoint(step, words, answer, snap.next.tokens[0], snap.next.probs[0])
+    quiz.questions(page, asked)
+    if not quiz.shown(page, asked):
+        return
     c1, c2, c3, c4 = st.columns(4)
     c1.metric(t("gptmemory.metric_top", step=step), snap.next.tokens[0])
     c2.metric(t("gptmemory.metric_prob"), text.pct(snap.next.probs[0]))
@@ -79,11 +81,13 @@ def checkpoint(page: Page, step: int, words: tuple[str, ...], answer: str | None
                                              acc.heldout, logged, attr.attn, attr.ffn))
 
 
-def curve(page: Page) -> None:
-    """The whole corpus across training, from the training log."""
+def curve(page: Page, asked: tuple[Asked, ...] = ()) -> None:
+    """The whole corpus across training, from the training log; folded while `asked` (which it answers) waits."""
     t = page.t
     st.header(t("gptmemory.curve_heading"))
     st.markdown(t("gptmemory.curve_lesson"))
+    if not quiz.shown(page, asked):
+        return
     measured = checkpoints.curve()
     widgets.chart(page, charts.curve, measured.to_frame(), t)
     widgets.chart(page, charts.writers, measured.writers_frame(), t)

@@ -1,7 +1,7 @@
 """The glossary: the terms the pages use, their plain-words definitions (locale keys glossary.<id>.*),
 and the one call a page makes where a term is first used.
 
-`note(page, *ids)` draws a short line naming the terms with a "?" whose tooltip holds their plain words;
+`note(t, *ids)` draws a short line naming the terms with a "?" whose tooltip holds their plain words;
 the glossary page (pages/9_glossary.py) lists them all with the precise note under each.
 """
 from __future__ import annotations
@@ -13,20 +13,10 @@ from ui.base.i18n import Translator
 TERMS: tuple[str, ...] = (
     "logit", "residual_stream", "logit_lens", "direct_logit_attribution", "jacobian", "equivariant", "affine",
     "least_squares", "rank", "singular_value", "fan_in", "xavier_kaiming", "full_batch_adam", "cross_entropy",
-    "covariance", "outer_product", "c_inv_k", "symlog", "kink", "rmse",
+    "covariance", "outer_product", "c_inv_k", "symlog", "kink", "rmse", "self_attention", "embedding",
+    "residual_connection", "layernorm", "relu_gelu", "glu", "gqa", "causal_mask", "active", "ablation", "checkpoint",
+    "cosine_similarity", "softmax",
 )
-
-# Which terms each page explains, and in which order they first appear there (tests/ui/pages/test_glossary.py
-# opens each page and finds each term's plain words in a help tooltip).
-PAGE_TERMS: dict[str, tuple[str, ...]] = {
-    "position": ("jacobian", "equivariant"),
-    "collapse": ("affine", "least_squares", "rank", "singular_value"),
-    "sweep": ("kink", "least_squares", "rmse"),
-    "keyvalue": ("full_batch_adam",),
-    "sparsity": ("fan_in", "xavier_kaiming", "full_batch_adam", "cross_entropy"),
-    "gpt": ("logit", "logit_lens", "residual_stream", "direct_logit_attribution"),
-    "gptsurgery": ("residual_stream", "outer_product", "rank", "covariance", "c_inv_k"),
-}
 
 
 def name(t: Translator, term: str) -> str:

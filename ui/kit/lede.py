@@ -12,6 +12,7 @@ from collections.abc import Iterable
 import streamlit as st
 
 from ui.base.page import Page
+from ui.questions import Asked, quiz
 
 _ENDS = ".!?。"
 _ABBREVIATIONS = ("e.g", "i.e", "et al", "vs", "cf", "approx", "Fig", "No")
@@ -80,6 +81,16 @@ def lesson(page: Page, body: str, formulas: Iterable[str] = (), more: Iterable[s
                 st.latex(formula)
             for paragraph in more:
                 st.markdown(paragraph)
+
+
+def headline(page: Page, slot, asked: Iterable[Asked], *metrics: tuple[str, str]) -> None:
+    """The page's measured headline, in `slot` (a container drawn under the lesson, above the controls):
+    one to three (label, value) metrics, so a projected page shows a measurement before any scrolling.
+    Folded like everything else that answers the questions while the class is asked first."""
+    if not quiz.shown(page, tuple(asked), note=False):
+        return
+    for column, (label, value) in zip(slot.columns(len(metrics)), metrics):
+        column.metric(label, value, border=True)
 
 
 def less_used(page: Page, spec: int | list[float]) -> list:

@@ -11,7 +11,6 @@ import torch
 
 from ui.base import i18n
 from ui.base.page import Page
-from ui.compute import warmup
 from ui.registry import catalog, links, query
 from ui.room import session as room
 
@@ -190,7 +189,6 @@ def setup(section: str) -> Page:
     st.html(_NARROW_CSS)
     st.markdown(_WRAP_CSS + (_PRESENTER_CSS if presenter else ""), unsafe_allow_html=True)
     _sidebar(page)
-    warmup.start()  # once per process: the first run of any page starts the server's warm-up
     return page
 
 

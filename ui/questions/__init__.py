@@ -5,14 +5,20 @@ right answer is read from the measurement, never written into the question. Noth
 streamlit, so property tests can run them over a page's whole control space, and the class room's
 store can check a guess with the same rules the page uses.
 
+What a student reads under an answer (`Why`) is chosen by the outcome that was measured, never by
+a verdict: a choice question has one sentence per option (`<question>_why_<option>`), a number
+question one sentence that restates the measured number (`{measured}`), or one per declared case.
+There is no way to hand a claim's key to a question, so a claim the page refutes can never be
+shown as the reason for an answer.
+
 One module per page (split.py, position.py, collapse.py, sweep.py, keyvalue.py, sparsity.py, gpt.py,
-gptsurgery.py); quiz.py draws them (the ask form, the outcome, the class's guesses on chart.py's chart).
+gptsurgery.py, gated.py, moe.py); quiz.py draws them (the ask form, the outcome, the class's guesses on chart.py's chart).
 """
 from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -20,11 +26,20 @@ from ui.base import text
 from ui.base.page import Page
 
 Kind = Literal["number", "choice"]
+# The session's guesses (ui/questions/quiz.py's Answer by Asked.id, newest last); the class room reads them
+# too. A page switch clears only the pages' declared controls, so they outlive it.
+GUESSES = "_ask"
 
 
 @dataclass(frozen=True)
 class Question:
-    """What a page asks: a number in a range (with its unit and tolerance) or one of 2-4 options."""
+    """What a page asks: a number in a range (with its unit and tolerance) or one of 2-4 options.
+
+    A number's tolerance follows the question's logic: `tolerance` in its unit; `relative`, a share of
+    the measured value (a count that grows with the layer); `factor`, a ratio either way (an answer
+    that spans orders of magnitude, where 1 against 23 is a different idea, not a near miss). A guess
+    within any of those that are set is right.
+    """
 
     key: str  # locale key of the question's text; unique on its page ("collapse.q_rank")
     kind: Kind
@@ -33,6 +48,9 @@ class Question:
     hi: float = 0.0  # number: the largest guess taken
     tolerance: float = 0.0  # number: a guess within this of the measured answer, in the question's unit, is right
     unit: str = ""  # number: locale key of the unit ("" for none)
+    relative: float = 0.0  # number: also right within this share of the measured answer (0.15: ±15%)
+    factor: float = 0.0  # number: also right within this ratio of the measured answer either way (> 1; 0: unused)
+    cases: tuple[str, ...] = ()  # outcomes that read differently and have a sentence of their own (see `why_key`)
 
     def parse(self, raw: object) -> float | str | None:
         """The guess as this question takes it, or None: not finite, out of range, not an option, or not a guess at all."""
@@ -50,7 +68,34 @@ class Question:
         """A choice is right when it is the answer; a number when it lies within the tolerance."""
         if self.kind == "choice":
             return guess == answer
-        return abs(float(guess) - float(answer)) <= self.tolerance
+        g, a = float(guess), float(answer)
+        if abs(g - a) <= max(self.tolerance, self.relative * abs(a)):
+            return True
+        return self.factor > 1 and g > 0 and a > 0 and max(g / a, a / g) <= self.factor
+
+
+@dataclass(frozen=True)
+class Why:
+    """The sentence under an answer: a locale key written for one measured outcome, and what it cites."""
+
+    key: str
+    outcome: float | str  # the answer this sentence was chosen for (the test holds it equal to the answer)
+    values: Mapping[str, Any] = field(default_factory=dict)
+
+
+def why_key(question: Question, outcome: float | str, case: str = "") -> str:
+    """The only sentence a question may explain `outcome` with: `<question>_why`, then the option for a choice,
+    then the case when the outcome has several that read differently (declared on the question)."""
+    key = f"{question.key}_why"
+    if question.kind == "choice":
+        if outcome not in question.options:
+            raise ValueError(f"{outcome!r} is not an option of {question.key}")
+        key += f"_{outcome}"
+    if case:
+        if case not in question.cases:
+            raise ValueError(f"{case!r} is not a case of {question.key}")
+        key += f"_{case}"
+    return key
 
 
 @dataclass(frozen=True)
@@ -61,8 +106,7 @@ class Asked:
     question: Question
     answer: float | str  # number or option id, read from the core's result
     settings: str  # fingerprint of the page's settings (see `fingerprint`): other settings, another question
-    why: str  # locale key of the one sentence of why, from the page's verdict
-    why_values: Mapping[str, Any] = field(default_factory=dict)
+    why: Why  # the sentence of why, chosen for `answer`
     values: Mapping[str, Any] = field(default_factory=dict)  # what the question's own text cites (the settings)
 
     @property
@@ -77,10 +121,16 @@ def fingerprint(settings: Mapping[str, object]) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
 
-def at(section: str, settings: Mapping[str, object], question: Question, answer: float | str, why: str,
-       why_values: Mapping[str, Any] | None = None, values: Mapping[str, Any] | None = None) -> Asked:
-    """`question` asked at these settings, with the answer measured there."""
-    return Asked(section, question, answer, fingerprint(settings), why, dict(why_values or {}), dict(values or {}))
+def at(section: str, settings: Mapping[str, object], question: Question, answer: float | str,
+       because: Mapping[str, Any] | None = None, values: Mapping[str, Any] | None = None, case: str = "") -> Asked:
+    """`question` asked at these settings, with the answer measured there.
+
+    because: what the sentence of why cites beside the measured answer; case: for a number question,
+    which of its declared cases was measured ("" for none). The sentence itself follows
+    from the question and the answer (`why_key`): no caller can choose another.
+    """
+    why = Why(why_key(question, answer, case), answer, dict(because or {}))
+    return Asked(section, question, answer, fingerprint(settings), why, dict(values or {}))
 
 
 def band(value: float, edges: tuple[float, ...]) -> str:
@@ -88,12 +138,45 @@ def band(value: float, edges: tuple[float, ...]) -> str:
     return str(sum(value >= edge for edge in edges))
 
 
+# --- what a student reads (pure: the page and the tests render the same text) ----------------------
+
+Translate = Callable[..., str]
+
+
+def _whole(x: float) -> float | int:
+    """A bound or a tolerance as a sentence writes it: 100, not 100.0."""
+    return int(x) if float(x).is_integer() else x
+
+
+def written(t: Translate, question: Question, value: float | str) -> str:
+    """A guess or an answer as the page writes it: an option's label, or a number with its unit."""
+    if question.kind == "choice":
+        return t(f"{question.key}_opt_{value}")
+    number = float(value)
+    shown = text.number(int(number)) if number.is_integer() and abs(number) < 1e15 else text.sig(number)
+    unit = t(question.unit) if question.unit else ""
+    return f"{shown}{unit}" if unit in ("%", "") else f"{shown} {unit}"
+
+
 def shown_value(page: Page, asked: Asked, value: float | str) -> str:
     """A guess or an answer as the page writes it: an option's label, or a number with its unit."""
-    question = asked.question
+    return written(page.t, asked.question, value)
+
+
+def tolerance_text(t: Translate, question: Question) -> str:
+    """What counts as right, said where the question is asked ("" for a choice)."""
     if question.kind == "choice":
-        return page.t(f"{question.key}_opt_{value}")
-    number = float(value)
-    written = text.number(int(number)) if number.is_integer() and abs(number) < 1e15 else text.sig(number)
-    unit = page.t(question.unit) if question.unit else ""
-    return f"{written}{unit}" if unit in ("%", "") else f"{written} {unit}"
+        return ""
+    unit = t(question.unit) if question.unit else ""
+    if question.factor > 1:
+        return t("questions.tolerance_factor", factor=_whole(question.factor))
+    if question.relative > 0:
+        return t("questions.tolerance_relative", share=_whole(round(100 * question.relative, 6)),
+                 tolerance=_whole(question.tolerance), unit=unit)
+    return t("questions.tolerance", tolerance=_whole(question.tolerance), unit=unit)
+
+
+def explain(t: Translate, asked: Asked) -> str:
+    """The sentence under an answer, in the translator's language: `{measured}` is the answer as written above it."""
+    why = asked.why
+    return t(why.key, measured=written(t, asked.question, why.outcome), **why.values)

@@ -1,8 +1,8 @@
-"""Page 8's questions: take FFNs out (do facts or grammar fall further), edit a memory (does the other language
-follow), sparsity from training (how many fire at a checkpoint). The same inputs as the page's verdicts."""
+"""Page 8's questions: take FFNs out (do facts or grammar fall further, how many facts stay), edit a memory (does
+the other language follow, how large is a rank-one edit). The same inputs as the page's verdicts."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
 
 from ffn_core.gpt.ablation import Scores
 from ffn_core.gpt.edit import Edit
@@ -14,10 +14,14 @@ SECTION = "gptsurgery"
 # Facts live in the FFNs, so surely facts fall further? With every FFN zeroed the grammar falls further.
 FALLS = Question("questions.gptsurgery_falls", "choice", options=("facts", "grammar", "same"))
 FACTS_AFTER = Question("questions.gptsurgery_facts_after", "number", lo=0, hi=100, tolerance=10,
-                       unit="questions.unit_pct")
+                       unit="questions.unit_pct", cases=("fell", "held", "kept"))
 # One language's prompt edited: is the fact stored once for both languages, or once per language?
 OTHER_LANG = Question("questions.gptsurgery_other_lang", "choice", options=("yes", "no"))
-ACTIVE = Question("questions.gptsurgery_active", "number", lo=0, hi=100, tolerance=5, unit="questions.unit_pct")
+# "A rank-one edit is a tiny nudge": at the default it is about as large as the matrix it is added to.
+# A ratio of norms spans orders of magnitude, so a guess counts within a factor of 2.
+EDIT_SIZE = Question("questions.gptsurgery_edit_size", "number", lo=0, hi=1000, factor=2, cases=("large", "small"))
+# From this ratio up, the change is called as large as the matrix (half its norm or more).
+LARGE = 0.5
 
 
 def falls(shipped: Scores, ablated: Scores) -> str:
@@ -28,35 +32,42 @@ def falls(shipped: Scores, ablated: Scores) -> str:
     return "grammar" if grammar_drop > fact_drop else "same"
 
 
+def facts_case(shipped: Scores, ablated: Scores) -> str:
+    """"fell" (at least half the facts lost, the verdict's test), "held" (some lost), "kept" (none lost)."""
+    drop = shipped.seen - ablated.seen
+    if drop <= 0:
+        return "kept"
+    return "fell" if drop >= verdicts.SEVERE * shipped.seen else "held"
+
+
 def ablation(target: str, label: str, shipped: Scores, ablated: Scores) -> tuple[Asked, ...]:
     """label: the target as the page names it. Nothing to ask with nothing removed."""
     if target == "none":
         return ()
-    claims = {c.key: c for c in verdicts.ablation(target, label, shipped, ablated).claims}
-    grammar, facts = claims["gptsurgery.claim_grammar_holds"], claims["gptsurgery.claim_facts_fall"]
     settings, shown = {"target": target}, {"target": label}
+    numbers = {"target": label, "before": shipped.seen, "after": ablated.seen, "t_before": shipped.template,
+               "t_after": ablated.template, "facts": 100 * (shipped.seen - ablated.seen),
+               "grammar": 100 * (shipped.template - ablated.template)}
     return (
-        at(SECTION, settings, FALLS, falls(shipped, ablated), grammar.key, grammar.values, shown),
-        at(SECTION, settings, FACTS_AFTER, 100 * ablated.seen, facts.key, facts.values, shown),
+        at(SECTION, settings, FALLS, falls(shipped, ablated), numbers, shown),
+        at(SECTION, settings, FACTS_AFTER, 100 * ablated.seen, numbers, shown, case=facts_case(shipped, ablated)),
     )
 
 
 def edit(res: Edit, prompt: str) -> tuple[Asked, ...]:
-    """prompt: the edited prompt's words as the page shows them. Asked only when the other language has prompts."""
-    if res.other_lang is None:
-        return ()
-    claim = next(c for c in verdicts.edit(res, prompt, True).claims if c.key == "gptsurgery.claim_other_lang")
+    """prompt: the edited prompt's words as the page shows them."""
     settings = {"country": res.country, "lang": res.lang, "new": res.new_answer, "layer": res.layer,
                 "method": res.method}
-    return (at(SECTION, settings, OTHER_LANG, "yes" if claim.ok else "no", claim.key, claim.values,
-               {"prompt": prompt, "new": res.new_answer, "lang": Term(f"gpt.lang_{res.lang}"),
-                "other": res.new_answer_other}),)
-
-
-def sparsity(step: int, start: Sequence[float], now: Sequence[float], log_gap: float | None) -> tuple[Asked, ...]:
-    """Block 1's active fraction at the checkpoint on screen."""
-    if not now:
-        return ()
-    claim = next(c for c in verdicts.sparsity(step, start, now, log_gap).claims if c.key == "gptsurgery.claim_sparser")
-    return (at(SECTION, {"step": step}, ACTIVE, 100 * now[0], claim.key, claim.values,
-               {"step": step, "start": 100 * start[0] if start else 50.0}),)
+    shown = {"prompt": prompt, "new": res.new_answer, "lang": Term(f"gpt.lang_{res.lang}"),
+             "other": res.new_answer_other, "layer": res.layer}
+    asked = []
+    if res.other_lang is not None:
+        crosses = math.isfinite(res.other_lang[1]) and res.other_lang[1] >= 0.5
+        asked.append(at(SECTION, settings, OTHER_LANG, "yes" if crosses else "no",
+                        {"other": res.new_answer_other, "value": res.other_lang[1]}, shown))
+    ratio = res.delta_norm / res.weight_norm if res.weight_norm > 0 else math.inf
+    if math.isfinite(ratio) and ratio <= EDIT_SIZE.hi:
+        asked.append(at(SECTION, settings, EDIT_SIZE, ratio,
+                        {"delta": res.delta_norm, "weight": res.weight_norm, "layer": res.layer}, shown,
+                        case="large" if ratio >= LARGE else "small"))
+    return tuple(asked)

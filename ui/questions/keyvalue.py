@@ -1,45 +1,66 @@
-"""Page 5's questions: how many neurons carry a key's output, how many pairs are recalled, whether training
+"""Page 5's questions: how many neurons carry a key's output, how many pairs the layer recalls, whether training
 concentrated the output."""
 from __future__ import annotations
 
 from ffn_core import keyvalue
 from ui.questions import Asked, Question, at
-from ui.verdicts import keyvalue as verdicts
 
 SECTION = "keyvalue"
-RECALL = Question("questions.keyvalue_recall", "number", lo=0, hi=100, tolerance=10, unit="questions.unit_pct")
+# Can m neurons hold more than m pairs? "One neuron per fact" says no; a layer of 32 recalls most of 128.
+RECALL = Question("questions.keyvalue_recall", "number", lo=0, hi=100, tolerance=10, unit="questions.unit_pct",
+                  cases=("all", "some", "beyond"))
 # A fact in "a few neurons"? For one key the output is a sum over a large share of the layer.
 CONCENTRATED = Question("questions.keyvalue_concentrated", "choice", options=("fewer", "more"))
 
 
 def n90_question(m: int) -> Question:
-    """Neurons for 90% of a key's output: within a tenth of the layer (at least two) counts."""
-    return Question("questions.keyvalue_n90", "number", lo=1, hi=m, tolerance=max(2, m // 10))
+    """Neurons for 90% of a key's output. The count spans orders of magnitude (1 to m), and "one neuron per
+    fact" is the misconception asked about: a guess counts within a factor of 1.5 (or one neuron)."""
+    return Question("questions.keyvalue_n90", "number", lo=1, hi=m, tolerance=1, factor=1.5, cases=("one",))
 
 
 def active_question(m: int) -> Question:
-    """Neurons active for a key: within a tenth of the layer (at least two) counts."""
-    return Question("questions.keyvalue_active", "number", lo=0, hi=m, tolerance=max(2, m // 10))
+    """Neurons active for a key. "A fact lives in a few neurons" guesses a handful; about half the layer is on,
+    so a guess counts within 15% of the count (at least two neurons)."""
+    return Question("questions.keyvalue_active", "number", lo=0, hi=m, tolerance=2, relative=0.15,
+                    cases=("wide", "untrained", "untrained_wide"))
+
+
+# From this share of the layer on, the neurons a key switches on are called a large share, not a few.
+WIDE = 0.2
+
+
+def active_case(active: int, m: int, steps: int) -> str:
+    """"untrained" before any step, "wide" when at least WIDE of the layer is on ("untrained_wide" both)."""
+    parts = (["untrained"] if steps == 0 else []) + (["wide"] if active >= WIDE * m else [])
+    return "_".join(parts)
+
+
+def recall_case(recalled: int, n: int, m: int) -> str:
+    """"beyond" when more pairs came back than there are neurons; else "all" or "some"."""
+    if recalled > m:
+        return "beyond"
+    return "all" if recalled == n else "some"
 
 
 def ask(res: keyvalue.KeyValue, seed: int) -> tuple[Asked, ...]:
     after = res.trained
     settings = {"d": res.d_model, "m": res.d_ff, "n": res.n_keys, "steps": res.steps, "token": res.token,
                 "seed": seed}
-    verdict = verdicts.judge(res)
-    claims = {c.key: c for c in verdict.claims}
     shown = {"m": res.d_ff, "n": res.n_keys, "steps": res.steps, "token": res.token}
     asked = []
     if after.n_for_90 is not None:
-        asked.append(at(SECTION, settings, n90_question(res.d_ff), after.n_for_90, "questions.keyvalue_n90_why",
-                        {"token": res.token, "n90": after.n_for_90, "m": res.d_ff, "active": after.active}, shown))
-    asked.append(at(SECTION, settings, active_question(res.d_ff), after.active, "questions.keyvalue_active_why",
-                    {"token": res.token, "m": res.d_ff, "active": after.active, "before": res.untrained.active},
-                    shown))
-    recall = claims.get("keyvalue.claim_recall") or claims["keyvalue.fact_untrained"]
-    asked.append(at(SECTION, settings, RECALL, 100 * after.recall, recall.key, recall.values, shown))
-    concentration = claims.get("keyvalue.claim_concentration")
-    if concentration is not None:
-        asked.append(at(SECTION, settings, CONCENTRATED, "fewer" if concentration.ok else "more", concentration.key,
-                        concentration.values, shown))
+        asked.append(at(SECTION, settings, n90_question(res.d_ff), after.n_for_90, {"token": res.token, "m": res.d_ff},
+                        shown, case="one" if after.n_for_90 == 1 else ""))
+    asked.append(at(SECTION, settings, active_question(res.d_ff), after.active,
+                    {"token": res.token, "m": res.d_ff, "steps": res.steps, "before": res.untrained.active}, shown,
+                    case=active_case(after.active, res.d_ff, res.steps)))
+    recalled = round(after.recall * res.n_keys)
+    asked.append(at(SECTION, settings, RECALL, 100 * after.recall, {**shown, "recalled": recalled}, shown,
+                    case=recall_case(recalled, res.n_keys, res.d_ff)))
+    conc = res.concentration(0.9)
+    if res.steps > 0 and conc.keys > 0:
+        fewer = conc.mean_after < conc.mean_before
+        asked.append(at(SECTION, settings, CONCENTRATED, "fewer" if fewer else "more",
+                        {"keys": conc.keys, "before": conc.mean_before, "after": conc.mean_after}, shown))
     return tuple(asked)

@@ -21,11 +21,10 @@ import streamlit as st
 
 from ui import widgets
 from ui.base.page import Page
-from ui.questions import Asked, shown_value
+from ui.questions import GUESSES, Asked, explain, shown_value, tolerance_text
 from ui.questions import chart as charts
 from ui.room import session as room
 
-STATE = "_ask"  # the session's guesses: id -> Answer, newest last (a page switch clears only declared controls)
 ERRORS = "_ask_errors"  # id -> locale key of the message for a guess just refused
 LIMIT = 300  # guesses kept per session; the oldest go first
 
@@ -37,6 +36,7 @@ class Answer:
     guess: float | str | None
     stored: bool | None = None  # in a class room: did the room keep the guess; None outside one
     message: str | None = None  # the room's word about it (a locale key), if any
+    round: int = 1  # in a class room: the vote the guess was stored in (2: the question's second vote)
 
 
 def asks_first(page: Page) -> bool:
@@ -47,10 +47,10 @@ def asks_first(page: Page) -> bool:
 # --- the session's guesses ------------------------------------------------------------------------
 
 def _answers() -> OrderedDict[str, Answer]:
-    answers = st.session_state.get(STATE)
+    answers = st.session_state.get(GUESSES)
     if not isinstance(answers, OrderedDict):
         answers = OrderedDict()
-        st.session_state[STATE] = answers
+        st.session_state[GUESSES] = answers
     return answers
 
 
@@ -67,17 +67,44 @@ def answer_of(asked: Asked) -> Answer | None:
     return _answers().get(asked.id)
 
 
+def _restore(page: Page, items: Iterable[Asked]) -> None:
+    """In a class room, a guess this student's seat holds but this session does not (a reload): kept again, as stored."""
+    if room.current(page) is None:
+        return
+    answers = _answers()
+    for asked in items:
+        if asked.id not in answers and (guess := room.own_guess(page, asked)) is not None:
+            vote = room.vote(page, asked)  # the guess the seat holds is the current vote's
+            _keep(asked, Answer(guess, True, None, vote.round if vote is not None else 1))
+
+
 def shown(page: Page, asked: Asked | Iterable[Asked], note: bool = True) -> bool:
     """Whether to draw what answers these questions; when not, a one-line note (unless `note` is off) says why."""
     if not asks_first(page):
         return True
     items = (asked,) if isinstance(asked, Asked) else tuple(asked)
+    _restore(page, items)
     answers = _answers()
-    if all(a.id in answers or _revealed(page, a) is not None for a in items):
+    if all((a.id in answers and not _held(page, answers[a.id])) or _revealed(page, a) is not None for a in items):
         return True
     if note:
         st.caption(page.t("questions.folded"), help=page.t("questions.folded_help"))
     return False
+
+
+def _held(page: Page, answer: Answer) -> bool:
+    """A guess the class room kept waits for the Reveal: until then the page shows the student nothing that answers it.
+
+    Peer instruction asks again after a discussion; a class that saw the measurement after the first
+    vote would have nothing left to discuss. A look without guessing, or a guess the room did not
+    keep, is answered at once.
+    """
+    return answer.guess is not None and bool(answer.stored) and room.current(page) is not None
+
+
+def _vote(page: Page, asked: Asked) -> Any:
+    """Where the question's vote stands in this student's room (ui.room.store.Vote), or None."""
+    return room.vote(page, asked) if room.current(page) is not None else None
 
 
 def _revealed(page: Page, asked: Asked) -> list[float | str] | None:
@@ -110,11 +137,11 @@ def _commit(page: Page, asked: Asked) -> None:
             errors[asked.id] = "questions.bad_number"
         return
     errors.pop(asked.id, None)
-    stored, message = None, None
+    stored, message, vote = None, None, 1
     if room.current(page) is not None:
         ack = room.submit(page, asked, guess)  # the store unreachable: not stored, and the guess counts here
-        stored, message = bool(ack.stored), ack.message_key
-    _keep(asked, Answer(guess, stored, message))
+        stored, message, vote = bool(ack.stored), ack.message_key, ack.round
+    _keep(asked, Answer(guess, stored, message, vote))
 
 
 def _look(asked: Asked) -> None:
@@ -129,7 +156,7 @@ def _again(asked: Asked) -> None:
 # --- drawing --------------------------------------------------------------------------------------
 
 def _whole(x: float) -> float | int:
-    """A bound or a tolerance as a sentence writes it: 100, not 100.0."""
+    """A bound as a sentence writes it: 100, not 100.0."""
     return int(x) if float(x).is_integer() else x
 
 
@@ -145,12 +172,13 @@ def _form(page: Page, asked: Asked) -> None:
             box, commit, look = st.columns([2, 2, 2], vertical_alignment="bottom")
             unit = t(question.unit) if question.unit else ""
             box.text_input(t("questions.your_number"), key=_input_key(asked), max_chars=24,
-                           placeholder=t("questions.range", lo=_whole(question.lo), hi=_whole(question.hi), unit=unit),
-                           help=t("questions.tolerance", tolerance=_whole(question.tolerance), unit=unit))
+                           placeholder=t("questions.range", lo=_whole(question.lo), hi=_whole(question.hi), unit=unit))
         commit.form_submit_button(t("questions.commit"), type="primary", key=f"_ask_commit:{asked.id}",
                                   on_click=_commit, args=(page, asked), width="stretch")
         look.form_submit_button(t("questions.look"), key=f"_ask_look:{asked.id}", on_click=_look, args=(asked,),
                                 width="stretch")
+    if question.kind == "number":  # on screen, not in a tooltip: a projector never shows one
+        st.caption(tolerance_text(t, question))
     error = st.session_state.get(ERRORS, {}).get(asked.id)
     if error:
         unit = t(question.unit) if question.unit else ""
@@ -159,6 +187,11 @@ def _form(page: Page, asked: Asked) -> None:
 
 def _outcome(page: Page, asked: Asked, answer: Answer) -> None:
     t, question = page.t, asked.question
+    guesses = _revealed(page, asked) if room.current(page) is not None else None
+    if _held(page, answer) and guesses is None:
+        st.info(t("vote.held", guess=shown_value(page, asked, answer.guess)), icon=":material/hourglass_top:")
+        st.caption(t("questions.stored"))
+        return
     measured = shown_value(page, asked, asked.answer)
     if answer.guess is None:
         st.info(t("questions.measured_only", measured=measured), icon=":material/visibility:")
@@ -168,26 +201,24 @@ def _outcome(page: Page, asked: Asked, answer: Answer) -> None:
             st.success(f"{said} ✓")
         else:
             st.error(f"{said} ✗")
-    why = t(asked.why, **asked.why_values)
-    st.markdown(why[:1].upper() + why[1:])  # a verdict's claim may start in lower case
+    st.markdown(explain(t, asked))
     if answer.stored:
         st.caption(t("questions.stored"))
     elif answer.message:  # why the room did not keep it
         st.caption(t(answer.message))
-    _class_guesses(page, asked, answer)
+    _class_guesses(page, asked, answer, guesses)
     if not answer.stored:  # a guess the class room kept stays as sent; any other may be tried again
         st.button(t("questions.again"), key=f"_ask_again:{asked.id}", on_click=_again, args=(asked,),
                   type="tertiary")
 
 
-def _class_guesses(page: Page, asked: Asked, answer: Answer) -> None:
+def _class_guesses(page: Page, asked: Asked, answer: Answer, guesses: list[float | str] | None) -> None:
     """After the instructor reveals: the class's guesses, the student's own and the measurement on one chart."""
-    guesses = _revealed(page, asked)
     if not guesses:
         return
     frame = charts.guesses_frame(asked, list(guesses), answer.guess)
     widgets.chart(page, charts.guesses, frame, page.t, asked.question.key, asked.question.kind,
-                  tuple(asked.question.options))
+                  tuple(asked.question.options), page.phone)
 
 
 def questions(page: Page, asked: Iterable[Asked], slot: Any = None) -> None:
@@ -196,19 +227,37 @@ def questions(page: Page, asked: Iterable[Asked], slot: Any = None) -> None:
     if not items:
         return
     t = page.t
+    if room.current(page) is not None and room.is_instructor(page):  # the presenter's view: no forms
+        with slot if slot is not None else st.container():
+            room.instructor_panel(page, list(items))
+        return
     with slot if slot is not None else st.container():
         # Folded, its forms are not drawn at all (a page's questions were a third of every rerun's work):
         # opening the box reruns the page's part that holds it, which then draws them.
         box = widgets.folded(t("questions.heading"), f"ask:{items[0].question.key}", expanded=asks_first(page),
                              icon=":material/quiz:")
         if box.open:
+            _restore(page, items)
             with box:
                 for a in items:
                     st.markdown(f"**{t(a.question.key, **a.values)}**")
-                    answer = answer_of(a)
-                    if answer is None:
-                        _form(page, a)
-                    else:
-                        _outcome(page, a, answer)
-        if room.current(page) is not None:
-            room.instructor_panel(page, list(items))
+                    _ask_one(page, a)
+
+
+def _ask_one(page: Page, asked: Asked) -> None:
+    """One question's form or outcome; in a class room, as its vote stands (closed, or asked a second time)."""
+    answer = answer_of(asked)
+    vote = _vote(page, asked) if answer is None or _held(page, answer) else None
+    if answer is not None and vote is not None and _held(page, answer) and answer.round < vote.round:
+        answer = None  # the second vote: the first guess stays in the room's first vote, this one is asked anew
+        if vote.open:
+            st.caption(page.t("vote.again"), help=page.t("vote.again_help"))
+    if answer is not None:
+        _outcome(page, asked, answer)
+    elif vote is not None and not vote.open:
+        if _revealed(page, asked) is not None:
+            _outcome(page, asked, Answer(None))
+        else:
+            st.caption(page.t("vote.closed_note"))
+    else:
+        _form(page, asked)

@@ -1,4 +1,5 @@
-"""Page 6's questions: what share of neurons fire at random init, how many never fire, what training did to it."""
+"""Page 6's questions: what share of neurons fire at random init, how selective the most selective neuron is,
+what training did to the active fraction."""
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -9,24 +10,28 @@ from ui.verdicts import sparsity as verdicts
 
 SECTION = "sparsity"
 # "Neurons fire sparsely" is true of trained models; at random init about half fire.
-HALF = Question("questions.sparsity_half", "number", lo=0, hi=100, tolerance=5, unit="questions.unit_pct")
+HALF = Question("questions.sparsity_half", "number", lo=0, hi=100, tolerance=5, unit="questions.unit_pct",
+                cases=("half", "off"))
+# "Neurons are clean rules from the start": a rule fires for a few tokens. At init even the most selective
+# neuron fires for about a third of them.
+SELECTIVE = Question("questions.sparsity_selective", "number", lo=0, hi=100, tolerance=10, unit="questions.unit_pct",
+                     cases=("broad", "narrow"))
 TRAINED = Question("questions.sparsity_trained", "choice", options=("fell", "flat", "rose"))
-
-
-def dead_question(m: int) -> Question:
-    """Neurons that fire for none of the tokens: within 2% of the layer (at least one) counts."""
-    return Question("questions.sparsity_dead", "number", lo=0, hi=m, tolerance=max(1, m // 50))
+# A neuron firing for fewer tokens than this is selective, as a rule that picks out a few would be.
+RULE = 0.1
 
 
 def at_init(start: sparsity.AtInit, seed: int) -> tuple[Asked, ...]:
     settings = {"d": start.d_model, "m": start.d_ff, "act": start.act, "init": start.init, "bias": start.bias,
                 "seed": seed}
-    half = verdicts.judge_init(start).claims[0]
     shown = {"m": start.d_ff, "tokens": start.n_tokens}
+    mean = start.mean_active_fraction
+    least, most = min(start.per_neuron), max(start.per_neuron)
     return (
-        at(SECTION, settings, HALF, 100 * start.mean_active_fraction, half.key, half.values, shown),
-        at(SECTION, settings, dead_question(start.d_ff), start.dead, "questions.sparsity_dead_why",
-           {"dead": start.dead, "always_on": start.always_on, "m": start.d_ff, "tokens": start.n_tokens}, shown),
+        at(SECTION, settings, HALF, 100 * mean, shown, shown,
+           case="half" if verdicts.HALF[0] <= mean <= verdicts.HALF[1] else "off"),
+        at(SECTION, settings, SELECTIVE, 100 * least, {**shown, "most": most, "rule": RULE}, shown,
+           case="broad" if least >= RULE else "narrow"),
     )
 
 
@@ -36,7 +41,6 @@ def training(start: sparsity.AtInit, run: sparsity.Training, act: str,
     steps = run.steps[-1]
     if steps == 0:
         return ()
-    verdict = verdicts.judge(start, run, act)
-    direction = verdicts.direction(run.active_train[-1] - run.active_train[0])
-    return (at(SECTION, settings, TRAINED, direction, verdict.takeaway.split()[0], verdict.takeaway_values,
-               {"steps": steps, "n": run.n_keys}),)
+    before, after = run.active_train[0], run.active_train[-1]
+    return (at(SECTION, settings, TRAINED, verdicts.direction(after - before),
+               {"steps": steps, "n": run.n_keys, "before": before, "after": after}, {"steps": steps, "n": run.n_keys}),)

@@ -1,12 +1,15 @@
-"""Page 1's questions: the FFN's share of the block on screen, which part is bigger, a real model's share."""
+"""Page 1's questions: which part of the block is bigger, the FFN's share of it, a real model's share."""
 from __future__ import annotations
+
+from fractions import Fraction
 
 from ffn_core import model_counts, params
 from ui.questions import Asked, Question, at
-from ui.verdicts import split as verdicts
 
 SECTION = "split"
-SHARE = Question("questions.split_share", "number", lo=0, hi=100, tolerance=2, unit="questions.unit_pct")
+# The 2/3 of the lesson's block, or off it: each outcome its own sentence.
+SHARE = Question("questions.split_share", "number", lo=0, hi=100, tolerance=2, unit="questions.unit_pct",
+                 cases=("two_thirds", "off"))
 # Attention is the famous part of a transformer; at the lesson's block the FFN holds twice its weights.
 BIGGER = Question("questions.split_bigger", "choice", options=("attention", "ffn", "even"))
 MODEL = Question("questions.split_model", "number", lo=0, hi=100, tolerance=3, unit="questions.unit_pct")
@@ -19,21 +22,25 @@ def bigger(s: params.Split) -> str:
     return "attention" if s.ffn_params < s.attention_params else "even"
 
 
-def block(s: params.Split, expansion: str, full_attention_params: int) -> tuple[Asked, ...]:
-    """The block section's questions, at the block's settings (the same the verdict judges)."""
+def share_case(s: params.Split) -> str:
+    """"two_thirds" when the counts make exactly 2/3, else "off"."""
+    return "two_thirds" if s.ffn_share_exact() == Fraction(2, 3) else "off"
+
+
+def block(s: params.Split, expansion: str) -> tuple[Asked, ...]:
+    """The block section's questions, at the block's settings."""
     settings = {"d": s.d_model, "expansion": expansion, "bias": s.bias, "glu": s.glu, "heads": s.n_heads,
                 "kv_heads": s.n_kv_heads}
-    verdict = verdicts.judge_block(s, expansion, full_attention_params)
-    two_thirds = next(c for c in verdict.claims if c.key == "split.claim_two_thirds")
     shown = {"d": s.d_model, "d_ff": s.d_ff, "heads": s.n_heads, "kv_heads": s.n_kv_heads}
+    counts = {"attention": s.attention_params, "ffn": s.ffn_params, "block": s.block_params,
+              "ratio": max(s.ffn_params, s.attention_params) / min(s.ffn_params, s.attention_params)}
     return (
-        at(SECTION, settings, BIGGER, bigger(s), "questions.split_bigger_why",
-           {"attention": s.attention_params, "ffn": s.ffn_params}, shown),
-        at(SECTION, settings, SHARE, 100 * s.ffn_share, two_thirds.key, two_thirds.values, shown),
+        at(SECTION, settings, BIGGER, bigger(s), counts, shown),
+        at(SECTION, settings, SHARE, 100 * s.ffn_share, counts, shown, case=share_case(s)),
     )
 
 
 def model(m: model_counts.ModelCount) -> Asked:
     """A published model's FFN share of all its parameters, embeddings included."""
-    return at(SECTION, {"model": m.id}, MODEL, 100 * m.ffn_share_of_model, "questions.split_model_why",
-              {"model": m.name, "block": m.block.ffn_share, "share": m.ffn_share_of_model}, {"model": m.name})
+    return at(SECTION, {"model": m.id}, MODEL, 100 * m.ffn_share_of_model, {"model": m.name, "block": m.block.ffn_share},
+              {"model": m.name})

@@ -1,43 +1,58 @@
-"""Page 4's questions: does every step in width lower the error, how low the widest fit gets, how many pieces it uses."""
+"""Page 4's questions: how much lower the error gets with more neurons, how low the widest fit gets, how many
+pieces it uses."""
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
 from ffn_core.sweep import sweep
 from ui.questions import Asked, Question, at, band
 from ui.verdicts import sweep as verdicts
 
 SECTION = "sweep"
-FALLS = Question("questions.sweep_falls", "choice", options=("yes", "no"))
+# "Wider is better, in proportion": sixteen times the neurons, sixteen times lower? A ratio spans orders of
+# magnitude (145× at the defaults, below 1× for a plain gradient fit), so a guess counts within a factor of 2.
+GAIN = Question("questions.sweep_gain", "number", lo=0, hi=1_000_000, factor=2,
+                cases=("faster", "slower", "worse"))
 # RMSE spans orders of magnitude: asked as its order, the bands' edges below.
 EDGES = (0.001, 0.01, 0.1)
 RMSE = Question("questions.sweep_rmse", "choice", options=("0", "1", "2", "3"))
 
 
 def pieces_question(width: int) -> Question:
-    """m ReLU neurons make at most m + 1 pieces; a guess within an eighth of m counts (at least one piece)."""
-    return Question("questions.sweep_pieces", "number", lo=1, hi=width + 1, tolerance=max(1, width // 8))
+    """m ReLU neurons make at most m + 1 pieces; a guess within 15% of the pieces used counts (at least one piece):
+    at m = 256 the fit uses about 115, and "all 257" is the idea the question is there to test."""
+    return Question("questions.sweep_pieces", "number", lo=1, hi=width + 1, tolerance=1, relative=0.15,
+                    cases=("all", "fewer"))
 
 
-def ask(results: Mapping[str, sweep.Sweep], best: Sequence[float], settings: Mapping[str, object]) -> tuple[Asked, ...]:
+def gain_case(gain: float, times: float) -> str:
+    """"worse" below 1×; else "faster" when the error fell by more than the neurons grew, "slower" otherwise."""
+    if gain < 1:
+        return "worse"
+    return "faster" if gain > times else "slower"
+
+
+def ask(results: Mapping[str, sweep.Sweep], settings: Mapping[str, object]) -> tuple[Asked, ...]:
     """results: one sweep per method on screen (the first is the page's main one); settings: the page's controls."""
     main = next(iter(results.values()))
     fits = main.fits
     narrow, wide = fits[0], fits[-1]
-    verdict = verdicts.judge(results, best)
     asked = []
-    if len(fits) > 1:
-        claim = next(c for c in verdict.claims if c.key == "sweep.claim_falls")
-        asked.append(at(SECTION, settings, FALLS, "yes" if verdicts.falls(fits) else "no", claim.key, claim.values,
-                        {"m0": narrow.width, "m1": wide.width, "target": main.label}))
-    rmse = 0.0 if wide.exact else wide.rmse
-    asked.append(at(SECTION, settings, RMSE, band(rmse, EDGES), "questions.sweep_rmse_why",
-                    {"m": wide.width, "rmse": verdicts.EXACT_MARK if wide.exact else wide.rmse},
+    # An exact fit's error is rounding: a ratio against it says nothing.
+    usable = len(fits) > 1 and not narrow.exact_on_grid and not wide.exact_on_grid and wide.rmse > 0
+    gain = narrow.rmse / wide.rmse if usable else None
+    if gain is not None and gain <= GAIN.hi:
+        times = wide.width / narrow.width
+        asked.append(at(SECTION, settings, GAIN, gain,
+                        {"m0": narrow.width, "m1": wide.width, "e0": narrow.rmse, "e1": wide.rmse, "times": times},
+                        {"m0": narrow.width, "m1": wide.width, "target": main.label, "times": times},
+                        case=gain_case(gain, times)))
+    rmse = 0.0 if wide.exact_on_grid else wide.rmse  # the RMSE asked is the grid's, as the page shows it
+    asked.append(at(SECTION, settings, RMSE, band(rmse, EDGES),
+                    {"m": wide.width, "rmse": verdicts.EXACT_MARK if wide.exact_on_grid else wide.rmse},
                     {"m": wide.width, "target": main.label}))
     if main.act == "relu" and wide.pieces is not None:
-        kinks = next(c for c in verdict.claims if c.key == "sweep.fact_kinks")
-        asked.append(at(SECTION, settings, pieces_question(wide.width), wide.pieces, "questions.sweep_pieces_why",
-                        {"m": wide.width, "pieces": wide.pieces, "kinks": wide.kinks_inside, "bound": wide.width + 1,
-                         "counts": kinks.values["counts"]},
-                        {"m": wide.width, "bound": wide.width + 1}))
+        bound = wide.width + 1
+        asked.append(at(SECTION, settings, pieces_question(wide.width), wide.pieces, {"m": wide.width, "bound": bound},
+                        {"m": wide.width, "bound": bound}, case="all" if wide.pieces == bound else "fewer"))
     return tuple(asked)

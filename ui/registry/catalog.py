@@ -15,12 +15,12 @@ from __future__ import annotations
 import functools
 from typing import NamedTuple
 
-from ffn_core import collapse, ffn, memory_training, params, position, presets
-from ffn_core.gpt import ablation, corpus, edit, weights
+from ffn_core import collapse, ffn, gated, memory_training, params, position, presets
+from ffn_core.gpt import ablation, corpus, edit, moe_train, weights
 from ffn_core.sweep import expr, net1d, sweep, targets
 import streamlit as st
 
-from ui.base import i18n
+from ui.base import i18n, room_code
 from ui.base.i18n import Translator
 from ui.registry import query
 from ui.registry.kinds import Choice, Code, Control, Lang, Number, Several, Text, Toggle, Values
@@ -37,11 +37,15 @@ PAGES: tuple[Entry, ...] = (
     Entry("split", "pages/1_parameter_split.py", ":material/balance:"),
     Entry("position", "pages/2_position_wise.py", ":material/swap_horiz:"),
     Entry("collapse", "pages/3_linear_collapse.py", ":material/compress:"),
+    # The gate right after the collapse it answers: a product of two linear maps does not collapse.
+    Entry("gated", "pages/10_gated_ffn.py", ":material/call_merge:"),
     Entry("sweep", "pages/4_width_sweep.py", ":material/show_chart:"),
     Entry("keyvalue", "pages/5_key_value.py", ":material/key:"),
     Entry("sparsity", "pages/6_activation_sparsity.py", ":material/bolt:"),
     Entry("gpt", "pages/7_trained_gpt.py", ":material/psychology:"),
     Entry("gptsurgery", "pages/8_gpt_surgery.py", ":material/healing:"),
+    # After the GPT pages: its trained router is read on their corpus, with their fact accuracy and ablations.
+    Entry("moe", "pages/11_mixture_of_experts.py", ":material/hub:"),
     Entry("glossary", "pages/9_glossary.py", ":material/menu_book:"),
 )
 def page_path(section: str) -> str | None:
@@ -53,7 +57,6 @@ def page_path(section: str) -> str | None:
 DEMOS: tuple[Entry, ...] = tuple(e for e in PAGES if e.section not in ("home", "glossary"))
 
 LANG_NAMES = {"ko": "한국어", "en": "English"}
-ROOM_PATTERN = r"[ABCDEFGHJKMNPQRSTUVWXYZ23456789]{6}"  # no 0/O, 1/I/L: read off a projector
 
 # The app-wide choices: kept in the session across pages and carried by every menu link.
 APP: tuple[Control, ...] = (
@@ -61,7 +64,7 @@ APP: tuple[Control, ...] = (
     Toggle("present", False, spelling=("0", "1"), label="common.presenter_mode", help="common.presenter_help"),
     Toggle("code", True, spelling=("0", "1"), label="common.show_details", help="common.show_details_help"),
     Toggle("ask", False, spelling=("0", "1"), label="common.ask_first", help="common.ask_first_help"),
-    Code("room", "", most=6, pattern=ROOM_PATTERN),
+    Code("room", "", most=room_code.CODE_LENGTH, pattern=room_code.CODE_PATTERN),
 )
 
 
@@ -278,15 +281,55 @@ GPTSURGERY = (
            label="gptsurgery.step", help="gptsurgery.step_help"),
 )
 
+# --- the gated FFN ---
+GATED = (
+    Choice("d", gated.D_MODELS, 96, widget="slider", label="gated.d", help="gated.d_help"),
+    Choice("act", gated.FIT_ACTS, "none", option_label="gated.act_", label="gated.act", help="gated.act_help"),
+    Number("token", 0, gated.N_TOKENS - 1, 0, widget="box", label="gated.token", help="gated.token_help"),
+    Number("seed", 0, 9999, 0, widget="box", label="gated.seed", help="gated.seed_help"),
+    Choice("target", tuple(targets.BUILTIN), targets.DEFAULT, option_label=lambda tr, k: targets.label(k),
+           label="gated.target"),
+    Choice("wact", net1d.ACTS, "relu", option_label="gated.wact_", label="gated.wact"),
+    Choice("most", (1, 2, 4, 8), 4, widget="slider", label="gated.most", help="gated.most_help"),
+)
+
+
+# --- the mixture of experts ---
+def _ks(v: Values) -> list[int]:
+    return [k for k in (1, 2, 4, 8) if k <= v["experts"]]
+
+
+def _moe_blocks(v: Values) -> list[int]:
+    return list(range(1, moe_train.config().n_layer + 1))
+
+
+def _moe_experts(v: Values) -> list[int]:
+    return list(range(1, moe_train.config().n_experts + 1))
+
+
+MOE = (
+    Choice("experts", (1, 2, 4, 8, 16), 8, widget="slider", label="moe.experts", help="moe.experts_help"),
+    Choice("k", _ks, lambda v: min(2, v["experts"]), widget="radio", label="moe.k", help="moe.k_help"),
+    Choice("d", (16, 32, 64, 128), 64, widget="slider", label="moe.d", help="moe.d_help"),
+    Choice("n", (64, 256, 1024), 256, widget="slider", label="moe.n", help="moe.n_help"),
+    Number("seed", 0, 9999, 0, widget="box", label="moe.seed", help="moe.seed_help"),
+    Choice("block", _moe_blocks, 1, widget="slider", label="moe.block", help="moe.block_help"),
+    # Block 1's expert whose removal costs the shipped model most facts (the report's block1_costliest_expert;
+    # tests/core/test_gpt_moe.py holds the two equal, so a retrain that moves it moves this default too).
+    Choice("expert", _moe_experts, 3, widget="radio", label="moe.expert", help="moe.expert_help"),
+)
+
 CONTROLS: dict[str, tuple[Control, ...]] = {
     "home": (),
     "split": SPLIT,
     "position": POSITION,
     "collapse": COLLAPSE,
+    "gated": GATED,
     "sweep": SWEEP,
     "keyvalue": KEYVALUE,
     "sparsity": SPARSITY,
     "gpt": GPT,
     "gptsurgery": GPTSURGERY,
+    "moe": MOE,
     "glossary": (),
 }

@@ -140,9 +140,6 @@ class Choice(Control):
         # 8 == 8.0 == True: an option matches only a value of its own type
         return next((o for o in options if o == value and type(o) is type(value)), None)
 
-    def index(self, value: object, values: Values) -> int:
-        return self.options_for(values).index(value)
-
 
 @dataclass(frozen=True)
 class Lang(Choice):

@@ -12,7 +12,6 @@ Two ways into the address bar:
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from urllib.parse import urlencode
 
@@ -128,6 +127,24 @@ def view_params(section: str) -> dict[str, str]:
     return _differing(declared(section), values(section))
 
 
+def room_params(section: str) -> dict[str, str]:
+    """The view a class room shares (its join address, what followers load): `view_params`, plus every
+    control whose default is computed when the page runs, even at that default.
+
+    A computed default may read the reader's language (page 8's edited prompt is in the reader's
+    language unless set): left out, a Korean and an English student would open different settings and
+    answer different questions. Carried, every student is asked at the instructor's settings, and a
+    question's id (ui/questions: section, question, settings) never depends on who reads it.
+    """
+    declared_here = declared(section)
+    typed = values(section)
+    out = _differing(declared_here, typed)
+    for control in declared_here:
+        if callable(getattr(control, "default", None)) and control.key not in out:
+            out[control.key] = control.format(typed[control.key])
+    return out
+
+
 def link(section: str, params: Mapping[str, str], *, app: Mapping[str, str] = {}) -> str:  # noqa: B006
     """The relative address (`/<page url path>?...`) of page `section` opened with `params`.
 
@@ -140,16 +157,10 @@ def link(section: str, params: Mapping[str, str], *, app: Mapping[str, str] = {}
              if c.key in app and c.parse(app[c.key], app_values) is not None}
     pairs.update(_differing(declared(section), clean(declared(section), params)))
     query_string = urlencode(pairs)
-    return f"/{url_path(section)}" + (f"?{query_string}" if query_string else "")
-
-
-def url_path(section: str) -> str:
-    """The page's path in the address: Streamlit's name for its file (`pages/4_width_sweep.py` → `width_sweep`)."""
-    path = next(p.path for p in catalog.PAGES if p.section == section)
-    if not path.startswith("pages/"):
-        return ""  # the entry script is the root
-    stem = path.removeprefix("pages/").removesuffix(".py")
-    return re.sub(r"^[0-9]+_?", "", stem)
+    path = catalog.page_path(section)
+    if path is None:
+        raise KeyError(f"no page {section!r}")
+    return f"/{query.url_path(path)}" + (f"?{query_string}" if query_string else "")
 
 
 # --- moving a page's controls ---------------------------------------------------------------------

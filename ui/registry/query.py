@@ -1,9 +1,11 @@
 """The address bar at its lowest level: one value read or written, and the values a page was opened
 with cleaned before any widget reads them. What each key means and accepts is declared once
-(ui/registry/catalog.py) and read by ui/kit/controls.py; this module knows no key."""
+(ui/registry/catalog.py) and read by ui/kit/controls.py; this module knows no key. Also a page file's
+name in the address (`url_path`)."""
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from urllib.parse import urlencode
 
@@ -20,12 +22,6 @@ def text(name: str, most: int = 64) -> str | None:
     except Exception:  # a malformed query string must not reach the student as a traceback
         return None
     return value if isinstance(value, str) and len(value) <= most else None
-
-
-def flag(name: str) -> bool | None:
-    """A 0/1 switch from the URL; anything else counts as absent."""
-    value = text(name)
-    return None if value is None else FLAGS.get(value.strip().lower())
 
 
 def _non_finite(value: str) -> bool:
@@ -112,3 +108,11 @@ def view_url(base: str | None, params: Mapping[str, object]) -> str:
         pairs.extend((key, str(v)) for v in values)
     query = urlencode(pairs)
     return f"{base or ''}?{query}" if query else (base or "")
+
+
+def url_path(path: str) -> str:
+    """A page file's name in the address: Streamlit's pages/ router names it by the file minus its
+    leading number (`pages/4_width_sweep.py` → `width_sweep`); the entry script is the root ("")."""
+    if not path.startswith("pages/"):
+        return ""
+    return re.sub(r"^[0-9]+_?", "", path.removeprefix("pages/").removesuffix(".py"))

@@ -6,6 +6,7 @@ so a class that all chose one option still sees the others at zero.
 """
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 
 import altair as alt
@@ -18,6 +19,33 @@ GUESSES = "#94a3b8"
 MEASURED = "#dc2626"
 MINE = "#2563eb"
 BINS = 20
+# An axis label written on several lines: the label's text holds "\n" where a line ends (see `wrap`).
+LINES = "split(datum.label, '\\n')"
+# Drawn as SVG, not on a canvas: the same picture, and a page (or a browser test) can read where each label is.
+SVG = {"embedOptions": {"renderer": "svg"}}
+
+
+def wrap(text: str, width: int) -> str:
+    """The text broken between words into lines of at most `width` columns ("\n" between them).
+
+    A Hangul or other wide character takes two columns, as it does on screen. A word longer than a
+    line stands on a line of its own (a label is never cut inside a word).
+    """
+    def cols(word: str) -> int:
+        return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in word)
+
+    lines: list[str] = []
+    for word in text.split():
+        if lines and cols(lines[-1]) + 1 + cols(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return "\n".join(lines)
+
+
+def label_width(n_options: int, narrow: bool) -> int:
+    """How many columns of text one option's label gets under its bar: a phone's width or a projector's, shared."""
+    return max(8, (40 if narrow else 90) // max(1, n_options))
 
 
 def frame(question: Question, guesses: Sequence[float | str], t: Translator) -> pd.DataFrame:
@@ -42,11 +70,31 @@ def frame(question: Question, guesses: Sequence[float | str], t: Translator) -> 
     return pd.DataFrame({"start": starts, "end": [s + width for s in starts], "count": counts})
 
 
+def votes(question: Question, first: Sequence[float | str] | None, last: Sequence[float | str], t: Translator, *,
+          answer: float | str | None = None, narrow: bool = False) -> alt.TopLevelMixin:
+    """The presenter's distribution: one vote's, or the first and second side by side on one count scale."""
+    if first is None:
+        return distribution(question, last, t, answer=answer, height=140, narrow=narrow).properties(usermeta=SVG)
+    # Side by side, each half of the projector's width (a concatenated view cannot stretch to its container).
+    top = max(int(frame(question, guesses, t)["count"].max()) for guesses in (first, last))
+    panels = [distribution(question, guesses, t, answer=answer, height=80, narrow=narrow, panels=2, top=top)
+              .properties(title=t("vote.vote_n", n=n), width=150 if narrow else 430)
+              for n, guesses in ((1, first), (2, last))]
+    return alt.hconcat(*panels).resolve_scale(y="shared").properties(usermeta=SVG)
+
+
 def distribution(question: Question, guesses: Sequence[float | str], t: Translator, *,
-                 answer: float | str | None = None, mine: float | str | None = None) -> alt.LayerChart:
+                 answer: float | str | None = None, mine: float | str | None = None, height: int = 220,
+                 narrow: bool = False, panels: int = 1, top: int | None = None) -> alt.LayerChart:
     """The class's guesses; the measured answer in red once revealed, one's own guess in blue."""
     data = frame(question, guesses, t)
+    if question.kind == "choice":
+        width = label_width(len(question.options) * panels, narrow)
+        data = data.assign(label=[wrap(label, width) for label in data["label"]])
+    # Room above the tallest bar for the word over it: panels side by side keep their titles level.
+    highest = max(1, int(data["count"].max()) if top is None else top)
     count_axis = alt.Y(field="count", type="quantitative", title=t("room.axis_count"),
+                       scale=alt.Scale(domain=[0, highest * 1.3 + 0.4], nice=False),
                        axis=alt.Axis(tickMinStep=1, format="d"))
     if question.kind == "choice":
         labels = dict(zip(data["option"], data["label"]))
@@ -56,7 +104,7 @@ def distribution(question: Question, guesses: Sequence[float | str], t: Translat
         )
         bars = alt.Chart(data).mark_bar().encode(
             x=alt.X(field="label", type="nominal", title=None, sort=list(labels.values()),
-                    axis=alt.Axis(labelAngle=0, labelLimit=220)),
+                    axis=alt.Axis(labelAngle=0, labelLimit=0, labelExpr=LINES)),
             y=count_axis,
             color=alt.condition(alt.datum.measured, alt.value(MEASURED), alt.value(GUESSES)),
             stroke=alt.condition(alt.datum.mine, alt.value(MINE), alt.value(None)),
@@ -69,7 +117,7 @@ def distribution(question: Question, guesses: Sequence[float | str], t: Translat
             color=MEASURED, fontWeight="bold", dy=-8, baseline="bottom",
         ).encode(x=alt.X(field="label", type="nominal", sort=list(labels.values())),
                  y=alt.Y(field="count", type="quantitative"), text=alt.value(t("room.measured")))
-        return alt.layer(bars, label).properties(height=220)
+        return alt.layer(bars, label).properties(height=height)
     unit = t(question.unit) if question.unit else ""
     x_title = t("room.axis_guess_unit", unit=unit) if unit else t("room.axis_guess")
     x_scale = alt.Scale(domain=[question.lo, question.hi], nice=False)
@@ -91,4 +139,4 @@ def distribution(question: Question, guesses: Sequence[float | str], t: Translat
         layers.append(base.mark_rule(color=color, strokeWidth=3))
         layers.append(base.mark_text(color=color, align="left", dx=4, dy=-6, fontWeight="bold", baseline="bottom")
                       .encode(text=alt.Text(field="label", type="nominal"), y=alt.value(0)))
-    return alt.layer(*layers).properties(height=220)
+    return alt.layer(*layers).properties(height=height)

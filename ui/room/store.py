@@ -17,13 +17,10 @@ say the class features are unavailable, and a guess whose `submit` raised was no
     store.submit(code, token, qid, 0.3, now)   # Status.STORED / UNKNOWN / NOT_JOINED / TOO_FAST / INVALID
     store.snapshot(code, qid, now)             # Snapshot(joined, answered, values, revealed) or None (2 reads)
     store.revealed_guesses(code, qid, now)     # the values once revealed, else None (1 read): a student's page
-    store.counts(code, qid, now)               # (joined, answered)
-    store.guesses(code, qid, now)              # [0.3, 0.5, ...] or ["grammar", ...]: values only
     store.student_guess(code, token, qid, now) # this student's latest guess, or None
     store.revealed(code, qid, now)             # bool
     store.view(code, now)                      # View(section, params, version) or None
     store.room_live(code, now)                 # bool: a code from a link still names a live room
-    store.is_instructor(code, key, now)        # bool
     # The instructor's actions take the key; a wrong key gets Status.FORBIDDEN, an unknown room UNKNOWN.
     store.reveal(code, key, qid, now)          # Status.OK
     store.reset(code, key, qid_or_None, now)   # deletes that question's (or every) guesses and reveal
@@ -32,6 +29,25 @@ say the class features are unavailable, and a guess whose `submit` raised was no
     store.one_time_link(code, key, now)        # a token for `redeem`, or None (forbidden / unknown)
     store.redeem(code, token, now)             # the instructor key, once, within LINK_TTL; else None
     store.expire(now)                          # delete expired rooms (create_room/join run it at most once a minute)
+    # Seats and the instructor's seat that outlive a reload (ui/room/passes.py sets the cookies):
+    store.leave(code, token, now)              # the seat no longer counts toward the room's bound
+    store.seat_pass(code, token, now)          # a one-time nonce for the seat's cookie, or None
+    store.host_pass(code, key, now)            # a one-time nonce for the instructor's cookie, or None
+    store.redeem_nonce(nonce, now)             # Pass(kind, secret, expires) once, or None
+    store.claim(secret, now)                   # Claim(kind, code, token or key) for a cookie's secret, or None
+    store.versions([code, ...], now)           # {code: view_version} of the live rooms among them (one read)
+    # Peer instruction (schema 3): a question's vote closes by hand or by a timer the store's clock
+    # decides; a closed vote's submit gets Status.CLOSED. The second vote keeps the first's guesses apart.
+    store.vote(code, qid, now)                 # Vote(round, open, closes_in, shown), or None for no live room
+    store.close_vote(code, key, qid, None, now)        # now, or a timer: None -> 30 for 30 s (<= MAX_TIMER)
+    store.show_votes(code, key, qid, True, now)        # the distribution on the projector, without the answer
+    store.second_vote(code, key, qid, None, now)       # the first vote's guesses moved apart, a new vote open
+    store.first_vote(code, qid, now)           # the first vote's guesses once a second opened, else None
+    store.register(code, key, qid, {...}, now) # what a question asked and its measured answer (for the results)
+    store.results(code, key, now)              # [Tally(question, about, first, last, revealed)], or None
+    store.joined(code, now)                    # students in the room, or None for no live room
+    store.set_lesson(code, key, "ffn", 3, now) # the lesson the room follows and its step (None: no lesson)
+    store.lesson(code, now)                    # ("ffn", 3) or None
 
 A room code is 6 characters of CODE_ALPHABET (`normalize_code` takes what a student typed). A
 student is an anonymous token the page draws per session (`new_token()`), kept hashed. The instructor
@@ -43,6 +59,19 @@ A guess is a finite float or an option id (`OPTION_RE`); the page checks it agai
 (`ui.questions.Question.parse`) before it comes here. Question ids (`ui.questions.Asked.id`) are at
 most 120 characters. One guess per (room, question, student), the latest wins, and at most one write
 per `min_interval` seconds per student: a faster one gets Status.TOO_FAST and is not stored.
+
+Bounds per client (`client`: an opaque string the page derives from the student's address, or None):
+a client holds at most `max_rooms_per_client` live rooms (create_room answers Status.LIMIT past it),
+and adds at most `max_joins_per_client` new seats to one room per JOIN_WINDOW (join: Status.LIMIT),
+as many as a whole class behind one school address needs. A seat counts toward the room's
+`max_students` while it is held: not once its student left it (`leave`), nor after SEAT_IDLE seconds
+in which it was not seen (join, a guess, a claimed cookie). Per session and per cookie a student
+keeps one token per room (ui/room/session.py), so leaving and joining again takes the same seat.
+
+A cookie carries only a random secret (`claim`), kept here as its SHA-256; its row holds the seat's
+token or the instructor key XORed with a pad derived from the secret (as a one-time link does). The
+page never sees the secret: it gets a one-time nonce (`seat_pass`, `host_pass`), the browser fetches
+the app's route with it, and the route (`redeem_nonce`) answers with the cookie.
 """
 from __future__ import annotations
 
@@ -76,17 +105,24 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy import exc as sa_exc
+from sqlalchemy import inspect as sa_inspect
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
-SCHEMA_VERSION = 1
-CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no I, L, O, 0, 1: read off a projector without doubt
-CODE_LENGTH = 6
+from ui.base.room_code import CODE_ALPHABET, CODE_LENGTH, CODE_PATTERN
+
+SCHEMA_VERSION = 3  # 2: seats seen/left and their client, rooms' client, class_passes; 3: votes, questions, lessons (see _MIGRATIONS)
 ROOM_TTL = 4 * 3600.0
 LINK_TTL = 300.0
 MAX_STUDENTS = 500
 MAX_ROOMS = 1000
 MIN_INTERVAL = 1.0
+MAX_ROOMS_PER_CLIENT = 20  # a school's instructors behind one address; one client cannot fill MAX_ROOMS
+MAX_JOINS_PER_CLIENT = MAX_STUDENTS  # new seats per room per JOIN_WINDOW: a class of 500 behind one address
+JOIN_WINDOW = 60.0
+SEAT_IDLE = 1800.0  # a seat not seen for this long no longer counts toward the room's bound
+NONCE_TTL = 120.0
+MAX_CLIENT = 64
 EXPIRE_EVERY = 60.0
 MAX_QUESTION_ID = 120
 MAX_TOKEN = 128
@@ -94,7 +130,7 @@ MAX_SECTION = 64
 MAX_VIEW_PARAMS = 40
 MAX_VIEW_TEXT = 200
 OPTION_RE = re.compile(r"[A-Za-z0-9_.-]{1,32}")
-_CODE_RE = re.compile(f"[{CODE_ALPHABET}]{{{CODE_LENGTH}}}")
+_CODE_RE = re.compile(CODE_PATTERN)
 _PG_LOCK = 0x46464E4C  # "FFNL": the advisory lock two replicas take while one creates the schema
 
 
@@ -119,7 +155,9 @@ class Status(str, enum.Enum):
     NOT_JOINED = "not_joined"
     TOO_FAST = "too_fast"  # this student wrote less than min_interval ago; not stored
     INVALID = "invalid"  # a value, question id, token or view that is not one
+    CLOSED = "closed"  # the question's vote is closed (by the instructor, or its timer ran out); not stored
     FORBIDDEN = "forbidden"  # the instructor key is wrong
+    LIMIT = "limit"  # this client's bound of rooms or new seats is reached
 
 
 @dataclass(frozen=True)
@@ -129,6 +167,27 @@ class Snapshot:
     joined: int
     answered: int
     values: tuple[float | str, ...]
+    revealed: bool
+
+
+@dataclass(frozen=True)
+class Vote:
+    """Where a question's vote stands: which round, whether guesses are taken now, a running timer."""
+
+    round: int = 1  # 2 once the instructor opened the second vote
+    open: bool = True
+    closes_in: float | None = None  # seconds left on the timer of an open vote, else None
+    shown: bool = False  # the distribution is on the projector (without the answer)
+
+
+@dataclass(frozen=True)
+class Tally:
+    """One question of a room as the results read it: what was asked, and the guesses of each vote."""
+
+    question: str
+    about: dict  # what class_questions holds ({} for a question the instructor's view never showed)
+    first: tuple[float | str, ...] | None  # the first vote's guesses once a second vote opened, else None
+    last: tuple[float | str, ...]  # the only vote's guesses, or the second's
     revealed: bool
 
 
@@ -153,6 +212,7 @@ rooms = Table(
     Column("view_section", String(MAX_SECTION)),
     Column("view_params", Text),
     Column("view_version", Integer, nullable=False, default=0),
+    Column("client", String(MAX_CLIENT)),  # schema 2
     Index("class_rooms_expires", "expires"),
 )
 students = Table(
@@ -161,6 +221,9 @@ students = Table(
     Column("token_hash", String(64), primary_key=True),
     Column("joined", Double, nullable=False),
     Column("last_write", Double),
+    Column("seen", Double),  # schema 2: the last join, guess or claimed cookie (NULL: joined)
+    Column("left_at", Double),  # schema 2: when the student left the seat (NULL: held)
+    Column("client", String(MAX_CLIENT)),  # schema 2
 )
 guesses_table = Table(
     "class_guesses", metadata,
@@ -184,7 +247,99 @@ links = Table(
     Column("sealed_key", String(128), nullable=False),
     Column("expires", Double, nullable=False),
 )
-_ROOM_TABLES = (students, guesses_table, reveals, links)
+# --- schema 3: peer instruction (two votes, a timer), a lesson, the results ---------------------
+# A question's vote: round 1 or 2, closed by hand (`closed`) or by its timer (`closes`, the store's
+# clock decides), its distribution shown on the projector without the answer (`shown`).
+votes = Table(
+    "class_votes", metadata,
+    Column("room", String(CODE_LENGTH), primary_key=True),
+    Column("question", String(MAX_QUESTION_ID), primary_key=True),
+    Column("round", Integer, nullable=False),
+    Column("closes", Double),
+    Column("closed", Double),
+    Column("shown", Integer, nullable=False),
+)
+# The first vote's guesses, moved here when the second vote opens (class_guesses then holds the second).
+first_votes = Table(
+    "class_first_votes", metadata,
+    Column("room", String(CODE_LENGTH), primary_key=True),
+    Column("question", String(MAX_QUESTION_ID), primary_key=True),
+    Column("token_hash", String(64), primary_key=True),
+    Column("number", Double),
+    Column("option", String(32)),
+    Column("at", Double, nullable=False),
+)
+# What a question asked (its page, text key, the values its text cites) and the answer measured at the
+# instructor's settings, written when the instructor's view first shows it: the results are scored from it.
+questions_table = Table(
+    "class_questions", metadata,
+    Column("room", String(CODE_LENGTH), primary_key=True),
+    Column("question", String(MAX_QUESTION_ID), primary_key=True),
+    Column("about", Text, nullable=False),  # JSON: section, key, kind, tolerance, answer, values
+    Column("first_seen", Double, nullable=False),
+)
+# The lesson a room follows and its step (one row per room in a lesson).
+lessons_table = Table(
+    "class_lessons", metadata,
+    Column("room", String(CODE_LENGTH), primary_key=True),
+    Column("lesson", String(MAX_SECTION), nullable=False),
+    Column("step", Integer, nullable=False),
+)
+
+
+_VOTE_TABLES = (votes, first_votes, questions_table, lessons_table)
+MAX_ABOUT = 2000
+MAX_TIMER = 600.0
+
+
+passes = Table(
+    "class_passes", metadata,  # schema 2
+    Column("pass_hash", String(64), primary_key=True),
+    Column("room", String(CODE_LENGTH), nullable=False),
+    Column("kind", String(16), nullable=False),  # "seat" / "host": a cookie's secret; "nonce:seat" / "nonce:host"
+    Column("sealed", String(256), nullable=False),
+    Column("expires", Double, nullable=False),
+)
+_ROOM_TABLES = (students, guesses_table, reveals, links, passes, *_VOTE_TABLES)
+
+
+@dataclass(frozen=True)
+class Pass:
+    """What a redeemed nonce gives the route: which cookie, its secret, and when it expires."""
+
+    kind: str  # "seat" or "host"
+    secret: str
+    expires: float
+
+
+@dataclass(frozen=True)
+class Claim:
+    """What a cookie's secret gives back: the room, the role, and the seat's token or the instructor key."""
+
+    kind: str  # "seat" or "host"
+    code: str
+    secret: str  # the student's token, or the instructor key
+
+
+# --- migrations: schema version n-1 -> n, each in the schema's own transaction ----------------------
+
+def _to_v2(conn: Connection) -> None:
+    """Seats that are seen and left, and clients: columns on the tables version 1 made (class_passes is new)."""
+    for table, column, kind in (("class_students", "seen", "DOUBLE PRECISION"),
+                                ("class_students", "left_at", "DOUBLE PRECISION"),
+                                ("class_students", "client", f"VARCHAR({MAX_CLIENT})"),
+                                ("class_rooms", "client", f"VARCHAR({MAX_CLIENT})")):
+        have = {c["name"] for c in sa_inspect(conn).get_columns(table)}
+        if column not in have:
+            conn.exec_driver_sql(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+
+
+def _to_v3(conn: Connection) -> None:
+    """Peer instruction, the results and a lesson: four new tables, nothing else changes."""
+    metadata.create_all(conn, tables=list(_VOTE_TABLES), checkfirst=True)
+
+
+_MIGRATIONS = {2: _to_v2, 3: _to_v3}
 
 
 def new_token() -> str:
@@ -221,6 +376,18 @@ def _seal(key: str, token: str) -> str:
 def _unseal(sealed: str, token: str) -> str:
     raw = bytes.fromhex(sealed)
     return bytes(a ^ b for a, b in zip(raw, _pad(token, len(raw)))).decode("ascii")
+
+
+def _client(client: object) -> str | None:
+    """A client's id as the store keeps it (hashed: no address in the database), or None for none given."""
+    if not isinstance(client, str) or not client:
+        return None
+    return _sha("ffnlab-client:" + client)[:MAX_CLIENT]
+
+
+def _sealable(token: object) -> bool:
+    # What `_seal` can hide whole: ASCII within the pad's 64 bytes (new_token() and keys are 32 characters).
+    return _token_ok(token) and len(token) <= 64 and token.isascii()  # type: ignore[union-attr]
 
 
 def _token_ok(token: object) -> bool:
@@ -295,12 +462,15 @@ class Store:
 
     def __init__(self, engine: Engine, *, ttl: float = ROOM_TTL, max_students: int = MAX_STUDENTS,
                  max_rooms: int = MAX_ROOMS, min_interval: float = MIN_INTERVAL,
-                 busy_timeout_ms: int = 3000) -> None:
+                 max_rooms_per_client: int = MAX_ROOMS_PER_CLIENT,
+                 max_joins_per_client: int = MAX_JOINS_PER_CLIENT, busy_timeout_ms: int = 3000) -> None:
         self.engine = engine
         self.ttl = ttl
         self.max_students = max_students
         self.max_rooms = max_rooms
         self.min_interval = min_interval
+        self.max_rooms_per_client = max_rooms_per_client
+        self.max_joins_per_client = max_joins_per_client
         self._dialect = engine.dialect.name
         self._writer: threading.Lock | None = None
         self._wait = busy_timeout_ms / 1000
@@ -335,6 +505,10 @@ class Store:
                     raise SchemaTooNew(
                         f"the class database has schema version {found}; this code knows up to "
                         f"{SCHEMA_VERSION}: update the app (or point it at another database)")
+                elif found < SCHEMA_VERSION:
+                    for version in range(found + 1, SCHEMA_VERSION + 1):
+                        _MIGRATIONS[version](conn)
+                    conn.execute(update(schema_table).values(version=SCHEMA_VERSION))
         except sa_exc.SQLAlchemyError as e:
             raise StoreUnavailable(f"class database: {e.__class__.__name__}") from e
         finally:
@@ -388,11 +562,14 @@ class Store:
             self._next_expire = now + EXPIRE_EVERY
             self._drop_rooms(conn, rooms.c.expires <= now)
             conn.execute(delete(links).where(links.c.expires <= now))
+            conn.execute(delete(passes).where(passes.c.expires <= now))
 
     # --- rooms -------------------------------------------------------------------------------
 
-    def create_room(self, now: float) -> tuple[str, str] | None:
-        """A new room's (code, instructor key), or None when the server holds max_rooms live rooms."""
+    def create_room(self, now: float, client: object = None) -> tuple[str, str] | Status | None:
+        """A new room's (code, instructor key); None when the server holds max_rooms live rooms;
+        Status.LIMIT when this client holds max_rooms_per_client of them."""
+        client = _client(client)
         key = secrets.token_urlsafe(24)
         salt = secrets.token_hex(16)
         for _ in range(8):
@@ -400,6 +577,11 @@ class Store:
             try:
                 with self._write() as conn:
                     self._maybe_expire(conn, now)
+                    if client is not None:
+                        mine = conn.execute(select(func.count()).select_from(rooms).where(
+                            rooms.c.client == client, rooms.c.expires > now)).scalar_one()
+                        if mine >= self.max_rooms_per_client:
+                            return Status.LIMIT
                     live = conn.execute(select(func.count()).select_from(rooms)
                                         .where(rooms.c.expires > now)).scalar_one()
                     if live >= self.max_rooms:
@@ -408,7 +590,7 @@ class Store:
                     self._drop_rooms(conn, and_(rooms.c.code == code, rooms.c.expires <= now))
                     conn.execute(insert(rooms).values(
                         code=code, salt=salt, key_hash=_key_hash(salt, key), created=now,
-                        expires=now + self.ttl, view_version=0))
+                        expires=now + self.ttl, view_version=0, client=client))
                 return code, key
             except StoreUnavailable as e:
                 if isinstance(e.__cause__, sa_exc.IntegrityError):
@@ -423,11 +605,6 @@ class Store:
             return False
         with self._read() as conn:
             return self._live(conn, code, now) is not None
-
-    def is_instructor(self, code: object, key: object, now: float) -> bool:
-        """Whether `key` is the instructor key of the live room `code`."""
-        with self._read() as conn:
-            return self._instructor(conn, code, key, now) is Status.OK
 
     def close(self, code: object, key: object, now: float) -> Status:
         """Delete the room and everything in it."""
@@ -444,35 +621,66 @@ class Store:
                                  .where(rooms.c.expires <= now)).scalar_one()
             self._drop_rooms(conn, rooms.c.expires <= now)
             conn.execute(delete(links).where(links.c.expires <= now))
+            conn.execute(delete(passes).where(passes.c.expires <= now))
             self._next_expire = now + EXPIRE_EVERY
             return count
 
     # --- students ----------------------------------------------------------------------------
 
-    def join(self, code: object, token: object, now: float) -> Status:
-        """Join a student to a room (again: JOINED, nothing changes)."""
+    def join(self, code: object, token: object, now: float, client: object = None) -> Status:
+        """Join a student to a room; a token that holds (or left) a seat there takes it again, guesses and all."""
         code = normalize_code(code)
         if code is None:
             return Status.UNKNOWN
         if not _token_ok(token):
             return Status.INVALID
+        client = _client(client)
         who = _sha(token)
         with self._write() as conn:
             self._maybe_expire(conn, now)
             # FOR UPDATE on PostgreSQL: two joins at max_students - 1 do not both get in.
             if self._live(conn, code, now, lock=True) is None:
                 return Status.UNKNOWN
-            there = conn.execute(select(students.c.joined).where(
+            there = conn.execute(select(students.c.left_at).where(
                 students.c.room == code, students.c.token_hash == who)).first()
-            if there is not None:
+            if there is not None and there.left_at is None:
+                self._seen(conn, code, who, now)
                 return Status.JOINED
-            count = conn.execute(select(func.count()).select_from(students)
-                                 .where(students.c.room == code)).scalar_one()
-            if count >= self.max_students:
+            held = conn.execute(select(func.count()).select_from(students).where(
+                students.c.room == code, students.c.left_at.is_(None),
+                func.coalesce(students.c.seen, students.c.joined) > now - SEAT_IDLE)).scalar_one()
+            if held >= self.max_students:
                 return Status.FULL
-            conn.execute(self._upsert(students, dict(room=code, token_hash=who, joined=now),
-                                      ["room", "token_hash"], None))
+            if there is not None:  # back to the seat it left
+                conn.execute(update(students).where(students.c.room == code, students.c.token_hash == who)
+                             .values(left_at=None, seen=now))
+                return Status.JOINED
+            if client is not None:
+                recent = conn.execute(select(func.count()).select_from(students).where(
+                    students.c.room == code, students.c.client == client,
+                    students.c.joined > now - JOIN_WINDOW)).scalar_one()
+                if recent >= self.max_joins_per_client:
+                    return Status.LIMIT
+            conn.execute(self._upsert(students, dict(room=code, token_hash=who, joined=now, seen=now,
+                                                     client=client), ["room", "token_hash"], None))
             return Status.JOINED
+
+    def leave(self, code: object, token: object, now: float) -> Status:
+        """The student gives the seat up: it no longer counts toward the room's bound (the guesses stay)."""
+        code = normalize_code(code)
+        if code is None or not _token_ok(token):
+            return Status.INVALID
+        with self._write() as conn:
+            done = conn.execute(update(students).where(
+                students.c.room == code, students.c.token_hash == _sha(token), students.c.left_at.is_(None))
+                .values(left_at=now)).rowcount
+        # Its cookie stays in the browser until the room expires, and `claim` no longer gives the seat back.
+        return Status.OK if done == 1 else Status.NOT_JOINED
+
+    @staticmethod
+    def _seen(conn: Connection, code: str, who: str, now: float) -> None:
+        conn.execute(update(students).where(students.c.room == code, students.c.token_hash == who)
+                     .values(seen=now))
 
     def submit(self, code: object, token: object, question_id: object, value: object,
                now: float) -> Status:
@@ -488,14 +696,17 @@ class Store:
         with self._write() as conn:
             if self._live(conn, code, now) is None:
                 return Status.UNKNOWN
+            if not self._vote_row(conn, code, question_id, now).open:
+                return Status.CLOSED
             # The rate check and the write in one statement: two requests at once cannot both pass.
             passed = conn.execute(update(students).where(
                 students.c.room == code, students.c.token_hash == who,
+                students.c.left_at.is_(None),
                 (students.c.last_write.is_(None)) | (students.c.last_write <= now - self.min_interval),
-            ).values(last_write=now)).rowcount
+            ).values(last_write=now, seen=now)).rowcount
             if passed != 1:
                 joined = conn.execute(select(students.c.joined).where(
-                    students.c.room == code, students.c.token_hash == who)).first()
+                    students.c.room == code, students.c.token_hash == who, students.c.left_at.is_(None))).first()
                 return Status.TOO_FAST if joined is not None else Status.NOT_JOINED
             conn.execute(self._upsert(
                 guesses_table,
@@ -524,7 +735,7 @@ class Store:
     def _head(self, conn: Connection, code: str, question_id: str, now: float):
         """(joined, revealed) of a live room in one statement, or None."""
         joined = (select(func.count()).select_from(students)
-                  .where(students.c.room == rooms.c.code).scalar_subquery())
+                  .where(students.c.room == rooms.c.code, students.c.left_at.is_(None)).scalar_subquery())
         shown = (select(func.count()).select_from(reveals)
                  .where(reveals.c.room == rooms.c.code, reveals.c.question == question_id).scalar_subquery())
         return conn.execute(select(joined.label("joined"), shown.label("shown"))
@@ -559,16 +770,6 @@ class Store:
                 return None
             return self._values(conn, code, question_id)
 
-    def counts(self, code: object, question_id: object, now: float) -> tuple[int, int]:
-        """(students joined, students who answered this question); (0, 0) for no live room."""
-        snap = self.snapshot(code, question_id, now)
-        return (snap.joined, snap.answered) if snap else (0, 0)
-
-    def guesses(self, code: object, question_id: object, now: float) -> list[float | str]:
-        """The class's guesses to this question: values only, in no particular order."""
-        snap = self.snapshot(code, question_id, now)
-        return list(snap.values) if snap else []
-
     def revealed(self, code: object, question_id: object, now: float) -> bool:
         """Whether the instructor has revealed this question's answer to the room."""
         code = normalize_code(code)
@@ -599,7 +800,7 @@ class Store:
             status = self._instructor(conn, code, key, now)
             if status is Status.OK:
                 room = normalize_code(code)
-                for table in (guesses_table, reveals):
+                for table in (guesses_table, reveals, votes, first_votes):
                     where = table.c.room == room
                     if question_id is not None:
                         where = and_(where, table.c.question == question_id)
@@ -631,6 +832,89 @@ class Store:
             return None
         return View(section=row.view_section, params=json.loads(row.view_params), version=row.view_version)
 
+    def versions(self, codes: object, now: float) -> dict[str, int]:
+        """{code: view_version} of the live rooms among `codes` (one read): what the push watcher compares."""
+        wanted = sorted({c for c in (normalize_code(x) for x in (codes or ())) if c is not None})[:MAX_ROOMS]
+        if not wanted:
+            return {}
+        with self._read() as conn:
+            rows = conn.execute(select(rooms.c.code, rooms.c.view_version).where(
+                rooms.c.code.in_(wanted), rooms.c.expires > now)).all()
+        return {r.code: r.view_version for r in rows}
+
+    # --- cookies: seats and the instructor's seat that outlive a reload ----------------------------
+
+    def seat_pass(self, code: object, token: object, now: float) -> str | None:
+        """A one-time nonce that the route turns into this seat's cookie; None for no seat held."""
+        code = normalize_code(code)
+        if code is None or not _sealable(token):
+            return None
+        with self._write() as conn:
+            room = self._live(conn, code, now)
+            held = room is not None and conn.execute(select(students.c.joined).where(
+                students.c.room == code, students.c.token_hash == _sha(token),
+                students.c.left_at.is_(None))).first() is not None
+            return self._mint(conn, code, "seat", token, room.expires, now) if held else None
+
+    def host_pass(self, code: object, key: object, now: float) -> str | None:
+        """A one-time nonce that the route turns into the instructor's cookie; None without the key."""
+        with self._write() as conn:
+            if self._instructor(conn, code, key, now) is not Status.OK:
+                return None
+            code = normalize_code(code)
+            return self._mint(conn, code, "host", key, self._live(conn, code, now).expires, now)
+
+    @staticmethod
+    def _mint(conn: Connection, code: str, kind: str, held: str, expires: float, now: float) -> str:
+        secret, nonce = secrets.token_urlsafe(24), secrets.token_urlsafe(24)
+        conn.execute(insert(passes).values(pass_hash=_sha(secret), room=code, kind=kind,
+                                           sealed=_seal(held, secret), expires=expires))
+        conn.execute(insert(passes).values(pass_hash=_sha(nonce), room=code, kind=f"nonce:{kind}",
+                                           sealed=_seal(secret, nonce), expires=min(expires, now + NONCE_TTL)))
+        return nonce
+
+    def redeem_nonce(self, nonce: object, now: float) -> Pass | None:
+        """The cookie a nonce was minted for, the first time only, within NONCE_TTL; else None."""
+        if not _token_ok(nonce):
+            return None
+        with self._write() as conn:
+            row = conn.execute(select(passes.c.kind, passes.c.sealed, passes.c.room).where(
+                passes.c.pass_hash == _sha(nonce), passes.c.kind.in_(("nonce:seat", "nonce:host")),
+                passes.c.expires > now)).first()
+            if row is None:
+                return None
+            # Only the request whose delete took the row gets the cookie (two at once: one wins).
+            if conn.execute(delete(passes).where(passes.c.pass_hash == _sha(nonce))).rowcount != 1:
+                return None
+            secret = _unseal(row.sealed, nonce)
+            kept = conn.execute(select(passes.c.expires).where(passes.c.pass_hash == _sha(secret))).first()
+            if kept is None or self._live(conn, row.room, now) is None:
+                return None
+            return Pass(kind=row.kind.split(":", 1)[1], secret=secret, expires=kept.expires)
+
+    def claim(self, secret: object, now: float) -> Claim | None:
+        """The seat (token) or the instructor's seat (key) a cookie's secret holds in a live room; else None.
+
+        A seat its student left is not given back; a claimed seat counts as seen."""
+        if not _token_ok(secret):
+            return None
+        with self._write() as conn:
+            row = conn.execute(select(passes.c.kind, passes.c.sealed, passes.c.room).where(
+                passes.c.pass_hash == _sha(secret), passes.c.kind.in_(("seat", "host")),
+                passes.c.expires > now)).first()
+            if row is None or self._live(conn, row.room, now) is None:
+                return None
+            held = _unseal(row.sealed, secret)
+            if row.kind == "seat":
+                seat = conn.execute(select(students.c.left_at).where(
+                    students.c.room == row.room, students.c.token_hash == _sha(held))).first()
+                if seat is None or seat.left_at is not None:
+                    return None
+                self._seen(conn, row.room, _sha(held), now)
+            elif self._instructor(conn, row.room, held, now) is not Status.OK:
+                return None
+            return Claim(kind=row.kind, code=row.room, secret=held)
+
     def one_time_link(self, code: object, key: object, now: float) -> str | None:
         """A token that `redeem` turns into the key once, within LINK_TTL; None without the key."""
         token = secrets.token_urlsafe(24)
@@ -657,6 +941,215 @@ class Store:
             if taken != 1:
                 return None
             return _unseal(row.sealed_key, token)
+
+    # --- peer instruction: two votes, a timer (schema step 2) ------------------------------------
+
+    @staticmethod
+    def _vote_row(conn: Connection, code: str, question_id: str, now: float) -> Vote:
+        row = conn.execute(select(votes.c.round, votes.c.closes, votes.c.closed, votes.c.shown).where(
+            votes.c.room == code, votes.c.question == question_id)).first()
+        if row is None:
+            return Vote()
+        is_open = row.closed is None and (row.closes is None or now < row.closes)
+        left = row.closes - now if is_open and row.closes is not None else None
+        return Vote(round=row.round, open=is_open, closes_in=left, shown=bool(row.shown))
+
+    def vote(self, code: object, question_id: object, now: float) -> Vote | None:
+        """Where this question's vote stands (one read); None for no live room."""
+        code = normalize_code(code)
+        if code is None or not _question_ok(question_id):
+            return None
+        with self._read() as conn:
+            if self._live(conn, code, now) is None:
+                return None
+            return self._vote_row(conn, code, question_id, now)
+
+    def _put_vote(self, conn: Connection, code: str, question_id: str, vote: Vote, closes: float | None,
+                  closed: float | None) -> None:
+        conn.execute(self._upsert(votes, dict(room=code, question=question_id, round=vote.round, closes=closes,
+                                              closed=closed, shown=int(vote.shown)),
+                                  ["room", "question"], ["round", "closes", "closed", "shown"]))
+
+    @staticmethod
+    def _timer(after: object) -> float | None | bool:
+        """A timer's length in seconds (None: no timer), or False for one that is not a length."""
+        if after is None:
+            return None
+        if isinstance(after, bool) or not isinstance(after, (int, float)) or not math.isfinite(after):
+            return False
+        return float(after) if 0 < after <= MAX_TIMER else False
+
+    def close_vote(self, code: object, key: object, question_id: object, after: float | None,
+                   now: float) -> Status:
+        """Close the question's open vote now, or in `after` seconds (a timer, at most MAX_TIMER)."""
+        seconds = self._timer(after)
+        if seconds is False or not _question_ok(question_id):
+            return Status.INVALID
+        with self._write() as conn:
+            status = self._instructor(conn, code, key, now)
+            if status is not Status.OK:
+                return status
+            room = normalize_code(code)
+            vote = self._vote_row(conn, room, question_id, now)
+            if not vote.open:
+                return Status.CLOSED
+            if seconds is None:
+                self._put_vote(conn, room, question_id, vote, None, now)
+            else:
+                self._put_vote(conn, room, question_id, vote, now + seconds, None)
+            return Status.OK
+
+    def show_votes(self, code: object, key: object, question_id: object, shown: bool, now: float) -> Status:
+        """Put the question's distribution on the projector without its answer (or take it down)."""
+        if not _question_ok(question_id) or not isinstance(shown, bool):
+            return Status.INVALID
+        with self._write() as conn:
+            status = self._instructor(conn, code, key, now)
+            if status is Status.OK:
+                room = normalize_code(code)
+                row = conn.execute(select(votes.c.closes, votes.c.closed).where(
+                    votes.c.room == room, votes.c.question == question_id)).first()
+                vote = self._vote_row(conn, room, question_id, now)
+                self._put_vote(conn, room, question_id, Vote(vote.round, vote.open, None, shown),
+                               row.closes if row else None, row.closed if row else None)
+            return status
+
+    def second_vote(self, code: object, key: object, question_id: object, after: float | None,
+                    now: float) -> Status:
+        """Open the second vote: the first vote's guesses are kept apart, every student may guess again.
+
+        Only once per question, and only once the first vote is closed (CLOSED otherwise: still open;
+        INVALID: the second vote is already open, or the answer was revealed).
+        """
+        seconds = self._timer(after)
+        if seconds is False or not _question_ok(question_id):
+            return Status.INVALID
+        with self._write() as conn:
+            status = self._instructor(conn, code, key, now)
+            if status is not Status.OK:
+                return status
+            room = normalize_code(code)
+            vote = self._vote_row(conn, room, question_id, now)
+            shown = conn.execute(select(func.count()).select_from(reveals).where(
+                reveals.c.room == room, reveals.c.question == question_id)).scalar_one()
+            if vote.round != 1 or shown:
+                return Status.INVALID
+            if vote.open:
+                return Status.CLOSED
+            where = (guesses_table.c.room == room, guesses_table.c.question == question_id)
+            conn.execute(delete(first_votes).where(first_votes.c.room == room,
+                                                   first_votes.c.question == question_id))
+            conn.execute(insert(first_votes).from_select(
+                ["room", "question", "token_hash", "number", "option", "at"],
+                select(guesses_table.c.room, guesses_table.c.question, guesses_table.c.token_hash,
+                       guesses_table.c.number, guesses_table.c.option, guesses_table.c.at).where(*where)))
+            conn.execute(delete(guesses_table).where(*where))
+            self._put_vote(conn, room, question_id, Vote(2, True, None, False),
+                           None if seconds is None else now + seconds, None)
+            return Status.OK
+
+    def first_vote(self, code: object, question_id: object, now: float) -> tuple[float | str, ...] | None:
+        """The first vote's guesses once the second vote opened; None before (or for no live room)."""
+        code = normalize_code(code)
+        if code is None or not _question_ok(question_id):
+            return None
+        with self._read() as conn:
+            if self._live(conn, code, now) is None:
+                return None
+            if self._vote_row(conn, code, question_id, now).round < 2:
+                return None
+            return self._first_values(conn, code, question_id)
+
+    @staticmethod
+    def _first_values(conn: Connection, code: str, question_id: str) -> tuple[float | str, ...]:
+        rows = conn.execute(select(first_votes.c.number, first_votes.c.option).where(
+            first_votes.c.room == code, first_votes.c.question == question_id)).all()
+        return tuple(r.option if r.option is not None else r.number for r in rows)
+
+    # --- results --------------------------------------------------------------------------------
+
+    def register(self, code: object, key: object, question_id: object, about: object, now: float) -> Status:
+        """Keep what a question asked and its measured answer (the first write wins: the id fixes the settings)."""
+        if not _question_ok(question_id) or not isinstance(about, Mapping):
+            return Status.INVALID
+        try:
+            text = json.dumps(dict(about), ensure_ascii=False, sort_keys=True, allow_nan=False)
+        except (TypeError, ValueError):
+            return Status.INVALID
+        if len(text) > MAX_ABOUT:
+            return Status.INVALID
+        with self._write() as conn:
+            status = self._instructor(conn, code, key, now)
+            if status is Status.OK:
+                conn.execute(self._upsert(questions_table, dict(room=normalize_code(code), question=question_id,
+                                                                about=text, first_seen=now),
+                                          ["room", "question"], None))
+            return status
+
+    def results(self, code: object, key: object, now: float) -> list[Tally] | None:
+        """Every question of the room that was shown or answered, with each vote's guesses; None without the key."""
+        with self._read() as conn:
+            if self._instructor(conn, code, key, now) is not Status.OK:
+                return None
+            room = normalize_code(code)
+            asked = {r.question: (json.loads(r.about), r.first_seen) for r in conn.execute(
+                select(questions_table.c.question, questions_table.c.about, questions_table.c.first_seen)
+                .where(questions_table.c.room == room))}
+            last: dict[str, list] = {}
+            for r in conn.execute(select(guesses_table.c.question, guesses_table.c.number, guesses_table.c.option)
+                                  .where(guesses_table.c.room == room)):
+                last.setdefault(r.question, []).append(r.option if r.option is not None else r.number)
+            first: dict[str, list] = {}
+            for r in conn.execute(select(first_votes.c.question, first_votes.c.number, first_votes.c.option)
+                                  .where(first_votes.c.room == room)):
+                first.setdefault(r.question, []).append(r.option if r.option is not None else r.number)
+            rounds = {r.question: r.round for r in conn.execute(
+                select(votes.c.question, votes.c.round).where(votes.c.room == room))}
+            shown = {r.question for r in conn.execute(select(reveals.c.question).where(reveals.c.room == room))}
+        ids = sorted(set(asked) | set(last) | set(first), key=lambda q: (asked.get(q, ({}, math.inf))[1], q))
+        return [Tally(question=q, about=asked.get(q, ({}, 0))[0],
+                      first=tuple(first.get(q, ())) if rounds.get(q, 1) >= 2 else None,
+                      last=tuple(last.get(q, ())), revealed=q in shown) for q in ids]
+
+    def joined(self, code: object, now: float) -> int | None:
+        """How many students joined the live room `code` (one read); None for no live room."""
+        code = normalize_code(code)
+        if code is None:
+            return None
+        with self._read() as conn:
+            if self._live(conn, code, now) is None:
+                return None
+            return conn.execute(select(func.count()).select_from(students)
+                                .where(students.c.room == code)).scalar_one()
+
+    # --- a lesson -------------------------------------------------------------------------------
+
+    def set_lesson(self, code: object, key: object, lesson: object, step: object, now: float) -> Status:
+        """The lesson the room follows and its step (lesson None: the room leaves its lesson)."""
+        if lesson is not None and not (isinstance(lesson, str) and 0 < len(lesson) <= MAX_SECTION
+                                       and isinstance(step, int) and not isinstance(step, bool) and 0 <= step < 1000):
+            return Status.INVALID
+        with self._write() as conn:
+            status = self._instructor(conn, code, key, now)
+            if status is Status.OK:
+                room = normalize_code(code)
+                if lesson is None:
+                    conn.execute(delete(lessons_table).where(lessons_table.c.room == room))
+                else:
+                    conn.execute(self._upsert(lessons_table, dict(room=room, lesson=lesson, step=step),
+                                              ["room"], ["lesson", "step"]))
+            return status
+
+    def lesson(self, code: object, now: float) -> tuple[str, int] | None:
+        """(lesson, step) the room follows, or None (no lesson, or no live room)."""
+        code = normalize_code(code)
+        if code is None:
+            return None
+        with self._read() as conn:
+            row = conn.execute(select(lessons_table.c.lesson, lessons_table.c.step)
+                               .join(rooms, rooms.c.code == lessons_table.c.room)
+                               .where(lessons_table.c.room == code, rooms.c.expires > now)).first()
+        return (row.lesson, row.step) if row else None
 
 
 class _Tx:

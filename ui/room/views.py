@@ -3,9 +3,12 @@ live panel (a student's view of the revealed guesses is ui/questions/quiz.py's).
 and the buttons call the actions they are handed."""
 from __future__ import annotations
 
+import html
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode, urlsplit
+import math
 
 import segno
 import streamlit as st
@@ -13,6 +16,7 @@ import streamlit as st
 from ui import questions, widgets
 from ui.questions import Asked
 from ui.room import chart as charts
+from ui.room import results
 
 
 def address(base: str | None, params: Mapping[str, str]) -> str:
@@ -33,6 +37,15 @@ def qr_svg(url: str) -> str:
     return segno.make(url, error="m").svg_inline(scale=5, border=2, dark="#000000", light="#ffffff")
 
 
+def join_line(page, url: str, code: str) -> None:
+    """The join card folded to one line once students have joined; opened, the card again (late arrivals)."""
+    with st.container(key="room_join_line"):
+        box = widgets.folded(page.t("vote.join_line", code=code), "room_join_line", icon=":material/qr_code_2:")
+        if box.open:
+            with box:
+                join_card(page, url, code)
+
+
 def join_card(page, url: str, code: str) -> None:
     """Top of the instructor's page: the QR code and the short address of the page and settings on screen."""
     t = page.t
@@ -46,24 +59,165 @@ def join_card(page, url: str, code: str) -> None:
             st.caption(t("room.join_help"))
 
 
-def panel(page, live: Sequence[tuple[Asked, Any]], *, on_reveal: Callable[..., Any],
-          on_reset: Callable[..., Any]) -> None:
-    """The instructor's live view: joined, answered and the distribution of each (question, store snapshot)."""
+@dataclass(frozen=True)
+class Live:
+    """One look at a question in the room: the store's snapshot, where its vote stands, the first vote's guesses."""
+
+    snap: Any  # store.Snapshot
+    vote: Any  # store.Vote
+    first: tuple[float | str, ...] | None = None
+
+
+PICK = "_room_pick"  # the question the presenter's view shows, per group of questions
+EXPERIMENT = "_room_experiment"  # the pages whose experiment the instructor opened (the questions' answers shown)
+
+
+def _pick_key(asked: Sequence[Asked]) -> str:
+    return f"{PICK}:{asked[0].section}:{asked[0].question.key}"
+
+
+def chosen(page, asked: Sequence[Asked]) -> Asked:
+    """The question of this group the presenter's view shows (the first until the instructor picks another)."""
+    picked = st.session_state.get(_pick_key(asked))
+    if isinstance(picked, int) and 0 <= picked < len(asked):
+        return asked[picked]
+    wanted = st.session_state.get("_room_step_questions") or ()  # a lesson's step names its question
+    return next((a for a in asked if a.question.key in wanted), asked[0])
+
+
+def buttons(live: Live) -> tuple[str, ...]:
+    """The vote controls a question's state offers, in the order drawn.
+
+    An open vote can close now or on a timer (not twice); a closed first vote can open the second; the
+    votes can be shown without the answer until the Reveal, after which the distribution stays up.
+    """
+    vote, revealed = live.vote, live.snap.revealed
+    out: list[str] = []
+    if not revealed:
+        if vote.open:
+            out.append("close")
+            if vote.closes_in is None:
+                out.append("timer")
+        elif vote.round == 1:
+            out.append("second")
+        out.append("hide" if vote.shown else "show")
+        out.append("reveal")
+    out.append("reset")
+    return tuple(out)
+
+
+def status(live: Live) -> tuple[str, dict[str, Any]]:
+    """The locale key and values of the line that says where the vote stands."""
+    vote = live.vote
+    if live.snap.revealed:
+        return "vote.status_revealed", {}
+    if vote.open and vote.closes_in is not None:
+        return "vote.status_timer", {"n": vote.round, "seconds": max(0, math.ceil(vote.closes_in))}
+    return ("vote.status_open" if vote.open else "vote.status_closed"), {"n": vote.round}
+
+
+def shift_line(page, asked: Asked, live: Live) -> str:
+    """After the Reveal: the measured value and the share right ("right 23% → 61%" over two votes)."""
     t = page.t
-    st.markdown(f"#### {t('room.panel_title')}")
-    for asked, snap in live:
-        question = asked.question
-        with st.container(border=True):
-            st.markdown(f"**{t(question.key, **asked.values)}**")
-            st.caption(t("room.panel_counts", joined=snap.joined, answered=snap.answered))
-            answer = asked.answer if snap.revealed else None
-            widgets.chart(page, charts.distribution(question, list(snap.values), t, answer=answer))
-            if snap.revealed:
-                st.markdown(t("room.panel_measured", value=questions.shown_value(page, asked, asked.answer)))
-            left, right = st.columns(2)
-            left.button(t("room.reveal"), key=f"room_reveal_{asked.id}", disabled=snap.revealed,
-                        on_click=on_reveal, args=(page, asked), type="primary")
-            right.button(t("room.reset"), key=f"room_reset_{asked.id}", on_click=on_reset, args=(page, asked))
+    measured = t("room.panel_measured", value=questions.shown_value(page, asked, asked.answer))
+    last = results.share_right(asked.question, asked.answer, live.snap.values)
+    if live.first is not None:
+        first = results.share_right(asked.question, asked.answer, live.first)
+        right = t("vote.shift", first=_pct(first), last=_pct(last))
+    else:
+        right = t("vote.right", share=_pct(last))
+    return f"{measured} · {right}"
+
+
+def _pct(share: float | None) -> str:
+    return "—" if share is None else f"{round(share * 100)}%"
+
+
+_PRESENTER_CSS = """
+<style>
+[class*="st-key-room_presenter"] { gap: 0.45rem; }
+[class*="st-key-room_presenter"] [data-testid="stMarkdownContainer"] .room-q { font-size: 1.2em; font-weight: 600; line-height: 1.25; }
+[class*="st-key-room_presenter"] [data-testid="stMarkdownContainer"] .room-status { font-size: 1.05em; }
+</style>
+"""
+# On the projector, while a question is up: the lesson's folded "read more" and the glossary's line above the
+# question step aside (the title and the lesson's first sentence stay), so that the question, its counts and
+# its distribution fit the first screen. "The experiment" brings the page back as it is.
+_STAGE_CSS = """
+<style>
+[data-testid="stMainBlockContainer"] > [data-testid="stVerticalBlock"] > :is(
+  [data-testid="stLayoutWrapper"]:has(> [data-testid="stExpander"]),
+  [data-testid="stElementContainer"]:has([data-testid="stCaptionContainer"])
+):has(~ * [class*="st-key-room_presenter"]) { display: none; }
+</style>
+"""
+
+
+def presenter(page, asked: Sequence[Asked], pick: Asked, live: Live, *,
+              actions: Mapping[str, Callable[..., Any]], timer_seconds: float = 60.0) -> None:
+    """The presenter's view of one question: large, its counts, the vote controls, the distribution when shown.
+
+    The instructor never answers: no forms here. The experiment's own results stay one click away
+    ("The experiment", which opens what the page folds while asking and shrinks this view to its line).
+    """
+    t = page.t
+    shown = st.session_state.setdefault(EXPERIMENT, set())
+    experiment = page.section in shown
+    st.html(_PRESENTER_CSS + ("" if experiment or not page.presenter else _STAGE_CSS))
+    snap, vote = live.snap, live.vote
+    key, values = status(live)
+    line = f"{t('room.panel_counts', joined=snap.joined, answered=snap.answered)} · {t(key, **values)}"
+    offered = buttons(live)
+    labels = {"close": t("vote.close_now"), "timer": t("vote.close_timer", seconds=round(timer_seconds)),
+              "second": t("vote.second"), "show": t("vote.show"), "hide": t("vote.hide"),
+              "reveal": t("room.reveal"), "reset": t("room.reset")}
+    calls = {"close": (actions["close"], ()), "timer": (actions["timer"], ()), "second": (actions["second"], ()),
+             "show": (actions["show"], (True,)), "hide": (actions["show"], (False,)),
+             "reveal": (actions["reveal"], ()), "reset": (actions["reset"], ())}
+
+    def button(column: Any, name: str) -> None:
+        func, extra = calls[name]
+        column.button(labels[name], key=f"room_{name}_{pick.id}", on_click=func, args=(page, pick, *extra),
+                      type="primary" if name == "reveal" else "secondary", width="stretch")
+
+    with st.container(key=f"room_presenter_{asked[0].question.key.replace('.', '_')}", border=True):
+        many = len(asked) > 1
+        pick_col, status_col, *rest = st.columns([3, 5, 2, 3] if many else [5, 2, 3], vertical_alignment="center") \
+            if many else (None, *st.columns([5, 2, 3], vertical_alignment="center"))
+        reset_col, exp_col = rest
+        if many:
+            with pick_col:
+                st.segmented_control(t("vote.pick"), list(range(len(asked))), key=_pick_key(asked),
+                                     default=asked.index(pick), label_visibility="collapsed",
+                                     format_func=lambda i: t("vote.question_n", n=i + 1))
+        status_col.markdown(f'<p class="room-status">{_escape(line)}</p>', unsafe_allow_html=True)
+        if offered == ("reset",):
+            button(reset_col, "reset")
+        with exp_col:
+            if st.button(t("vote.question" if experiment else "vote.experiment"), key=f"room_exp_{pick.id}",
+                         icon=":material/bar_chart:", width="stretch"):
+                (shown.discard if experiment else shown.add)(page.section)
+                st.rerun(scope="app")
+        if experiment:
+            st.markdown(f"**{t(pick.question.key, **pick.values)}**")
+            return
+        # A paragraph, not a div: Streamlit's Markdown pulls the next element up by a paragraph's margin.
+        st.markdown(f'<p class="room-q">{_escape(t(pick.question.key, **pick.values))}</p>', unsafe_allow_html=True)
+        if offered != ("reset",):
+            for column, name in zip(st.columns(len(offered)), offered):
+                button(column, name)
+        if snap.revealed:
+            st.markdown(shift_line(page, pick, live))
+        if snap.revealed or vote.shown:
+            answer = pick.answer if snap.revealed else None
+            widgets.chart(page, charts.votes(pick.question, live.first, list(snap.values), t, answer=answer,
+                                             narrow=page.phone))
+        else:
+            st.caption(t("vote.hidden"))
+
+
+def _escape(text: str) -> str:
+    return html.escape(text).replace("**", "")
 
 
 def class_section(page, seat, *, actions: Mapping[str, Callable[..., Any]], following: bool,

@@ -30,8 +30,9 @@ def judge_init(start: sparsity.AtInit) -> Verdict:
     return Verdict((Claim("sparsity.claim_half", {"value": mean}, ok=HALF[0] <= mean <= HALF[1]),), "")
 
 
-def judge(start: sparsity.AtInit, run: sparsity.Training, act: str) -> Verdict:
-    """The takeaway of the training section, for the init measurement and the training run on screen."""
+def judge(start: sparsity.AtInit, run: sparsity.Training, act: str, spread: sparsity.SeedSpread | None = None) -> Verdict:
+    """The takeaway of the training section, for the init measurement and the training run on screen, and
+    (given the same setting's runs over seeds) what holds across seeds rather than for this one."""
     mean = start.mean_active_fraction
     claims: tuple[Claim, ...] = ()
     steps = run.steps[-1]
@@ -43,6 +44,19 @@ def judge(start: sparsity.AtInit, run: sparsity.Training, act: str) -> Verdict:
     fresh_change = run.active_fresh[-1] - run.active_fresh[0]
     values.update(before=run.active_train[0], after=run.active_train[-1], points=abs(100 * train_change),
                   fresh0=run.active_fresh[0], fresh1=run.active_fresh[-1], fresh_points=abs(100 * fresh_change))
-    keys = [f"sparsity.takeaway_train_{direction(train_change)}", f"sparsity.takeaway_fresh_{direction(fresh_change)}",
-            "sparsity.takeaway_reference_relu" if act == "relu" else "sparsity.takeaway_reference_smooth"]
+    keys = [f"sparsity.takeaway_train_{direction(train_change)}", f"sparsity.takeaway_fresh_{direction(fresh_change)}"]
+    if spread is not None:
+        keys += across_seeds(spread, values)
+    keys.append("sparsity.takeaway_reference_relu" if act == "relu" else "sparsity.takeaway_reference_smooth")
     return Verdict(claims, " ".join(keys), values)
+
+
+def across_seeds(spread: sparsity.SeedSpread, values: dict[str, object]) -> list[str]:
+    """The sentences on the same setting's runs over seeds: their range, how many fell, and whether that holds."""
+    moves = [direction(c) for c in spread.change_train]
+    counts = {d: moves.count(d) for d in ("fell", "flat", "rose")}
+    values.update(first=spread.seeds[0], last=spread.seeds[-1], runs=len(moves),
+                  lo=100 * min(spread.change_train), hi=100 * max(spread.change_train),
+                  seeds_fell=counts["fell"], seeds_flat=counts["flat"], seeds_rose=counts["rose"])
+    same = [d for d, n in counts.items() if n == len(moves)]
+    return ["sparsity.takeaway_seeds", f"sparsity.takeaway_seeds_all_{same[0]}" if same else "sparsity.takeaway_seeds_vary"]

@@ -18,8 +18,33 @@ def lesson_expansion(glu: bool) -> Fraction:
     return Fraction(8, 3) if glu else Fraction(4)
 
 
+def formula_share(d: int, d_ff: Fraction, n_heads: int, n_kv_heads: int, bias: bool, glu: bool) -> Fraction:
+    """The FFN's share by the closed formulas, for a width that need not be whole (the lesson's 8/3·d)."""
+    attention = params.attention_formula(d, n_heads, n_kv_heads, bias)
+    feed_forward = params.ffn_formula(d, d_ff, glu, bias)  # type: ignore[arg-type]  # exact arithmetic on a Fraction
+    return Fraction(feed_forward) / (attention + feed_forward)
+
+
+def causes(s: params.Split, expansion: str) -> dict[str, Fraction]:
+    """What moves this block off 2/3, each change measured alone on the lesson's block (its width exact,
+    h_kv = h, no biases): the share that change alone gives, minus the share without it. Zero ones are left out."""
+    lesson_width = lesson_expansion(s.glu) * s.d_model
+    exact_width = params.parse_expansion(expansion) * s.d_model
+    base = Fraction(2, 3)
+    h = s.n_heads
+    moved = {
+        "gqa": formula_share(s.d_model, lesson_width, h, s.n_kv_heads, False, s.glu) - base,
+        "expansion": formula_share(s.d_model, exact_width, h, h, False, s.glu) - base,
+        "rounding": (formula_share(s.d_model, Fraction(s.d_ff), h, h, False, s.glu)
+                     - formula_share(s.d_model, exact_width, h, h, False, s.glu)),
+        "bias": formula_share(s.d_model, lesson_width, h, h, s.bias, s.glu) - base,
+    }
+    return {name: shift for name, shift in sorted(moved.items(), key=lambda kv: -abs(kv[1])) if shift}
+
+
 def judge_block(s: params.Split, expansion: str, full_attention_params: int) -> Verdict:
-    """The block on screen: modules against formulas, the 2/3 rule computed for it, and what moves it off 2/3."""
+    """The block on screen: modules against formulas, the 2/3 rule computed for it, and what moves it off 2/3,
+    each cause measured alone and named largest first."""
     share = s.ffn_share_exact()
     formula = Claim("split.claim_formula", {"attention": s.attention_params, "attention_formula": s.attention_formula,
                                             "ffn": s.ffn_params, "ffn_formula": s.ffn_formula}, s.agree)
@@ -31,18 +56,12 @@ def judge_block(s: params.Split, expansion: str, full_attention_params: int) -> 
         keys = ["split.takeaway_attention"]
     else:
         keys = ["split.takeaway_even"]
-    lesson = lesson_expansion(s.glu)
     chosen = params.parse_expansion(expansion)
     exact_width = chosen * s.d_model
-    if share != Fraction(2, 3):
-        if chosen != lesson:
-            keys.append("split.cause_expansion")
-        elif exact_width.denominator != 1:
-            keys.append("split.cause_rounding")
-        if s.bias:
-            keys.append("split.cause_bias")
-    if s.n_kv_heads < s.n_heads:
-        keys.append("split.takeaway_gqa")
+    moved = causes(s, expansion) if share != Fraction(2, 3) else {}
+    if moved:
+        keys.append("split.causes_lead")
+        keys += [f"split.cause_{name}" for name in moved]
     values = {
         "share": s.ffn_share, "attention_share": 1 - s.ffn_share, "ffn": s.ffn_params, "attention": s.attention_params,
         "ratio": (s.ffn_params / s.attention_params if s.ffn_params >= s.attention_params
@@ -53,6 +72,9 @@ def judge_block(s: params.Split, expansion: str, full_attention_params: int) -> 
         "bias_ffn": s.ffn_formula - params.ffn_formula(s.d_model, s.d_ff, s.glu, False),
         "bias_attention": s.attention_formula - params.attention_formula(s.d_model, s.n_heads, s.n_kv_heads, False),
     }
+    for name, shift in moved.items():
+        values[f"{name}_share"] = float(Fraction(2, 3) + shift)
+        values[f"{name}_points"] = abs(float(shift)) * 100
     return Verdict((formula, two_thirds), " ".join(keys), values)
 
 

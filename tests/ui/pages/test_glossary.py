@@ -1,13 +1,29 @@
 """The glossary: every term in both languages, on its own page, and on each page where a term is used,
 its plain words in the help tooltip of the line that names it."""
+import ast
+
 import pytest
 
-from tests.conftest import open_page
+from tests.conftest import ROOT, open_page
 from ui.base import i18n
 from ui.kit import glossary
 from ui.registry import catalog
 
 PATHS = {entry.section: entry.path for entry in catalog.PAGES}
+
+
+def _noted(path: str) -> tuple[str, ...]:
+    """The terms a page names with `glossary.note(t, ...)`, read from its source."""
+    terms: list[str] = []
+    for node in ast.walk(ast.parse((ROOT / path).read_text())):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "note" \
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == "glossary":
+            terms += [arg.value for arg in node.args[1:] if isinstance(arg, ast.Constant)]
+    return tuple(dict.fromkeys(terms))
+
+
+# Which terms each page explains: its glossary.note calls.
+NOTED = {entry.section: _noted(entry.path) for entry in catalog.PAGES if _noted(entry.path)}
 
 
 @pytest.mark.parametrize("lang", i18n.LANGS)
@@ -16,7 +32,7 @@ def test_every_term_is_defined_in_both_languages(lang):
     for term in glossary.TERMS:
         for part in ("term", "plain", "precise"):
             assert t.has(f"glossary.{term}.{part}"), (lang, term, part)
-    assert set().union(*glossary.PAGE_TERMS.values()) <= set(glossary.TERMS)
+    assert len(NOTED) >= 7 and set().union(*NOTED.values()) <= set(glossary.TERMS)
     en, ko = i18n.Translator("en"), i18n.Translator("ko")
     assert all(en(f"glossary.{k}.plain") != ko(f"glossary.{k}.plain") for k in glossary.TERMS)
 
@@ -40,7 +56,7 @@ def _helps(at) -> list[tuple[str, str]]:
 
 
 @pytest.mark.parametrize("lang", i18n.LANGS)
-@pytest.mark.parametrize("section", [s for s in glossary.PAGE_TERMS if s not in ("gpt", "gptsurgery")])
+@pytest.mark.parametrize("section", [s for s in NOTED if s not in ("gpt", "gptsurgery")])
 def test_each_page_explains_its_terms_where_it_names_them(section, lang):
     _check(section, lang)
 
@@ -55,8 +71,35 @@ def _check(section, lang):
     assert not at.exception
     t = i18n.Translator(lang)
     helps = _helps(at)
-    for term in glossary.PAGE_TERMS[section]:
+    for term in NOTED[section]:
         plain = t(f"glossary.{term}.plain")
         carrying = [body for body, help_text in helps if plain in help_text]
         assert carrying, (section, term)
         assert glossary.name(t, term) in carrying[0]  # the line with the tooltip names the term
+
+
+def _in_order(node):
+    """Every element under a block, depth first, in the order the page drew them."""
+    for index in sorted(getattr(node, "children", {}) or {}):
+        child = node.children[index]
+        yield child
+        yield from _in_order(child)
+
+
+@pytest.mark.parametrize("lang", i18n.LANGS)
+def test_the_gpt_page_explains_logit_before_it_first_says_it(lang):
+    at = open_page(PATHS["gpt"], lang)
+    assert not at.exception
+    t = i18n.Translator(lang)
+    word, plain = glossary.name(t, "logit").casefold(), t("glossary.logit.plain")
+    explained = False
+    for element in _in_order(at.main):
+        proto = getattr(element, "proto", None)
+        if proto is not None and plain in (getattr(proto, "help", "") or ""):
+            explained = True
+        shown = getattr(element, "value", None)
+        shown = shown if isinstance(shown, str) else getattr(element, "label", "") or ""
+        if word in shown.casefold():
+            assert explained, shown[:120]
+            return
+    pytest.fail("the page never says logit")

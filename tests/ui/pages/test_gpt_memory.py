@@ -6,9 +6,11 @@ from ffn_core.gpt import ask, context, corpus, progress, weights
 from tests.conftest import chart_specs, metric_values, open_page
 from ui.base import i18n
 from ui.base.text import pct
-from ui.gpt.sections import DEFAULT_OTHER, DEFAULT_STEP
 
 PAGE = "pages/7_trained_gpt.py"
+# The two controls' declared defaults (ui/registry/catalog.py): a step mid-training, a second country.
+DEFAULT_STEP = 300
+DEFAULT_OTHER = "Germany"
 
 
 def _rows(spec):

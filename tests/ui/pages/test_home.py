@@ -4,7 +4,7 @@ import pytest
 from tests.conftest import chart_specs, open_page
 from ui.base import i18n
 from ui.kit import shell
-from ui.registry import catalog
+from ui.registry import catalog, query
 
 
 @pytest.mark.parametrize("lang", i18n.LANGS)
@@ -27,7 +27,7 @@ def test_home_shows_the_measured_split_and_the_map(lang):
     assert len(at.get("graphviz_chart")) == 1
     main_links = [link.proto.page for link in at.main.get("page_link")]
     # a link names its page by URL path: the file's name without the order prefix
-    assert main_links == [path.removeprefix("pages/").removesuffix(".py").split("_", 1)[1] for _, path, _ in catalog.DEMOS]
+    assert main_links == [query.url_path(path) for _, path, _ in catalog.DEMOS]
     labels = [link.proto.label for link in at.main.get("page_link")]
     assert all(t(f"{section}.title") in label for (section, _, _), label in zip(catalog.DEMOS, labels))
 

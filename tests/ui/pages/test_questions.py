@@ -2,6 +2,7 @@
 until a guess; a guess is checked against the live measurement (✓/✗); bad guesses are refused with a message."""
 from __future__ import annotations
 
+import importlib
 import re
 from collections import Counter
 
@@ -11,6 +12,7 @@ from tests.conftest import metric_values, open_page
 from tests.question_checks import shown_number
 from ui.base import i18n
 from ui.kit import shell
+from ui.questions import Question, tolerance_text
 from ui.registry import catalog
 
 # A metric each page folds while it asks (its label's key and values): present only once the questions are answered.
@@ -23,8 +25,20 @@ FOLDED = {
     "sparsity": ("sparsity.metric_mean", {}),
     "gpt": ("gpt.metric_top", {}),
     "gptsurgery": ("gptsurgery.measure_seen", {}),
+    "gated": ("gated.metric_fit", {}),
+    "moe": ("moe.metric_total", {}),
 }
 PAGES = [(section, path) for section, path, _ in catalog.PAGES if section in FOLDED]
+
+
+def _page_questions(section: str) -> list[Question]:
+    """Every Question a page's module declares, the ones made per width included (at the page's defaults)."""
+    module = importlib.import_module(f"ui.questions.{section}")
+    found = [v for v in vars(module).values() if isinstance(v, Question)]
+    for name, v in vars(module).items():
+        if name.endswith("_question") and callable(v):
+            found += [v(m) for m in (32, 256)]
+    return found
 
 
 def _pattern(t: i18n.Translator, key: str, **names: str) -> re.Pattern:
@@ -82,6 +96,7 @@ def test_each_question_is_asked_then_checked_against_the_measurement(section, pa
     guessed = _pattern(t, "questions.guess_measured", guess="x", measured="y")
     looked = _pattern(t, "questions.measured_only", measured="y")
     refused_once = {"number": False, "choice": False}
+    tolerances = {tolerance_text(t, q) for q in _page_questions(section)}
     for qid in ids:
         question_key = qid.split(":")[1]
         number = any(w.key == f"_ask_in:{qid}" for w in at.text_input)
@@ -111,11 +126,14 @@ def test_each_question_is_asked_then_checked_against_the_measurement(section, pa
         if number:
             box = next(w for w in at.text_input if w.key == f"_ask_in:{qid}")
             lo, hi = (shown_number(x) for x in re.findall(r"-?[\d,.]+", box.proto.placeholder)[:2])
-            tolerance = shown_number(re.search(r"±([\d,.]+)", box.proto.help).group(1))
+            # What counts as right is on screen under the box, not only in a tooltip.
+            assert any(c.value in tolerances for c in at.caption), qid
             value = shown_number(measured)
             right = f"{value:g}"
-            margin = tolerance + 0.01 * abs(value) + 1e-9
-            wrong = f"{lo:g}" if abs(value - lo) > margin else f"{hi:g}"
+            # The end of the range farther from the answer (in ratio, for answers spanning orders of magnitude).
+            far_lo = abs(value - lo) if lo <= 0 else max(value / lo, lo / max(value, 1e-12))
+            far_hi = abs(value - hi) if lo <= 0 else max(value / hi, hi / max(value, 1e-12))
+            wrong = f"{lo:g}" if far_lo > far_hi else f"{hi:g}"
         else:
             labels = _options(t, question_key)
             right = labels[measured]

@@ -11,6 +11,7 @@ import pytest
 from sqlalchemy import create_engine
 
 from tests.conftest import chart_specs, metric_values, open_page
+from ui import questions
 from ui.base import i18n
 from ui.questions import quiz
 from ui.room import session, store
@@ -38,6 +39,7 @@ class Room:
             current=lambda page: "seat",
             submit=self.submit,
             revealed=lambda page, asked: [64, 60, 64, 32] if asked.id in self.shown else None,
+            own_guess=lambda page, asked: None,  # nothing stored before this session (no reload)
             instructor_panel=lambda page, asked: self.panels.append([a.id for a in asked]),
         )
 
@@ -116,4 +118,4 @@ def test_a_store_that_fails_mid_class_leaves_the_page_working(tmp_path, monkeypa
     t = i18n.Translator("en")
     captions = [c.value for c in at.caption]
     assert t("questions.stored") not in captions and t("room.ack_unavailable") in captions
-    assert at.session_state[quiz.STATE][qid].guess == 64
+    assert at.session_state[questions.GUESSES][qid].guess == 64

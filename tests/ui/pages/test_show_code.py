@@ -10,6 +10,8 @@ import pytest
 
 from tests.conftest import open_page
 
+pytestmark = pytest.mark.usefixtures("fresh_caches")  # counts what is computed: starts from empty caches
+
 ROOT = Path(__file__).resolve().parents[3]
 
 

@@ -3,7 +3,7 @@ import pytest
 
 from ffn_core.sweep import best, lesson, sweep
 from tests.conftest import chart_specs, metric_values, open_page
-from ui.base import i18n
+from ui.base import i18n, text
 
 PAGE = "pages/4_width_sweep.py"
 KEYS = ("target", "expr", "widths", "act", "method", "seed")
@@ -186,7 +186,9 @@ def test_too_many_widths_in_a_link_are_refused():
 
 @pytest.mark.parametrize("lang", i18n.LANGS)
 def test_exact_fits_are_exact_never_a_shortfall(lang):
-    # |x| and step(x) fit to rounding error: no "inf", no exponent in a sentence, no "fell short" at an exact width.
+    # |x| fits to rounding error on the grid and between its points; step(x) only on the grid (a steep piece
+    # between the two points around the jump): no "inf", no exponent in a sentence, no "fell short" at a
+    # width at rounding level, and step is named as meeting the target at the points only.
     t = i18n.Translator(lang)
     for target in ("|x|", "step(x)"):
         at = open_page(PAGE, lang, target=target)
@@ -194,16 +196,21 @@ def test_exact_fits_are_exact_never_a_shortfall(lang):
         key = "abs" if target == "|x|" else "step"
         ref = sweep.fit_widths(key)
         exact = [f.width for f in ref.fits if f.exact]
-        assert exact, (target, [f.rmse for f in ref.fits])
+        grid_only = [f.width for f in ref.fits if f.exact_on_grid and not f.exact]
+        assert bool(exact) == (key == "abs") and bool(grid_only) == (key == "step"), (target, ref.fits)
         texts = [b.value for b in (*at.success, *at.error, *at.info)]
         assert not any("inf" in x or "e-1" in x or "e+" in x for x in texts), texts
         facts = _facts(at, t)
-        assert any(", ".join(map(str, exact)) in f for f in facts), facts
+        named = exact or grid_only
+        assert any(", ".join(map(str, named)) in f for f in facts), facts
+        if grid_only:
+            missed = text.sig(max(f.rmse_between for f in ref.fits if f.width in grid_only))
+            assert any(missed in f and ", ".join(map(str, grid_only)) in f for f in facts), (missed, facts)
         assert "≈0" in at.success[0].value if at.success else "≈0" in at.error[0].value
         for f in ref.fits:
-            if f.exact:
+            if f.exact_on_grid:
                 assert t("sweep.takeaway_exact_missed", m_gap=f.width, r_gap=f.rmse) not in _takeaway(at, t)
-        # an exact fit has no place on the log axis: left out of the chart, not drawn at 1e-15
+        # a fit at rounding level has no place on the log axis: left out of the chart, not drawn at 1e-15
         charts = [_rows(s) for s in chart_specs(at) if any("series" in r and "rmse" in r for r in _rows(s))]
         assert all(r["rmse"] > ref.exact_tol for rows in charts for r in rows)
 

@@ -1,0 +1,99 @@
+"""The gated FFN: W₂(act(W₁x) ⊙ W₃x); the gate multiplies, so even without its activation it is not one matrix."""
+import streamlit as st
+
+from ffn_core import gated
+from ffn_core.sweep import gated as gated_sweep
+from ui import widgets
+from ui.base import text
+from ui.compute import cache
+from ui.kit import controls, glossary, lede, shell
+from ui.questions import quiz
+from ui.charts import gated as charts
+from ui.verdicts import gated as verdicts
+from ui.questions import gated as questions
+
+page = shell.setup("gated")
+t = page.t
+
+st.title(t("gated.title_asking" if quiz.asks_first(page) else "gated.title"))  # the title answers a question
+lede.lesson(page, t("gated.lesson"), [r"\mathrm{FFN}_{\mathrm{GLU}}(x) = W_2\,\big(\operatorname{act}(W_1 x) \odot W_3 x\big),"
+                                       r"\qquad W_1, W_3 \in \mathbb{R}^{m\times d},\; W_2 \in \mathbb{R}^{d\times m}",
+                                       r"3 \cdot d \cdot \tfrac{8}{3} d = 2 \cdot d \cdot 4d = 8d^2"])
+glossary.note(t, "glu", "affine", "least_squares", "relu_gelu")
+
+
+@cache.cached(max_entries=256)
+def measure(d: int, act: str, token: int, seed: int) -> gated.Gated:
+    return gated.measure(d, act, token, seed)
+
+
+@cache.cached(max_entries=64)
+def fit(target: str, act: str, most: int, seed: int) -> gated_sweep.GatedSweep:
+    return gated_sweep.fit(target, tuple(j for j in gated_sweep.JS if j <= most), act, seed)
+
+
+@shell.part
+def experiment() -> None:
+    asking = st.container()
+
+    left, middle, right = st.columns(3)
+    d = controls.draw(page, "d", left)
+    act = controls.draw(page, "act", middle)
+    token = controls.draw(page, "token", right)
+    (left,) = lede.less_used(page, 1)
+    seed = controls.draw(page, "seed", left)
+
+    with st.spinner(t("common.computing")):
+        res = measure(int(d), act, int(token), int(seed))
+    asked = questions.ask(res)
+    quiz.questions(page, asked, asking)
+    st.caption(t("gated.sizes_caption", d=res.d_model, m=res.d_ff, m4=4 * res.d_model))
+
+    if quiz.shown(page, asked):
+        left, middle, right = st.columns(3)
+        left.metric(t("gated.metric_fit"), text.error(res.gated_fit_error), help=t("gated.metric_fit_help"))
+        middle.metric(t("gated.metric_plain_fit" if act != "none" else "gated.metric_collapse"),
+                      text.error(res.plain_fit_error if act != "none" else res.plain_collapse_residual))
+        right.metric(t("gated.metric_params"), f"{res.gated_params:,}", help=t("gated.metric_params_help"))
+        st.subheader(t("gated.gate_heading", token=res.token))
+        chart_column, numbers = st.columns([3, 2], gap="large")
+        with chart_column:
+            widgets.chart(page, charts.gate_curve, cache.derive(res.to_frame), t)
+            st.caption(t("gated.gate_caption"))
+        with numbers:
+            widgets.chart(page, charts.gate_fractions, cache.derive(res.fractions_frame), res.relu_active, t)
+        widgets.verdict(page, verdicts.judge(res))
+
+    st.header(t("gated.width_heading"))
+    st.markdown(t("gated.width_lesson"))
+    st.latex(r"\text{plain: } \sum_{i=1}^{5j} v_i\,\operatorname{act}(w_i x + b_i) + c"
+             r"\qquad \text{gated: } \sum_{i=1}^{3j} v_i\,\operatorname{act}(w_i x + b_i)\,(u_i x + e_i) + c")
+    left, middle, right = st.columns(3)
+    target = controls.draw(page, "target", left)
+    wact = controls.draw(page, "wact", middle)
+    most = controls.draw(page, "most", right)
+    with st.spinner(t("common.computing")):
+        sweep = fit(target, wact, int(most), int(seed))
+    width_asked = questions.width(sweep)
+    quiz.questions(page, width_asked)
+    if quiz.shown(page, width_asked):
+        chart_column, curve_column = st.columns(2, gap="large")
+        with chart_column:
+            widgets.chart(page, charts.rmse_by_params, cache.derive(sweep.rmse_frame), t)
+        with curve_column:
+            largest = sweep.plain[-1].params
+            widgets.chart(page, charts.curves, cache.derive(sweep.curves_frame, largest), t)
+            st.caption(t("gated.curves_caption", params=largest))
+        if page.show_details:
+            with st.expander(t("gated.table_heading")):
+                frame = cache.derive(sweep.rmse_frame).assign(
+                    kind=lambda f: f["kind"].map({"plain": t("gated.kind_plain"), "gated": t("gated.kind_gated")}))
+                widgets.table(page, frame.rename(columns={"kind": t("gated.col_kind"), "width": t("gated.col_width"),
+                                                          "params": t("gated.col_params"), "rmse": "RMSE"}),
+                              "gated_width.csv")
+        widgets.verdict(page, verdicts.judge_width(sweep))
+
+    widgets.show_code(page, gated.measure, gated.gate_on, gated.fit_error, gated_sweep.features, gated_sweep.train)
+
+
+experiment()

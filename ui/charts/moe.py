@@ -1,0 +1,112 @@
+"""The mixture-of-experts page's charts: tokens per expert, total against active weights, the trained routes."""
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+
+from ui.base.i18n import Translator
+
+K_COLORS = ["#2563eb", "#f59e0b", "#16a34a", "#dc2626"]
+PART_COLORS = {"active": "#2563eb", "idle": "#cbd5e1"}
+
+
+def tokens_per_expert(frame: pd.DataFrame, t: Translator) -> alt.Chart:
+    """Slots routed to each expert, one bar group per k; the even share is each k's n·k / E."""
+    data = frame.assign(k_label=frame["k"].map(lambda k: t("moe.k_label", k=k)),
+                        expert_label=frame["expert"].map(lambda e: str(e + 1)))
+    return (
+        alt.Chart(data)
+        .mark_bar()
+        .encode(
+            x=alt.X(field="expert_label", type="ordinal", title=t("moe.axis_expert"), sort=None),
+            xOffset=alt.XOffset(field="k_label", type="nominal"),
+            y=alt.Y(field="tokens", type="quantitative", title=t("moe.axis_tokens")),
+            color=alt.Color(field="k_label", type="nominal", title=None, legend=alt.Legend(orient="top"),
+                            scale=alt.Scale(range=K_COLORS)),
+            tooltip=[alt.Tooltip(field="k_label", type="nominal", title="k"),
+                     alt.Tooltip(field="expert_label", type="ordinal", title=t("moe.axis_expert")),
+                     alt.Tooltip(field="tokens", type="quantitative", title=t("moe.axis_tokens")),
+                     alt.Tooltip(field="mean_prob", type="quantitative", title=t("moe.col_mean_prob"), format=".3f")],
+        )
+        .properties(height=300)
+    )
+
+
+def total_active(frame: pd.DataFrame, t: Translator) -> alt.Chart:
+    """Per model, the weights one token uses beside those it does not, as shares of the total."""
+    rows = []
+    for row in frame.itertuples():
+        rows += [{"name": row.name, "part": t("moe.part_active"), "share": row.active_share,
+                  "params": row.active / 1e9},
+                 {"name": row.name, "part": t("moe.part_idle"), "share": 1 - row.active_share,
+                  "params": (row.total - row.active) / 1e9}]
+    data = pd.DataFrame(rows)
+    return (
+        alt.Chart(data)
+        .mark_bar()
+        .encode(
+            y=alt.Y(field="name", type="nominal", title=None, sort=None),
+            x=alt.X(field="share", type="quantitative", title=t("moe.axis_share"), axis=alt.Axis(format="%"),
+                    scale=alt.Scale(domain=[0, 1])),
+            color=alt.Color(field="part", type="nominal", title=None, legend=alt.Legend(orient="top"),
+                            scale=alt.Scale(domain=[t("moe.part_active"), t("moe.part_idle")],
+                                            range=list(PART_COLORS.values()))),
+            order=alt.Order(field="part", sort="ascending"),
+            tooltip=[alt.Tooltip(field="name", type="nominal"), alt.Tooltip(field="part", type="nominal"),
+                     alt.Tooltip(field="params", type="quantitative", title=t("moe.col_billions"), format=".2f"),
+                     alt.Tooltip(field="share", type="quantitative", format=".1%")],
+        )
+        .properties(height=200)
+    )
+
+
+def routes(frame: pd.DataFrame, t: Translator) -> alt.Chart:
+    """For one block: each group's prompts split over the experts (share of the group), a row per group."""
+    data = frame.copy()
+    totals = data.groupby("group")["prompts"].transform("sum")
+    data["share"] = data["prompts"] / totals.where(totals > 0, 1)
+    data["expert_label"] = data["expert"].map(lambda e: t("moe.expert_label", e=e + 1))
+    data["group_label"] = data.apply(
+        lambda r: t(f"gpt.relation_{r['group']}") if r["group_kind"] == "relation" else t(f"gpt.lang_{r['group']}"),
+        axis=1)
+    return (
+        alt.Chart(data)
+        .mark_bar()
+        .encode(
+            y=alt.Y(field="group_label", type="nominal", title=None, sort=None),
+            x=alt.X(field="share", type="quantitative", title=t("moe.axis_route_share"), axis=alt.Axis(format="%"),
+                    scale=alt.Scale(domain=[0, 1])),
+            color=alt.Color(field="expert_label", type="nominal", title=None, legend=alt.Legend(orient="top")),
+            order=alt.Order(field="expert", sort="ascending"),
+            tooltip=[alt.Tooltip(field="group_label", type="nominal"), alt.Tooltip(field="expert_label", type="nominal"),
+                     alt.Tooltip(field="prompts", type="quantitative", title=t("moe.col_prompts")),
+                     alt.Tooltip(field="share", type="quantitative", format=".1%")],
+        )
+        .properties(height=260)
+    )
+
+
+def ablation(frame: pd.DataFrame, t: Translator) -> alt.Chart:
+    """Fact accuracy per relation and language, before and with the expert zeroed."""
+    rows = []
+    for row in frame.itertuples():
+        label = f"{t(f'gpt.relation_{row.relation}')} · {t(f'gpt.lang_{row.lang}')}"
+        rows += [{"group": label, "when": t("moe.when_before"), "accuracy": row.before / row.prompts},
+                 {"group": label, "when": t("moe.when_after"), "accuracy": row.after / row.prompts}]
+    data = pd.DataFrame(rows)
+    return (
+        alt.Chart(data)
+        .mark_bar()
+        .encode(
+            y=alt.Y(field="group", type="nominal", title=None, sort=None),
+            yOffset=alt.YOffset(field="when", type="nominal"),
+            x=alt.X(field="accuracy", type="quantitative", title=t("moe.axis_accuracy"), axis=alt.Axis(format="%"),
+                    scale=alt.Scale(domain=[0, 1])),
+            color=alt.Color(field="when", type="nominal", title=None, legend=alt.Legend(orient="top"),
+                            scale=alt.Scale(domain=[t("moe.when_before"), t("moe.when_after")],
+                                            range=["#94a3b8", "#dc2626"])),
+            tooltip=[alt.Tooltip(field="group", type="nominal"), alt.Tooltip(field="when", type="nominal"),
+                     alt.Tooltip(field="accuracy", type="quantitative", format=".1%")],
+        )
+        .properties(height=340)
+    )

@@ -1,0 +1,49 @@
+"""The gated-FFN page's questions: does it collapse without its activation, how far a linear map misses with one,
+how many weights at 8/3·d, how many units the gate turns down, and whether the gate buys accuracy at equal weights."""
+from __future__ import annotations
+
+import math
+
+from ffn_core import gated
+from ffn_core.sweep import gated as gated_sweep
+from ui.base.text import Term
+from ui.questions import Asked, Question, at
+from ui.verdicts import gated as verdicts
+
+SECTION = "gated"
+LINEAR = Question("questions.gated_linear", "choice", options=("yes", "no"))
+FIT = Question("questions.gated_fit", "number", lo=0, hi=200, tolerance=10, unit="questions.unit_pct")
+WEIGHTS = Question("questions.gated_weights", "choice", options=("fewer", "same", "more"))
+DOWN = Question("questions.gated_down", "number", lo=0, hi=100, tolerance=10, unit="questions.unit_pct")
+WIDTH = Question("questions.gated_width", "choice", options=("better", "same", "worse"))
+
+
+def ask(res: gated.Gated) -> tuple[Asked, ...]:
+    settings = {"d": res.d_model, "act": res.act, "token": res.token, "seed": res.seed}
+    shown = {"d": res.d_model, "m": res.d_ff, "m4": 4 * res.d_model, "act": Term(f"gated.act_{res.act}"),
+             "token": res.token}
+    asked = []
+    if res.act == "none":
+        linear = res.gated_fit_error <= verdicts.NONLINEAR
+        asked.append(at(SECTION, settings, LINEAR, "yes" if linear else "no",
+                        {"error": res.gated_fit_error, "residual": res.plain_collapse_residual}, shown))
+    elif math.isfinite(res.gated_fit_error) and 100 * res.gated_fit_error <= FIT.hi:
+        asked.append(at(SECTION, settings, FIT, 100 * res.gated_fit_error,
+                        {"act": Term(f"gated.act_{res.act}"), "plain_error": res.plain_fit_error}, shown))
+    more = "same" if res.gated_params == res.plain_params else "fewer" if res.gated_params < res.plain_params else "more"
+    asked.append(at(SECTION, settings, WEIGHTS, more,
+                    {"gated": res.gated_params, "plain": res.plain_params, "m": res.d_ff, "m4": 4 * res.d_model}, shown))
+    asked.append(at(SECTION, settings, DOWN, 100 * res.gate("silu").turned_down,
+                    {"m": res.d_ff, "active": res.relu_active, "mean_down": res.gate("silu").mean_turned_down}, shown))
+    return tuple(asked)
+
+
+def width(res: gated_sweep.GatedSweep) -> tuple[Asked, ...]:
+    """At the largest pair of equal weight counts: better, the same or worse with the gate."""
+    settings = {"target": res.target, "act": res.act, "seed": res.seed, "sizes": tuple(f.width for f in res.plain)}
+    largest = verdicts.outcome(res.plain[-1].rmse, res.gated[-1].rmse, res.floor)
+    shown = {"target": res.label, "params": res.plain[-1].params, "plain_width": res.plain[-1].width,
+             "gated_width": res.gated[-1].width}
+    return (at(SECTION, settings, WIDTH, largest,
+               {"params": res.plain[-1].params, "plain_rmse": res.plain[-1].rmse, "gated_rmse": res.gated[-1].rmse},
+               shown),)

@@ -1,0 +1,51 @@
+"""The mixture-of-experts page's questions: the share of weights one token uses, whether the layer still
+works token by token, where the trained router sends the capital prompts, how many facts one expert holds."""
+from __future__ import annotations
+
+from ffn_core import moe
+from ffn_core.gpt import moe_probes
+from ui.questions import Asked, Question, at
+from ui.verdicts import moe as verdicts
+
+SECTION = "moe"
+ACTIVE = Question("questions.moe_active", "number", lo=0, hi=100, tolerance=5, unit="questions.unit_pct")
+POSITION = Question("questions.moe_position", "choice", options=("yes", "no"))
+MAX_OPTIONS = 4
+
+
+def ask(res: moe.MoEResult) -> tuple[Asked, ...]:
+    settings = {"d": res.d_model, "experts": res.n_experts, "k": res.k, "n": res.n_tokens, "seed": res.seed}
+    shown = {"experts": res.n_experts, "k": res.k, "d": res.d_model}
+    r = res.routing(res.k)
+    position = (max(res.rowwise_max_abs_diff, res.permutation_max_abs_diff) <= verdicts.EXACT
+                and res.off_diagonal_fraction == 0)
+    return (
+        at(SECTION, settings, ACTIVE, 100 * r.active_params / res.total_params,
+           {"active": r.active_params, "total": res.total_params, "k": res.k, "experts": res.n_experts}, shown),
+        at(SECTION, settings, POSITION, "yes" if position else "no",
+           {"rowwise": res.rowwise_max_abs_diff, "perm": res.permutation_max_abs_diff, "off": res.off_diagonal_fraction},
+           shown),
+    )
+
+
+def top_question(n_experts: int) -> Question:
+    return Question("questions.moe_top", "choice", options=tuple(str(e) for e in range(1, n_experts + 1)))
+
+
+def fell_question(prompts: int) -> Question:
+    """Facts that fall: within a tenth of the prompts the model answered (at least 20) counts."""
+    return Question("questions.moe_fell", "number", lo=0, hi=prompts, tolerance=max(20, prompts // 10))
+
+
+def trained(routes: moe_probes.Routes, cut: moe_probes.Ablation) -> tuple[Asked, ...]:
+    asked = []
+    if 2 <= routes.n_experts <= MAX_OPTIONS:  # a choice offers two to four options
+        top = routes.top_expert(cut.block, "capital")
+        asked.append(at(SECTION, {"block": cut.block + 1}, top_question(routes.n_experts), str(top + 1),
+                        {"block": cut.block + 1, "share": routes.share(cut.block, "capital")},
+                        {"block": cut.block + 1}))
+    asked.append(at(SECTION, {"block": cut.block + 1, "expert": cut.expert + 1}, fell_question(cut.prompts),
+                    cut.fell_total, {"rose": cut.rose_total, "before": cut.before, "after": cut.after,
+                                     "routed": cut.routed},
+                    {"block": cut.block + 1, "expert": cut.expert + 1, "right": cut.before}))
+    return tuple(asked)

@@ -1,0 +1,78 @@
+"""The gated-FFN page's verdicts: no collapse without the activation, 8d² at 8/3·d, the gate on one token,
+and what the gate buys in page 4's fit at equal weights."""
+from __future__ import annotations
+
+from ffn_core import gated
+from ffn_core.sweep import gated as gated_sweep
+from ui.verdicts import Claim, Verdict
+from ui.verdicts.collapse import EXACT, NONLINEAR
+from ui.base.text import Term
+
+HALF = (0.4, 0.6)  # "about half": the turned-down share over 256 tokens at init
+# A gated network counts as better (or worse) at a size when its RMSE is below 0.8× (above 1.25×) the
+# plain one's: restarts of the same training differ by up to about that factor at these sizes.
+BETTER = 0.8
+WORSE = 1.25
+
+
+def judge(res: gated.Gated) -> Verdict:
+    """The fit (no collapse, measured), the counts (arithmetic, stated), the gate on one token (measured at init)."""
+    silu, gelu, relu = res.gate("silu"), res.gate("gelu"), res.gate("relu")
+    values = {"d": res.d_model, "m": res.d_ff, "m4": 4 * res.d_model, "act": Term(f"gated.act_{res.act}"),
+              "error": res.gated_fit_error, "plain_error": res.plain_fit_error,
+              "residual": res.plain_collapse_residual, "gated": res.gated_params, "plain": res.plain_params,
+              "eight": 8 * res.d_model ** 2, "twelve": res.gated_4d_params, "attention": res.attention_params,
+              "share": res.gated_params / (res.gated_params + res.attention_params),
+              "token": res.token, "down": silu.turned_down, "active": res.relu_active,
+              "mean_down": silu.mean_turned_down, "leak_silu": silu.leak, "leak_gelu": gelu.leak,
+              "negative": silu.negative, "negative_relu": relu.negative}
+    not_linear = res.gated_fit_error > NONLINEAR
+    if res.act == "none":
+        claims = [Claim("gated.claim_bilinear", values, not_linear and res.plain_collapse_residual <= EXACT)]
+    else:
+        claims = [Claim("gated.claim_nonlinear", values, not_linear)]
+    claims += [
+        Claim("gated.fact_params", values, None),  # 3·d·(8d/3) = 2·d·4d: arithmetic, whatever the seed
+        Claim("gated.fact_relu", values, None),  # the same W₁: down + active = 1 by definition
+        Claim("gated.claim_half", values, HALF[0] <= silu.mean_turned_down <= HALF[1]),
+    ]
+    if res.act == "none":
+        keys = "gated.takeaway_bilinear" if not_linear else "gated.takeaway_broken"
+    else:
+        keys = "gated.takeaway_nonlinear" if not_linear else "gated.takeaway_nearly_linear"
+    return Verdict(tuple(claims), keys + " gated.takeaway_gate", values)
+
+
+def outcome(plain: float, gate: float, floor: float) -> str:
+    """"better", "worse" or "same" for one size: both below the floor (too small to see) is the same."""
+    if plain <= floor and gate <= floor:
+        return "same"
+    if gate < BETTER * plain:
+        return "better"
+    if gate > WORSE * plain:
+        return "worse"
+    return "same"
+
+
+def judge_width(res: gated_sweep.GatedSweep) -> Verdict:
+    """At equal weights, on page 4's targets: how many sizes the gate fits better, worse, the same."""
+    outcomes = [outcome(p.rmse, g.rmse, res.floor) for p, g in zip(res.plain, res.gated)]
+    better, worse = outcomes.count("better"), outcomes.count("worse")
+    n = len(outcomes)
+    largest = res.plain[-1].params
+    values = {"target": res.label, "n": n, "better": better, "worse": worse, "same": n - better - worse,
+              "sizes": ", ".join(f"{p.params}" for p in res.plain), "params": largest,
+              "plain_width": res.plain[-1].width, "gated_width": res.gated[-1].width,
+              "plain_rmse": res.plain[-1].rmse, "gated_rmse": res.gated[-1].rmse,
+              "act": Term(f"gated.wact_{res.act}")}
+    claims = (Claim("gated.fact_equal", values, None),  # 3·5j + 1 = 5·3j + 1 by construction
+              Claim("gated.claim_width", values, better > n / 2))
+    if better > n / 2:
+        key = "gated.takeaway_width_buys"
+    elif worse > n / 2:
+        key = "gated.takeaway_width_costs"
+    elif better == worse == 0:
+        key = "gated.takeaway_width_nothing"
+    else:
+        key = "gated.takeaway_width_mixed"
+    return Verdict(claims, key, values)

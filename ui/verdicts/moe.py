@@ -1,0 +1,98 @@
+"""The mixture-of-experts page's verdicts: still position-wise, total against active weights, how the
+router spreads the tokens, the published models counted, and what the trained router learned."""
+from __future__ import annotations
+
+from ffn_core import moe, moe_presets
+from ffn_core.gpt import moe_probes
+from ui.verdicts import Claim, Verdict
+from ui.verdicts.collapse import EXACT
+from ui.base.text import Term
+
+# "Roughly even": the busiest expert gets at most twice the mean load.
+EVEN = 2.0
+# A published total is rounded to its last digit ("46.7B", "671B"): the count must land within 2 %
+# ("37B" active for DeepSeek-V3 is a round figure; our count of every weight one token uses is 37.6B).
+PUBLISHED = 0.02
+# A router "sorts" a group when most of its prompts (over half) go to one expert.
+SORTED = 0.5
+# Fewer facts than this falling is "a few": too few to say where an expert's share of the facts lies.
+FEW = 10
+
+
+def judge(res: moe.MoEResult) -> Verdict:
+    """Position-wise (measured), total and active weights (arithmetic, stated), the chosen k's balance (measured)."""
+    r = res.routing(res.k)
+    values = {"experts": res.n_experts, "k": res.k, "n": res.n_tokens, "total": res.total_params,
+              "active": r.active_params, "share": r.active_params / res.total_params,
+              "expert": res.expert_params, "router": res.router_params,
+              "rowwise": res.rowwise_max_abs_diff, "perm": res.permutation_max_abs_diff,
+              "off": res.off_diagonal_fraction, "loop": res.loop_max_abs_diff,
+              "loss": r.balance_loss, "busiest": r.max_over_mean, "slots": res.n_tokens * res.k,
+              "most": max(r.tokens_per_expert), "least": min(r.tokens_per_expert)}
+    position_wise = max(res.rowwise_max_abs_diff, res.permutation_max_abs_diff) <= EXACT and res.off_diagonal_fraction == 0
+    even = r.max_over_mean <= EVEN
+    claims = (
+        Claim("moe.claim_position", values, position_wise),
+        Claim("moe.fact_params", values, None),  # router + k experts of E: arithmetic
+        Claim("moe.claim_even", values, even),
+    )
+    keys = ["moe.takeaway_active"]
+    if res.n_experts == 1:
+        keys = ["moe.takeaway_one"]
+    keys.append("moe.takeaway_even" if even else "moe.takeaway_uneven")
+    return Verdict(claims, " ".join(keys), values)
+
+
+def judge_presets(counts: tuple[moe_presets.MoECount, ...]) -> Verdict:
+    """Each published model's total and active weights, counted from its config, against its authors' figures."""
+    claims = tuple(
+        Claim("moe.claim_preset",
+              {"name": c.name, "total": c.total / 1e9, "active": c.active / 1e9, "published": c.published_text,
+               "share": c.active_share},
+              abs(c.total_gap) <= PUBLISHED and abs(c.active_gap) <= PUBLISHED)
+        for c in counts)
+    smallest = min(counts, key=lambda c: c.active_share)
+    return Verdict(claims, "moe.takeaway_presets", {"name": smallest.name, "share": smallest.active_share})
+
+
+def judge_routes(res: moe_probes.Routes, block: int) -> Verdict:
+    """In one block (from 0): does the router send each relation, and each language, mostly to one expert?"""
+    relations = ("capital", "currency", "language", "continent")
+    shares = {rel: res.share(block, rel) for rel in relations}
+    tops = {rel: res.top_expert(block, rel) + 1 for rel in relations}
+    langs = {lang: res.share(block, lang) for lang in ("en", "ko")}
+    lang_tops = {lang: res.top_expert(block, lang) + 1 for lang in ("en", "ko")}
+    values = {"block": block + 1, "accuracy": res.accuracy, "prompts": res.prompts, "experts": res.n_experts,
+              "loss": res.balance_loss[block],
+              **{f"share_{k}": v for k, v in shares.items()}, **{f"top_{k}": v for k, v in tops.items()},
+              "share_en": langs["en"], "share_ko": langs["ko"], "top_en": lang_tops["en"], "top_ko": lang_tops["ko"],
+              "distinct": len(set(tops.values()))}
+    by_relation = min(shares.values()) > SORTED
+    claims = (Claim("moe.claim_relations", values, by_relation),
+              Claim("moe.claim_languages", values, min(langs.values()) > SORTED and lang_tops["en"] != lang_tops["ko"]))
+    if by_relation and values["distinct"] > 1:
+        key = "moe.takeaway_routes_relations"
+    elif claims[1].ok:
+        key = "moe.takeaway_routes_languages"
+    else:
+        key = "moe.takeaway_routes_mixed"
+    return Verdict(claims, key, values)
+
+
+def judge_ablation(res: moe_probes.Ablation) -> Verdict:
+    """One expert zeroed: how many facts fell, and in which relation and language most."""
+    worst = max(((rel, lang) for rel, lang, *_ in res.rows), key=lambda rl: res.lost(*rl))
+    values = {"block": res.block + 1, "expert": res.expert + 1, "routed": res.routed, "before": res.before,
+              "after": res.after, "prompts": res.prompts, "fell": res.fell_total, "rose": res.rose_total,
+              "worst_relation": Term(f"gpt.relation_{worst[0]}"), "worst_lang": Term(f"gpt.lang_{worst[1]}"),
+              "worst_lost": res.lost(*worst)}
+    fell = res.fell_total > 0
+    if not fell:
+        key = "moe.takeaway_ablation_none"
+    elif res.fell_total < FEW:
+        key = "moe.takeaway_ablation_few"
+    elif res.lost(*worst) >= 0.5 * (res.before - res.after) and res.before > res.after:
+        key = "moe.takeaway_ablation_focused"
+    else:
+        key = "moe.takeaway_ablation_spread"
+    return Verdict((Claim("moe.claim_ablation", values, fell),), key, values)
