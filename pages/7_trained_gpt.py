@@ -63,6 +63,8 @@ def neurons_section(top: neurons.Neurons, target: str, n_blocks: int) -> None:
     widgets.verdict(page, verdicts.neurons(
         target, [n.contribution for n in top.neurons], ffn_total, top.d_ff * len(top.active),
         "—" if lead is None else f"L{lead.layer}·#{lead.index}", "—" if lead is None else ", ".join(lead.promotes[:3])))
+    if lead is not None:
+        sections.polysemantic(page, lead.layer, lead.index, target)
 
 
 def split_section(parts: split.Split) -> None:

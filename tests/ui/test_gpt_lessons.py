@@ -152,3 +152,16 @@ def test_sparsity(step, start, data, gap):
     expected = "all" if all(fell) else "some" if any(fell) else "none"
     assert v.takeaway == f"gptsurgery.takeaway_sparse_{expected}"
     assert 1 <= v.takeaway_values["block"] <= len(now)
+
+
+@SETTINGS
+@given(st.integers(1, 20), st.integers(1, 4), st.integers(1, 2), st.integers(1, 978),
+       st.lists(st.floats(1.0, 512.0, allow_nan=False), min_size=4, max_size=4), st.lists(st.integers(1, 512), min_size=4, max_size=4))
+def test_superposition(answers, relations, langs, rank, participation, k90):
+    v = verdicts.superposition("L4·#216", "Paris", (answers, relations, langs), 20, rank, 978, participation, k90, 512, 628)
+    _renders(v)
+    assert _ok(v, "gpt.claim_poly_fires") == (answers > 1)
+    assert _ok(v, "gpt.claim_poly_writes") == (rank > 1)
+    assert _ok(v, "gpt.claim_directions") == (max(participation) <= verdicts.FEW_DIRECTIONS * 512)
+    assert v.takeaway == ("gpt.takeaway_poly" if answers > 1 and rank > 1 else "gpt.takeaway_mono")
+    assert v.takeaway_values["most"] == max(participation)

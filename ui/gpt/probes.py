@@ -15,7 +15,7 @@ import torch
 
 import ffn_core.gpt.model
 from ffn_core.gpt import (ablation, ask, attribution, corpus, edit, evaluate, neurons, sparsity_curve, split, states,
-                          vocab, weights)
+                          superposition, vocab, weights)
 from ui.compute import cache
 
 
@@ -145,3 +145,20 @@ def shipped_unchanged() -> bool:
     """
     fresh = _shipped_file()
     return all(torch.equal(tensor, fresh[name]) for name, tensor in shipped().state_dict().items())
+
+
+@cache.resource
+def prompt_hidden() -> torch.Tensor:
+    """Every block's FFN hidden vector at every corpus prompt's last word (~20 MB), one pass, kept: what page 7
+    reads one neuron and each block's directions from."""
+    return superposition.prompt_hidden(shipped())
+
+
+@cache.cached(max_entries=64)
+def polysemantic(layer: int, index: int, answer: str) -> superposition.Polysemantic:
+    return superposition.neuron(shipped(), layer, index, answer, prompt_hidden())
+
+
+@cache.cached(max_entries=1)
+def directions() -> superposition.Directions:
+    return superposition.directions(shipped(), prompt_hidden())

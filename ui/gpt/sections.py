@@ -8,15 +8,16 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from ffn_core.gpt import context, corpus, progress
+from ffn_core.gpt import context, corpus, progress, superposition
 from ui import widgets
 from ui.base import text
 from ui.base.page import Page
 from ui.charts import gpt as gpt_charts
 from ui.charts import gpt_checkpoints as charts
-from ui.gpt import checkpoints
+from ui.gpt import checkpoints, probes
 from ui.questions import Asked, quiz
 from ui.questions import gpt as questions
+from ui.verdicts import gpt as gpt_verdicts
 from ui.verdicts import gpt_checkpoints as verdicts
 
 
@@ -116,6 +117,36 @@ def contexts(page: Page, country: str) -> None:
                                            mean_by_stage(sim, across) or None))
 
 
+def polysemantic(page: Page, layer: int, index: int, answer: str) -> None:
+    """The prompt's strongest neuron read over the corpus, and each block's hidden directions against its width."""
+    t = page.t
+    res = probes.polysemantic(layer, index, answer)
+    spread = probes.directions()
+    label = f"L{layer}·#{index}"
+    st.subheader(t("gpt.poly_heading"))
+    st.markdown(t("gpt.poly_lesson", answer=answer, width=spread.width, facts=len(corpus.FACTS)))
+    c1, c2 = st.columns(2)
+    c1.metric(t("gpt.poly_metric_fires_on", neuron=label), text.pct(res.fires_on), help=t("gpt.poly_metric_fires_on_help"))
+    c2.metric(t("gpt.poly_metric_rank", answer=answer), f"{res.answer_rank} / {res.vocab}")
+    left, right = st.columns(2)
+    with left:
+        fires = pd.DataFrame({t("gpt.poly_col_prompt"): list(res.prompts), t("gpt.poly_col_answer"): list(res.answers),
+                              t("gpt.poly_col_relation"): [t(f"gpt.relation_{r}") for r in res.relations],
+                              t("gpt.poly_col_activation"): [round(a, 3) for a in res.activations]})
+        widgets.table(page, fires, "gpt_neuron_prompts.csv", first=(t("gpt.poly_col_answer"),))
+    with right:
+        writes = pd.DataFrame({t("gpt.poly_col_writes"): list(res.writes),
+                               t("gpt.poly_col_kind"): [t(f"gpt.word_kind_{k}") for k in res.kinds]})
+        widgets.table(page, writes, "gpt_neuron_writes.csv")
+    cols = st.columns(len(spread.participation))
+    for i, (column, pr, k) in enumerate(zip(cols, spread.participation, spread.k90), start=1):
+        column.metric(t("gpt.poly_metric_directions", layer=i), f"{pr:.1f} / {spread.width}",
+                      help=t("gpt.poly_metric_directions_help", width=spread.width, k90=k))
+    widgets.verdict(page, gpt_verdicts.superposition(label, answer, res.distinct, len(res.prompts), res.answer_rank,
+                                                     res.vocab, spread.participation, spread.k90, spread.width,
+                                                     len(corpus.FACTS)))
+
+
 def meanings(page: Page) -> None:
     """The corpus's one word with two meanings, at both its places in one sentence of the page's language."""
     t = page.t
@@ -156,4 +187,4 @@ def roles(page: Page, country: str, other: str, template: str) -> None:
 
 
 CODE = (progress.snapshot, progress.curve, context.word_contexts, context.role_contexts, context.states,
-        context.compare, context.two_meanings)
+        context.compare, context.two_meanings, superposition.neuron, superposition.directions)

@@ -19,6 +19,7 @@ SUM_TOLERANCE = 1e-9  # float64 rounding of a sum of ~10 terms of size ~10 stays
 KNOWS = 0.9  # "the model knows the facts it read": seen accuracy at least this
 GENERALISES = 0.5  # held-out prompts answered at least this often
 FEW_NEURONS = 0.5  # the top neurons carry at least this share of the FFNs' push
+FEW_DIRECTIONS = 0.25  # a block's hidden vectors "use few directions": participation ratio at most this share of its width
 TWO_THIRDS_SLACK = 0.01  # the biases move a block's FFN share off 2/3 by less than this
 LOG_TOLERANCE = 1e-3  # recomputed vs logged active fraction (float32 sums, maybe another thread count)
 LOCAL = 0.01  # an edit is local if it changes at most this share of the other facts' prompts
@@ -74,6 +75,27 @@ def neurons(answer: str, top: Sequence[float], ffn_total: float, m: int, lead: s
     takeaway = "gpt.takeaway_neurons_few" if few else "gpt.takeaway_neurons_spread"
     return Verdict(claims, takeaway, {"n": len(top), "share": share, "neuron": lead, "promotes": promotes,
                                       "answer": answer})
+
+
+def superposition(neuron: str, answer: str, distinct: tuple[int, int, int], firing: int, rank: int, vocab: int,
+                  participation: Sequence[float], k90: Sequence[int], width: int, facts: int) -> Verdict:
+    """The lead neuron read over the corpus (distinct answers, relations, languages among its `firing` strongest
+    prompts; the answer's rank among the words its value pushes up) and each block's hidden directions."""
+    answers, relations, langs = distinct
+    widest = max(range(len(participation)), key=participation.__getitem__) if participation else 0
+    most = participation[widest] if participation else float("nan")
+    claims = (
+        Claim("gpt.claim_poly_fires", {"neuron": neuron, "n": firing, "answers": answers, "relations": relations,
+                                       "langs": langs}, answers > 1),
+        Claim("gpt.claim_poly_writes", {"neuron": neuron, "answer": answer, "rank": rank, "vocab": vocab}, rank > 1),
+        Claim("gpt.claim_directions", {"most": most, "block": widest + 1, "width": width,
+                                       "k90": " / ".join(str(k) for k in k90)},
+              _finite(most) and most <= FEW_DIRECTIONS * width),
+    )
+    poly = answers > 1 and rank > 1
+    takeaway = "gpt.takeaway_poly" if poly else "gpt.takeaway_mono"
+    return Verdict(claims, takeaway, {"neuron": neuron, "answer": answer, "answers": answers, "rank": rank,
+                                      "facts": facts, "width": width, "most": most})
 
 
 def parameter_split(parts: Split) -> Verdict:

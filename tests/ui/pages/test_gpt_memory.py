@@ -82,7 +82,7 @@ def test_sections_at_the_defaults(lang):
     assert list(lens[t("gptmemory.col_lens_city", word=word)]) == list(two.lens_city)
     assert list(lens[t("gptmemory.col_lens_country", word=word)]) == list(two.lens_country)
     assert len(at.success) + len(at.error) >= 13
-    assert sum(1 for i in at.info if i.value.startswith(f"**{t('common.takeaway')}**")) == 9
+    assert sum(1 for i in at.info if i.value.startswith(f"**{t('common.takeaway')}**")) == 10
 
 
 @pytest.mark.parametrize("lang", i18n.LANGS)

@@ -49,7 +49,9 @@ def test_page_shows_the_models_answer_and_where_it_comes_from(lang, model):
     assert sum(contributions) == pytest.approx(attr.logit, abs=1e-9)
     assert len(at.success) + len(at.error) >= 6  # every section's measured claims
     # Four takeaways of its own, four of the checkpoint and word-in-context sections (ui/gpt/sections.py).
-    assert sum(1 for i in at.info if i.value.startswith(f"**{t('common.takeaway')}**")) == 9
+    assert sum(1 for i in at.info if i.value.startswith(f"**{t('common.takeaway')}**")) == 10
+    # The strongest neuron read over the corpus: its firing share and the answer's rank, as the core gives them.
+    assert t("gpt.poly_heading") in [h.value for h in at.subheader]
 
 
 def test_moving_controls_asks_another_fact(model):
