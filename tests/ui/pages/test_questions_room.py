@@ -1,4 +1,4 @@
-"""The questions inside a class room, against a stand-in for ui.room.session (the four calls ui.questions.quiz makes): asking is on
+"""The questions inside a class room, against a stand-in for ui.room.session (the calls ui.questions.quiz makes): asking is on
 without ask=1, a guess goes to the room, "stored" only when the room kept it, the reveal unfolds the page and
 draws the class's guesses beside the student's own."""
 from __future__ import annotations
@@ -23,13 +23,14 @@ PAGE = "pages/3_linear_collapse.py"
 class Ack:
     stored: bool
     message_key: str | None
+    round: int = 1
 
 
 class Room:
     """A room that keeps what it is sent and reveals on demand."""
 
-    def __init__(self, stored: bool = True) -> None:
-        self.stored = stored
+    def __init__(self, stored: bool = True, instructor: bool = False) -> None:
+        self.stored, self.instructor = stored, instructor
         self.sent: list[tuple[str, object]] = []
         self.shown: set[str] = set()
         self.panels: list[list[str]] = []
@@ -37,6 +38,8 @@ class Room:
     def module(self) -> SimpleNamespace:
         return SimpleNamespace(
             current=lambda page: "seat",
+            is_instructor=lambda page: self.instructor,
+            vote=lambda page, asked: None,  # no vote rounds: the first vote throughout
             submit=self.submit,
             revealed=lambda page, asked: [64, 60, 64, 32] if asked.id in self.shown else None,
             own_guess=lambda page, asked: None,  # nothing stored before this session (no reload)
@@ -50,8 +53,8 @@ class Room:
 
 @pytest.fixture
 def room(monkeypatch):
-    def make(stored: bool = True) -> Room:
-        r = Room(stored)
+    def make(stored: bool = True, instructor: bool = False) -> Room:
+        r = Room(stored, instructor)
         monkeypatch.setattr(quiz, "room", r.module())
         return r
     return make
@@ -69,7 +72,7 @@ def test_in_a_room_a_guess_is_sent_stored_and_revealed(room, lang):
     at = open_page(PAGE, lang, folded=True)  # no ask=1: the room asks
     assert not at.exception, [e.value for e in at.exception]
     assert t("collapse.metric_rank") not in metric_values(at)
-    assert [len(p) for p in r.panels] == [2, 1]  # the instructor's view gets the questions it shows
+    assert r.panels == []  # a student's page draws the forms, never the presenter's view
     qid = _rank_id(at)
     at.text_input(key=f"_ask_in:{qid}").input("60")
     at.button(key=f"_ask_commit:{qid}").click().run()
@@ -85,6 +88,14 @@ def test_in_a_room_a_guess_is_sent_stored_and_revealed(room, lang):
     assert sorted(row["value"] for row in rows if row["kind"] == "class") == [32, 60, 64, 64]
     assert [row["value"] for row in rows if row["kind"] == "own"] == [60]
     assert [row["value"] for row in rows if row["kind"] == "measured"] == [64]
+
+
+def test_the_instructor_sees_the_presenters_view_of_each_group_and_no_forms(room):
+    r = room(instructor=True)
+    at = open_page(PAGE, "en", folded=True)
+    assert not at.exception, [e.value for e in at.exception]
+    assert [len(p) for p in r.panels] == [2, 1]  # each group of questions the page shows, whole
+    assert not [b for b in at.button if b.key and b.key.startswith("_ask_commit:")]
 
 
 def test_a_guess_the_room_did_not_keep_is_never_called_stored(room):
