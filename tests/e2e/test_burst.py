@@ -11,6 +11,8 @@ from __future__ import annotations
 import threading
 import time
 
+import pytest
+
 from e2e_support import discover_pages
 from stclient import Session, experiments, metric_values
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
