@@ -37,6 +37,9 @@ LINKED = {
     "linear_collapse": {"act": "gelu"},
     "width_sweep": {"act": "gelu", "method": "naive", "target": "custom", "expr": "x**3 - x"},
     "activation_sparsity": {"act": "silu", "init": "xavier", "task": "random_labels"},
+    # An FFN taken out, so that its kind (zeroed or its mean) has two options to move between: an attention
+    # target, where the move of the target would land, offers zeroing only.
+    "gpt_surgery": {"target": "ffn_1"},
 }
 
 

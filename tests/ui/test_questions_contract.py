@@ -74,8 +74,9 @@ def _declared() -> list[Question]:
     for info in pkgutil.iter_modules(questions.__path__):
         module = importlib.import_module(f"ui.questions.{info.name}")
         found += [v for v in vars(module).values() if isinstance(v, Question)]
+        sizes = getattr(module, "QUESTION_SIZES", (32, 256))  # what the module's question makers are called with
         found += [v(m) for name, v in vars(module).items() if name.endswith("_question") and callable(v)
-                  for m in (32, 256)]
+                  for m in sizes]
     return found
 
 

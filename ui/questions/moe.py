@@ -11,6 +11,7 @@ SECTION = "moe"
 ACTIVE = Question("questions.moe_active", "number", lo=0, hi=100, tolerance=5, unit="questions.unit_pct")
 POSITION = Question("questions.moe_position", "choice", options=("yes", "no"))
 MAX_OPTIONS = 4
+QUESTION_SIZES = tuple(range(2, MAX_OPTIONS + 1))  # the expert counts top_question is asked with
 
 
 def ask(res: moe.MoEResult) -> tuple[Asked, ...]:
@@ -33,8 +34,8 @@ def top_question(n_experts: int) -> Question:
 
 
 def fell_question(prompts: int) -> Question:
-    """Facts that fall: within a tenth of the prompts the model answered (at least 20) counts."""
-    return Question("questions.moe_fell", "number", lo=0, hi=prompts, tolerance=max(20, prompts // 10))
+    """Facts that fall, out of the prompts the model answered: within a fifth of the measured count (at least 20)."""
+    return Question("questions.moe_fell", "number", lo=0, hi=prompts, tolerance=20, relative=0.2)
 
 
 def trained(routes: moe_probes.Routes, cut: moe_probes.Ablation) -> tuple[Asked, ...]:

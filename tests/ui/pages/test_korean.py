@@ -20,7 +20,7 @@ NAMES = {
     "Llama", "Mistral", "OpenAI", "PyTorch", "torch", "autograd", "nanoGPT", "Shazeer", "Jiang", "Touvron",
     "Devlin", "Roy", "Vetterli", "Hugging", "Face", "Lab", "GLU Variants Improve Transformer", "small", "medium",
     "large", "XL", "base", "meta", "perm", "max", "min", "sum", "exp", "mean", "act", "relu", "sin", "batch", "seq",
-    "float", "Variants", "Improve", "Transformer", "CSV", "AI", "GPT",
+    "float", "Variants", "Improve", "Transformer", "CSV", "AI", "GPT", "Gemma", "Qwen", "Mixtral", "MoE", "DeepSeek",
 }
 CODE = re.compile(r"[_./*\-\d]|^[A-Z]_")  # config keys, file names, repository names, W_q
 

@@ -3,7 +3,7 @@ every word in Latin letters is a name (a model, an author, a paper, an activatio
 import pytest
 
 from tests.conftest import open_page
-from tests.ui.registry.catalog.test_korean import NAMES, english_words
+from tests.ui.pages.test_korean import NAMES, english_words
 
 VIEWS = [
     ("pages/4_width_sweep.py", {}),
