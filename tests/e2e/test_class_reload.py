@@ -136,9 +136,15 @@ def test_reloads_keep_seats_guesses_and_the_panel(browser, class_server):
         assert _panel_counts(teacher) == before
 
         # The instructor reloads: the panel, the card and the code are back; the key is nowhere on the page.
+        # Students have joined, so the card is folded to its one line (the room's code), and opens again.
         teacher.reload(wait_until="domcontentloaded")
         wait_for_app_run(teacher)
-        card.wait_for(state="visible", timeout=120_000)
+        line = teacher.locator(".st-key-room_join_line")
+        line.wait_for(state="visible", timeout=120_000)
+        assert code in line.inner_text()
+        line.locator("summary").first.click()
+        wait_for_app_run(teacher)
+        card.wait_for(state="visible", timeout=60_000)
         assert f"room={code}" in card.inner_text()
         assert teacher.get_by_role("button", name=EN("room.start")).count() == 0
         _counts(teacher, 3, 2).first.wait_for(timeout=30_000)
