@@ -154,8 +154,8 @@ def test_reloads_keep_seats_guesses_and_the_panel(browser, class_server):
         assert host not in html and host not in teacher.url
 
         # Reveal the edit question: every student's page shows the class's guesses within a few seconds.
-        # The panel's Reveal buttons follow the questions: the ablation's two, then the edit's.
-        teacher.get_by_role("button", name=EN("room.reveal")).nth(2).click()
+        # The presenter's view shows one question of each box at a time, the edit's box last: its Reveal is the last.
+        teacher.get_by_role("button", name=EN("room.reveal")).last.click()
         revealed = time.monotonic()
         waits = []
         for _, page, t in students:
