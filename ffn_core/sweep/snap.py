@@ -73,15 +73,28 @@ def _join_pairs(w: torch.Tensor, b: torch.Tensor, mask: torch.Tensor, tol: float
 
 
 def snap_fit(w: torch.Tensor, b: torch.Tensor, mask: torch.Tensor, x: torch.Tensor, y: torch.Tensor,
-             corners: Sequence[float]) -> tuple[torch.Tensor, ...]:
-    """The ReLU networks (w, b, v, c) after snapping, row by row the better of snapped and as trained."""
+             corners: Sequence[float], between: tuple[torch.Tensor, torch.Tensor] | None = None,
+             ) -> tuple[torch.Tensor, ...]:
+    """The ReLU networks (w, b, v, c) after snapping, row by row the better of snapped and as trained.
+
+    `between`: the target's points between the grid's (x, y), where known. Two kinks on either side of a
+    corner with no grid point between them fit the grid to rounding error as well as one kink on the corner
+    does, so on the grid alone rounding would choose; between the points only the corner is exact.
+    """
     spacing = float(x[-1] - x[0]) / max(x.numel() - 1, 1)
+
+    def error(w: torch.Tensor, b: torch.Tensor, v: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
+        mse = ((net1d.forward(w, b, v, c, mask, x, "relu") - y) ** 2).mean(-1)
+        if between is not None:
+            mse = mse + ((net1d.forward(w, b, v, c, mask, between[0], "relu") - between[1]) ** 2).mean(-1)
+        return mse
+
     v, c = net1d.solve_output(w, b, mask, x, y, "relu")
-    best = ((net1d.forward(w, b, v, c, mask, x, "relu") - y) ** 2).mean(-1)
+    best = error(w, b, v, c)
     for reach in SNAP_POINTS:
         ws, bs = snap_kinks(w, b, mask, corners, reach * spacing)
         vs, cs = net1d.solve_output(ws, bs, mask, x, y, "relu")
-        after = ((net1d.forward(ws, bs, vs, cs, mask, x, "relu") - y) ** 2).mean(-1)
+        after = error(ws, bs, vs, cs)
         better = after < best
         row = better[:, None]
         w, b, v, c = (torch.where(row, ws, w), torch.where(row, bs, b), torch.where(row, vs, v),

@@ -293,7 +293,9 @@ def fit_widths(target: str = targets.DEFAULT, widths: tuple[int, ...] = WIDTHS,
         corners = targets.kinks(key, x) if act == "relu" else ()
         if not corners:
             return output(res_w, res_b, mask), history
-        w, b, v, c = snap.snap_fit(res_w, res_b, mask, x, y, corners)
+        xm = midpoints(x)
+        ym = _between_values(key, xm)
+        w, b, v, c = snap.snap_fit(res_w, res_b, mask, x, y, corners, None if ym is None else (xm, ym))
         history = history.clone()
         rmse = ((net1d.forward(w, b, v, c, mask, x, act) - y) ** 2).mean(-1).sqrt()
         history[:, -1] = torch.minimum(history[:, -1], rmse)
