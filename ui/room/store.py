@@ -225,19 +225,31 @@ students = Table(
     Column("left_at", Double),  # schema 2: when the student left the seat (NULL: held)
     Column("client", String(MAX_CLIENT)),  # schema 2
 )
-guesses_table = Table(
-    "class_guesses", metadata,
-    Column("room", String(CODE_LENGTH), primary_key=True),
-    Column("question", String(MAX_QUESTION_ID), primary_key=True),
-    Column("token_hash", String(64), primary_key=True),
-    Column("number", Double),
-    Column("option", String(32)),
-    Column("at", Double, nullable=False),
-)
+
+
+def _question_key() -> tuple[Column, Column]:
+    """A question's row in a room is keyed by both; a Column belongs to one table, so each table gets its own."""
+    return (
+        Column("room", String(CODE_LENGTH), primary_key=True),
+        Column("question", String(MAX_QUESTION_ID), primary_key=True),
+    )
+
+
+def _guess_columns() -> tuple[Column, ...]:
+    """A student's guess at a question: class_guesses holds the current vote's, class_first_votes the first's."""
+    return (
+        *_question_key(),
+        Column("token_hash", String(64), primary_key=True),
+        Column("number", Double),
+        Column("option", String(32)),
+        Column("at", Double, nullable=False),
+    )
+
+
+guesses_table = Table("class_guesses", metadata, *_guess_columns())
 reveals = Table(
     "class_reveals", metadata,
-    Column("room", String(CODE_LENGTH), primary_key=True),
-    Column("question", String(MAX_QUESTION_ID), primary_key=True),
+    *_question_key(),
     Column("at", Double, nullable=False),
 )
 links = Table(
@@ -252,29 +264,19 @@ links = Table(
 # clock decides), its distribution shown on the projector without the answer (`shown`).
 votes = Table(
     "class_votes", metadata,
-    Column("room", String(CODE_LENGTH), primary_key=True),
-    Column("question", String(MAX_QUESTION_ID), primary_key=True),
+    *_question_key(),
     Column("round", Integer, nullable=False),
     Column("closes", Double),
     Column("closed", Double),
     Column("shown", Integer, nullable=False),
 )
 # The first vote's guesses, moved here when the second vote opens (class_guesses then holds the second).
-first_votes = Table(
-    "class_first_votes", metadata,
-    Column("room", String(CODE_LENGTH), primary_key=True),
-    Column("question", String(MAX_QUESTION_ID), primary_key=True),
-    Column("token_hash", String(64), primary_key=True),
-    Column("number", Double),
-    Column("option", String(32)),
-    Column("at", Double, nullable=False),
-)
+first_votes = Table("class_first_votes", metadata, *_guess_columns())
 # What a question asked (its page, text key, the values its text cites) and the answer measured at the
 # instructor's settings, written when the instructor's view first shows it: the results are scored from it.
 questions_table = Table(
     "class_questions", metadata,
-    Column("room", String(CODE_LENGTH), primary_key=True),
-    Column("question", String(MAX_QUESTION_ID), primary_key=True),
+    *_question_key(),
     Column("about", Text, nullable=False),  # JSON: section, key, kind, tolerance, answer, values
     Column("first_seen", Double, nullable=False),
 )
