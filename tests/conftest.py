@@ -124,6 +124,11 @@ def chart_specs(at) -> list[dict[str, Any]]:
     return specs
 
 
+def chart_rows(spec: dict[str, Any]) -> list[dict]:
+    """Every row of one chart spec's datasets, in order."""
+    return [row for rows in spec["datasets"].values() for row in rows]
+
+
 def _arrow_rows(data: bytes) -> list[dict[str, Any]]:
     import pyarrow as pa
 
