@@ -80,6 +80,17 @@ def _one_torch_thread():
     torch.set_num_threads(before)
 
 
+@pytest.fixture(scope="module")
+def shipped_gpt():
+    """The shipped GPT, its parameters frozen: the probes take no gradient of a weight. One per module."""
+    from ffn_core.gpt import weights
+
+    m = weights.load()
+    for p in m.parameters():
+        p.requires_grad_(False)
+    return m
+
+
 def unfold(at):
     """Open every box the page folds (ui.widgets.folded: the questions, the code) as a student's click does, and rerun."""
     from ui import widgets
