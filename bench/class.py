@@ -205,29 +205,27 @@ def run(url: str, label: str, n: int, replicas: int, window: float, seed: int, p
                 pass
         return total
 
+    def watch(deadline: float) -> list[tuple[float, int]]:
+        """The instructor's view read every INSTRUCTOR_EVERY s until every student has answered or the deadline:
+        (when it was read, answered) each time."""
+        polls: list[tuple[float, int]] = []
+        while time.time() < deadline:
+            snap = store.snapshot(code, QUESTION, time.time())
+            polls.append((time.time(), snap.answered if snap else -1))
+            if snap and snap.answered >= n:
+                break
+            time.sleep(INSTRUCTOR_EVERY)
+        return polls
+
     time.sleep(max(0.0, t0 - time.time()))
     pg_cpu0 = cpu_of(pg_pids)
     me0 = time.process_time()
-    polls: list[tuple[float, int]] = []  # (when the view was read, answered)
-    deadline = t0 + window + 30
-    while time.time() < deadline:
-        snap = store.snapshot(code, QUESTION, time.time())
-        polls.append((time.time(), snap.answered if snap else -1))
-        if snap and snap.answered >= n:
-            break
-        time.sleep(INSTRUCTOR_EVERY)
+    polls = watch(t0 + window + 30)
     # The second vote: closed, shown without the answer, opened again; the view polled until all answered again.
     store.close_vote(code, key, QUESTION, None, time.time())
     store.show_votes(code, key, QUESTION, True, time.time())
     store.second_vote(code, key, QUESTION, None, time.time())
-    polls2: list[tuple[float, int]] = []
-    deadline = time.time() + 90
-    while time.time() < deadline:
-        snap = store.snapshot(code, QUESTION, time.time())
-        polls2.append((time.time(), snap.answered if snap else -1))
-        if snap and snap.answered >= n:
-            break
-        time.sleep(INSTRUCTOR_EVERY)
+    polls2 = watch(time.time() + 90)
     store.close_vote(code, key, QUESTION, None, time.time())
     store.reveal(code, key, QUESTION, time.time())
     tally = store.results(code, key, time.time())
