@@ -75,6 +75,7 @@ the app's route with it, and the route (`redeem_nonce`) answers with the cookie.
 """
 from __future__ import annotations
 
+import contextlib
 import enum
 import hashlib
 import hmac
@@ -83,7 +84,7 @@ import math
 import re
 import secrets
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from sqlalchemy import (
@@ -875,14 +876,18 @@ class Store:
                                            sealed=_seal(secret, nonce), expires=min(expires, now + NONCE_TTL)))
         return nonce
 
+    @staticmethod
+    def _pass(conn: Connection, token: str, kinds: tuple[str, str], now: float):
+        """The unexpired pass row (kind, sealed, room) `token` opens, of one of these kinds; None otherwise."""
+        return conn.execute(select(passes.c.kind, passes.c.sealed, passes.c.room).where(
+            passes.c.pass_hash == _sha(token), passes.c.kind.in_(kinds), passes.c.expires > now)).first()
+
     def redeem_nonce(self, nonce: object, now: float) -> Pass | None:
         """The cookie a nonce was minted for, the first time only, within NONCE_TTL; else None."""
         if not _token_ok(nonce):
             return None
         with self._write() as conn:
-            row = conn.execute(select(passes.c.kind, passes.c.sealed, passes.c.room).where(
-                passes.c.pass_hash == _sha(nonce), passes.c.kind.in_(("nonce:seat", "nonce:host")),
-                passes.c.expires > now)).first()
+            row = self._pass(conn, nonce, ("nonce:seat", "nonce:host"), now)
             if row is None:
                 return None
             # Only the request whose delete took the row gets the cookie (two at once: one wins).
@@ -901,9 +906,7 @@ class Store:
         if not _token_ok(secret):
             return None
         with self._write() as conn:
-            row = conn.execute(select(passes.c.kind, passes.c.sealed, passes.c.room).where(
-                passes.c.pass_hash == _sha(secret), passes.c.kind.in_(("seat", "host")),
-                passes.c.expires > now)).first()
+            row = self._pass(conn, secret, ("seat", "host"), now)
             if row is None or self._live(conn, row.room, now) is None:
                 return None
             held = _unseal(row.sealed, secret)
@@ -981,18 +984,31 @@ class Store:
             return False
         return float(after) if 0 < after <= MAX_TIMER else False
 
-    def close_vote(self, code: object, key: object, question_id: object, after: float | None,
-                   now: float) -> Status:
-        """Close the question's open vote now, or in `after` seconds (a timer, at most MAX_TIMER)."""
+    @contextlib.contextmanager
+    def _vote_change(self, code: object, key: object, question_id: object, after: float | None,
+                     now: float) -> Iterator[tuple[Connection, str, Vote, float | None] | Status]:
+        """The instructor's change to a question's vote, in one write: (the connection, the room, the vote as
+        it stands, the timer's seconds or None), or the Status refusing it (a bad timer or question: INVALID,
+        before any transaction; then the key's)."""
         seconds = self._timer(after)
         if seconds is False or not _question_ok(question_id):
-            return Status.INVALID
+            yield Status.INVALID
+            return
         with self._write() as conn:
             status = self._instructor(conn, code, key, now)
             if status is not Status.OK:
-                return status
+                yield status
+                return
             room = normalize_code(code)
-            vote = self._vote_row(conn, room, question_id, now)
+            yield conn, room, self._vote_row(conn, room, question_id, now), seconds
+
+    def close_vote(self, code: object, key: object, question_id: object, after: float | None,
+                   now: float) -> Status:
+        """Close the question's open vote now, or in `after` seconds (a timer, at most MAX_TIMER)."""
+        with self._vote_change(code, key, question_id, after, now) as change:
+            if isinstance(change, Status):
+                return change
+            conn, room, vote, seconds = change
             if not vote.open:
                 return Status.CLOSED
             if seconds is None:
@@ -1023,15 +1039,10 @@ class Store:
         Only once per question, and only once the first vote is closed (CLOSED otherwise: still open;
         INVALID: the second vote is already open, or the answer was revealed).
         """
-        seconds = self._timer(after)
-        if seconds is False or not _question_ok(question_id):
-            return Status.INVALID
-        with self._write() as conn:
-            status = self._instructor(conn, code, key, now)
-            if status is not Status.OK:
-                return status
-            room = normalize_code(code)
-            vote = self._vote_row(conn, room, question_id, now)
+        with self._vote_change(code, key, question_id, after, now) as change:
+            if isinstance(change, Status):
+                return change
+            conn, room, vote, seconds = change
             shown = conn.execute(select(func.count()).select_from(reveals).where(
                 reveals.c.room == room, reveals.c.question == question_id)).scalar_one()
             if vote.round != 1 or shown:
