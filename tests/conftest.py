@@ -91,6 +91,15 @@ def shipped_gpt():
     return m
 
 
+@pytest.fixture(scope="module")
+def shipped_moe():
+    """The shipped MoE GPT and its probe pass over every prompt (moe_probes.run), one per module."""
+    from ffn_core.gpt import moe_probes, moe_train
+
+    model = moe_train.load()
+    return model, moe_probes.run(model)
+
+
 def unfold(at):
     """Open every box the page folds (ui.widgets.folded: the questions, the code) as a student's click does, and rerun."""
     from ui import widgets
