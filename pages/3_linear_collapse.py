@@ -32,15 +32,7 @@ def sample(d: int, m: int, act: str, bias: bool, seed: int) -> collapse.FitSampl
 
 @cache.cached(max_entries=256)
 def stack(d: int, layers: int, narrow: int, bias: bool, seed: int) -> collapse.Stack:
-    return collapse.stack(d, hidden_widths(d, layers, narrow), bias, seed)
-
-
-def hidden_widths(d: int, layers: int, narrow: int) -> tuple[int, ...]:
-    """d for every hidden layer, the middle one narrowed to `narrow` when it is set."""
-    widths = [d] * (layers - 1)
-    if narrow:
-        widths[(layers - 1) // 2] = narrow
-    return tuple(widths)
+    return collapse.stack(d, collapse.hidden_widths(d, layers, narrow), bias, seed)
 
 
 def product_results(res: collapse.Collapse) -> None:
