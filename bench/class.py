@@ -205,29 +205,27 @@ def run(url: str, label: str, n: int, replicas: int, window: float, seed: int, p
                 pass
         return total
 
+    def watch(deadline: float) -> list[tuple[float, int]]:
+        """The instructor's view read every INSTRUCTOR_EVERY s until every student has answered or the deadline:
+        (when it was read, answered) each time."""
+        polls: list[tuple[float, int]] = []
+        while time.time() < deadline:
+            snap = store.snapshot(code, QUESTION, time.time())
+            polls.append((time.time(), snap.answered if snap else -1))
+            if snap and snap.answered >= n:
+                break
+            time.sleep(INSTRUCTOR_EVERY)
+        return polls
+
     time.sleep(max(0.0, t0 - time.time()))
     pg_cpu0 = cpu_of(pg_pids)
     me0 = time.process_time()
-    polls: list[tuple[float, int]] = []  # (when the view was read, answered)
-    deadline = t0 + window + 30
-    while time.time() < deadline:
-        snap = store.snapshot(code, QUESTION, time.time())
-        polls.append((time.time(), snap.answered if snap else -1))
-        if snap and snap.answered >= n:
-            break
-        time.sleep(INSTRUCTOR_EVERY)
+    polls = watch(t0 + window + 30)
     # The second vote: closed, shown without the answer, opened again; the view polled until all answered again.
     store.close_vote(code, key, QUESTION, None, time.time())
     store.show_votes(code, key, QUESTION, True, time.time())
     store.second_vote(code, key, QUESTION, None, time.time())
-    polls2: list[tuple[float, int]] = []
-    deadline = time.time() + 90
-    while time.time() < deadline:
-        snap = store.snapshot(code, QUESTION, time.time())
-        polls2.append((time.time(), snap.answered if snap else -1))
-        if snap and snap.answered >= n:
-            break
-        time.sleep(INSTRUCTOR_EVERY)
+    polls2 = watch(time.time() + 90)
     store.close_vote(code, key, QUESTION, None, time.time())
     store.reveal(code, key, QUESTION, time.time())
     tally = store.results(code, key, time.time())
@@ -269,24 +267,33 @@ def run(url: str, label: str, n: int, replicas: int, window: float, seed: int, p
     }
 
 
-def report(r: dict, budget_ms: float = 300.0) -> None:
-    ms = lambda s: f"{1000 * s:.0f} ms"  # noqa: E731
+def _ms(seconds: float) -> str:
+    return f"{1000 * seconds:.0f} ms"
+
+
+def _report_answers(r: dict, budget_ms: float, said: str, not_stored: str, view: str, ack: str) -> None:
+    """The lines both modes print alike: the answers stored against those the students were told, how soon
+    the instructor's `view` showed the last one, the acknowledgement against its budget."""
     lost = r["stored_said"] - r["counted"]
-    print(f"\n{r['label']}, {r['replicas']} replica(s), N = {r['n']}  (load {r['load'][0]:.1f} -> {r['load'][1]:.1f} "
-          f"on {os.cpu_count()} cores)")
-    print(f"  answers stored: {r['counted']} in the database, {r['stored_said']} told 'stored'"
-          f"{'' if lost == 0 else f'  ** {lost} told stored but not in the database **'}"
-          f"{'' if not r['not_stored'] else '; not stored: ' + ', '.join(r['not_stored'])}")
+    print(f"  answers stored: {r['counted']} in the database, {r['stored_said']} {said} 'stored'"
+          f"{'' if lost == 0 else f'  ** {lost} {said} stored but not in the database **'}"
+          f"{'' if not r['not_stored'] else not_stored}")
     shown = r["view_after_last"]
-    print("  instructor's view showed the last answer: "
+    print(f"  instructor's {view} showed the last answer: "
           + (f"{shown:.2f} s after it was acknowledged (budget 3 s: {'ok' if shown <= 3 else 'OVER'})"
              if shown is not None else "never (within the run)"))
-    print(f"  acknowledgement: p50 {ms(r['ack_p50'])}, p95 {ms(r['ack_p95'])}, max {ms(r['ack_max'])} "
+    print(f"  {ack}: p50 {_ms(r['ack_p50'])}, p95 {_ms(r['ack_p95'])}, max {_ms(r['ack_max'])} "
           f"(budget p95 {budget_ms:.0f} ms at N = 100 on one replica: "
           f"{'ok' if r['ack_p95'] * 1000 <= budget_ms else 'OVER'})")
+
+
+def report(r: dict, budget_ms: float = 300.0) -> None:
+    print(f"\n{r['label']}, {r['replicas']} replica(s), N = {r['n']}  (load {r['load'][0]:.1f} -> {r['load'][1]:.1f} "
+          f"on {os.cpu_count()} cores)")
+    _report_answers(r, budget_ms, "told", "; not stored: " + ", ".join(r["not_stored"]), "view", "acknowledgement")
     shown2 = r["view_after_last2"]
     print(f"  second vote: {r['second_counted']} stored in the database ({r['second_said']} told 'stored'), the first "
-          f"vote's {r['first_kept']} kept apart; acknowledgement p50 {ms(r['ack2_p50'])}, p95 {ms(r['ack2_p95'])}; "
+          f"vote's {r['first_kept']} kept apart; acknowledgement p50 {_ms(r['ack2_p50'])}, p95 {_ms(r['ack2_p95'])}; "
           "the view showed the last " + (f"{shown2:.2f} s after it was acknowledged" if shown2 is not None else "never"))
     rep, ins, pg = r["cpu_parts"]
     print(f"  class features' CPU: {r['cpu_pct']:.1f}% of a core over {r['wall']:.1f} s "
@@ -556,21 +563,11 @@ def pages_run(target_url: str, replica_urls: list[str], db_url: str, label: str,
 
 
 def pages_report(r: dict, budget_ms: float = 300.0) -> None:
-    ms = lambda s: f"{1000 * s:.0f} ms"  # noqa: E731
-    lost = r["stored_said"] - r["counted"]
     print(f"\n{r['label']}, {r['replicas']} replica(s){' behind nginx' if r['replicas'] > 1 else ''}, "
           f"N = {r['n']}  (load {r['load'][0]:.1f} -> {r['load'][1]:.1f} on {os.cpu_count()} cores)")
     print(f"  joined: {r['joined']} (page opened with the join link: p95 {r['open_p95']:.2f} s)")
-    print(f"  answers stored: {r['counted']} in the database, {r['stored_said']} shown 'stored'"
-          f"{'' if lost == 0 else f'  ** {lost} shown stored but not in the database **'}"
-          f"{'' if not r['not_stored'] else '; problems: ' + '; '.join(r['not_stored'][:5])}")
-    shown = r["view_after_last"]
-    print("  instructor's panel showed the last answer: "
-          + (f"{shown:.2f} s after it was acknowledged (budget 3 s: {'ok' if shown <= 3 else 'OVER'})"
-             if shown is not None else "never (within the run)"))
-    print(f"  acknowledgement (commit -> 'stored' on the page): p50 {ms(r['ack_p50'])}, p95 {ms(r['ack_p95'])}, "
-          f"max {ms(r['ack_max'])} (budget p95 {budget_ms:.0f} ms at N = 100 on one replica: "
-          f"{'ok' if r['ack_p95'] * 1000 <= budget_ms else 'OVER'})")
+    _report_answers(r, budget_ms, "shown", "; problems: " + "; ".join(r["not_stored"][:5]), "panel",
+                    "acknowledgement (commit -> 'stored' on the page)")
     print(f"  replicas' CPU: {r['cpu_answer_pct']:.0f}% of a core while the class answered; "
           f"{r['cpu_idle_pct']:.1f}% while it waited (the class features alone: the panel and the students' "
           f"fragments polling, {r['idle_ticks']:.1f} fragment reruns/s, "

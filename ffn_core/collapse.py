@@ -171,6 +171,15 @@ class Stack:
         return spectrum_frame(self.singular_values, self.rank)
 
 
+def hidden_widths(d: int, layers: int, narrow: int) -> tuple[int, ...]:
+    """The hidden widths of a stack of `layers` linear layers: d each, the middle one `narrow` when it is set
+    (page 3's stack and its tests)."""
+    widths = [d] * (layers - 1)
+    if narrow:
+        widths[(layers - 1) // 2] = narrow
+    return tuple(widths)
+
+
 def stack(d_model: int = 64, widths: tuple[int, ...] = (256, 256, 256), bias: bool = False, seed: int = 0) -> Stack:
     """Stack len(widths) + 1 linear layers, multiply them into one affine map, and measure the replacement's error."""
     _check(d_model, max(widths, default=1), "none")

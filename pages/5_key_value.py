@@ -39,8 +39,64 @@ def _top_contributions(res: keyvalue.KeyValue, t: i18n.Translator, top_k: int) -
     return charts.top_contributions(res.to_frame(), t, top_k)
 
 
+def contributions_section(res: keyvalue.KeyValue, top_k: int, token: int) -> None:
+    """The chosen key's top neurons, each one's coefficient times its value, before and after training."""
+    st.subheader(t("keyvalue.bars_heading", k=top_k, token=token))
+    top = cache.derive(_top_contributions, res, t, top_k)
+    left, right = st.columns(2)
+    with left:
+        widgets.chart(page, charts.contributions, top, t, "untrained")
+    with right:
+        widgets.chart(page, charts.contributions, top, t, "trained")
+
+
+def concentration_curve(frame: pd.DataFrame, before: keyvalue.State, after: keyvalue.State) -> None:
+    """The output's cumulative share by neurons ranked, with the counts that reach half and nine tenths of it."""
+    st.subheader(t("keyvalue.curve_heading"))
+    marks = pd.DataFrame(
+        [{"state": name, "share": share, "neurons": value}
+         for name, s in (("untrained", before), ("trained", after))
+         for share, value in ((0.5, s.n_for_50), (0.9, s.n_for_90)) if value is not None]
+    )
+    widgets.chart(page, charts.cumulative, frame, marks, t)
+    st.caption(t("keyvalue.curve_caption"))
+
+
+def summary_table(res: keyvalue.KeyValue) -> None:
+    """Both states side by side: loss, active neurons, the counts for half and nine tenths, their means over keys."""
+    before, after = res.untrained, res.trained
+    # Means over the same keys before and after: those that reach the share both times (the others are counted).
+    c50, c90 = res.concentration(0.5), res.concentration(0.9)
+    summary = pd.DataFrame(
+        {
+            t("keyvalue.col_state"): [t("keyvalue.state_untrained"), t("keyvalue.state_trained")],
+            t("keyvalue.col_loss"): [f"{before.loss:.3g}", f"{after.loss:.3g}"],
+            t("keyvalue.col_active"): [before.active, after.active],
+            t("keyvalue.col_n50"): [before.n_for_50, after.n_for_50],
+            t("keyvalue.col_n90"): [before.n_for_90, after.n_for_90],
+            t("keyvalue.col_mean50"): [round(c50.mean_before, 1), round(c50.mean_after, 1)],
+            t("keyvalue.col_mean90"): [round(c90.mean_before, 1), round(c90.mean_after, 1)],
+            t("keyvalue.col_never90"): [c90.never_before, c90.never_after],
+            t("keyvalue.col_residual"): [text.error(before.max_abs_residual), text.error(after.max_abs_residual)],
+        }
+    )
+    widgets.table(page, summary, "key_value_summary.csv", transpose=True)
+
+
+def neurons_table(frame: pd.DataFrame) -> None:
+    """The details view's table of every neuron in both states."""
+    with st.expander(t("keyvalue.neurons_table")):
+        # Two states, hundreds of rows: translate each state once, not each row.
+        neurons = frame.assign(state=frame["state"].map({k: t(f"keyvalue.state_{k}") for k in frame["state"].unique()}))
+        neurons = neurons.rename(columns={name: t(f"keyvalue.col_{name}") for name in (
+            "state", "neuron", "coefficient", "norm", "projection", "rank", "cumulative_share")})
+        widgets.table(page, neurons, "key_value_neurons.csv")
+
+
 @shell.part
 def experiment() -> None:
+    """One key of the memorised pairs read through the FFN, before and after training: the neurons it fires,
+    what each writes, and how few carry most of the output."""
     headline = st.container()  # the measured headline, above the fold on a projector
     asking = st.container()  # the questions, filled once the result they are about is measured
 
@@ -76,49 +132,12 @@ def experiment() -> None:
     if quiz.shown(page, asked):
         st.caption(t("keyvalue.active_caption", m=m, before=before.active, after=after.active,
                      norm_before=f"{before.output_norm:.2f}", norm_after=f"{after.output_norm:.2f}"))
-
         frame = cache.derive(res.to_frame)
-        st.subheader(t("keyvalue.bars_heading", k=top_k, token=token))
-        top = cache.derive(_top_contributions, res, t, top_k)
-        left, right = st.columns(2)
-        with left:
-            widgets.chart(page, charts.contributions, top, t, "untrained")
-        with right:
-            widgets.chart(page, charts.contributions, top, t, "trained")
-
-        st.subheader(t("keyvalue.curve_heading"))
-        marks = pd.DataFrame(
-            [{"state": name, "share": share, "neurons": value}
-             for name, s in (("untrained", before), ("trained", after))
-             for share, value in ((0.5, s.n_for_50), (0.9, s.n_for_90)) if value is not None]
-        )
-        widgets.chart(page, charts.cumulative, frame, marks, t)
-        st.caption(t("keyvalue.curve_caption"))
-
-        # Means over the same keys before and after: those that reach the share both times (the others are counted).
-        c50, c90 = res.concentration(0.5), res.concentration(0.9)
-        summary = pd.DataFrame(
-            {
-                t("keyvalue.col_state"): [t("keyvalue.state_untrained"), t("keyvalue.state_trained")],
-                t("keyvalue.col_loss"): [f"{before.loss:.3g}", f"{after.loss:.3g}"],
-                t("keyvalue.col_active"): [before.active, after.active],
-                t("keyvalue.col_n50"): [before.n_for_50, after.n_for_50],
-                t("keyvalue.col_n90"): [before.n_for_90, after.n_for_90],
-                t("keyvalue.col_mean50"): [round(c50.mean_before, 1), round(c50.mean_after, 1)],
-                t("keyvalue.col_mean90"): [round(c90.mean_before, 1), round(c90.mean_after, 1)],
-                t("keyvalue.col_never90"): [c90.never_before, c90.never_after],
-                t("keyvalue.col_residual"): [text.error(before.max_abs_residual), text.error(after.max_abs_residual)],
-            }
-        )
-        widgets.table(page, summary, "key_value_summary.csv", transpose=True)
+        contributions_section(res, top_k, token)
+        concentration_curve(frame, before, after)
+        summary_table(res)
         if page.show_details:
-            with st.expander(t("keyvalue.neurons_table")):
-                # Two states, hundreds of rows: translate each state once, not each row.
-                neurons = frame.assign(state=frame["state"].map({k: t(f"keyvalue.state_{k}") for k in frame["state"].unique()}))
-                neurons = neurons.rename(columns={name: t(f"keyvalue.col_{name}") for name in (
-                    "state", "neuron", "coefficient", "norm", "projection", "rank", "cumulative_share")})
-                widgets.table(page, neurons, "key_value_neurons.csv")
-
+            neurons_table(frame)
         widgets.verdict(page, verdicts.judge(res))
 
     widgets.show_code(page, keyvalue.memorise_pairs, keyvalue.read_token, keyvalue.explicit_sum, keyvalue.decompose,

@@ -80,6 +80,26 @@ def _one_torch_thread():
     torch.set_num_threads(before)
 
 
+@pytest.fixture(scope="module")
+def shipped_gpt():
+    """The shipped GPT, its parameters frozen: the probes take no gradient of a weight. One per module."""
+    from ffn_core.gpt import weights
+
+    m = weights.load()
+    for p in m.parameters():
+        p.requires_grad_(False)
+    return m
+
+
+@pytest.fixture(scope="module")
+def shipped_moe():
+    """The shipped MoE GPT and its probe pass over every prompt (moe_probes.run), one per module."""
+    from ffn_core.gpt import moe_probes, moe_train
+
+    model = moe_train.load()
+    return model, moe_probes.run(model)
+
+
 def unfold(at):
     """Open every box the page folds (ui.widgets.folded: the questions, the code) as a student's click does, and rerun."""
     from ui import widgets
@@ -122,6 +142,11 @@ def chart_specs(at) -> list[dict[str, Any]]:
         spec["datasets"] = datasets
         specs.append(spec)
     return specs
+
+
+def chart_rows(spec: dict[str, Any]) -> list[dict]:
+    """Every row of one chart spec's datasets, in order."""
+    return [row for rows in spec["datasets"].values() for row in rows]
 
 
 def _arrow_rows(data: bytes) -> list[dict[str, Any]]:

@@ -61,12 +61,13 @@ class CausalSelfAttention(nn.Module):
 
 
 class Block(nn.Module):
-    def __init__(self, config: GPTConfig) -> None:
+    def __init__(self, config: GPTConfig, ffn_layer: nn.Module | None = None) -> None:
+        """ffn_layer: what stands in the FFN's place (the MoE model's mixture); the dense FFN by default."""
         super().__init__()
         self.ln_1 = nn.LayerNorm(config.d_model)
         self.attn = CausalSelfAttention(config)
         self.ln_2 = nn.LayerNorm(config.d_model)
-        self.ffn = ffn.FFN(config.d_model, config.d_ff, act=config.act, bias=config.bias)
+        self.ffn = ffn.FFN(config.d_model, config.d_ff, act=config.act, bias=config.bias) if ffn_layer is None else ffn_layer
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """x + attn(ln_1(x)), then + FFN(ln_2(x)): forward.step, the one place a block's pass is written."""
@@ -74,23 +75,30 @@ class Block(nn.Module):
 
 
 class GPT(nn.Module):
+    # Drawn N(0, 0.02) like the embeddings; a subclass adds its own (the MoE model's routers).
+    INPUT_PROJECTIONS: tuple[str, ...] = ("c_attn.weight", "w_1.weight")
+
     def __init__(self, config: GPTConfig) -> None:
         super().__init__()
         self.config = config
         self.wte = Embedding(config.vocab_size, config.d_model)
         self.wpe = Embedding(config.block_size, config.d_model)
-        self.blocks = nn.ModuleList(Block(config) for _ in range(config.n_layer))
+        self.blocks = nn.ModuleList(self.block(config) for _ in range(config.n_layer))
         self.ln_f = nn.LayerNorm(config.d_model)
         self.head = ffn.Linear(config.d_model, config.vocab_size, bias=False)
         self.head.weight = self.wte.weight
         self.init_weights(torch.Generator().manual_seed(config.seed))
+
+    def block(self, config: GPTConfig) -> nn.Module:
+        """One of the n_layer blocks, as __init__ builds them."""
+        return Block(config)
 
     def init_weights(self, generator: torch.Generator) -> None:
         """GPT-2's init from a local generator: N(0, 0.02), residual projections scaled by 1/√(2·n_layer)."""
         std_residual = 0.02 / math.sqrt(2 * self.config.n_layer)
         with torch.no_grad():
             for name, p in self.named_parameters():
-                if name.startswith(("wte", "wpe")) or name.endswith(("c_attn.weight", "w_1.weight")):
+                if name.startswith(("wte", "wpe")) or name.endswith(self.INPUT_PROJECTIONS):
                     p.normal_(0.0, 0.02, generator=generator)
                 elif name.endswith(("c_proj.weight", "w_2.weight")):
                     p.normal_(0.0, std_residual, generator=generator)

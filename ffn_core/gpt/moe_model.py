@@ -7,14 +7,13 @@ a quarter of them.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import torch
 from torch import nn
 
 from ffn_core import moe
-from ffn_core.gpt import model as gpt_model
+from ffn_core.gpt import forward as gpt_forward, model as gpt_model
 
 
 @dataclass(frozen=True)
@@ -37,51 +36,33 @@ class MoEGPTConfig:
                                    seed=self.seed)
 
 
-class MoEBlock(nn.Module):
+class MoEBlock(gpt_model.Block):
     def __init__(self, config: MoEGPTConfig) -> None:
-        super().__init__()
-        self.ln_1 = nn.LayerNorm(config.d_model)
-        self.attn = gpt_model.CausalSelfAttention(config.attention_config())
-        self.ln_2 = nn.LayerNorm(config.d_model)
-        self.ffn = moe.MoE(config.d_model, config.d_ff, config.n_experts, config.k, act=config.act,  # type: ignore[arg-type]
-                           bias=config.bias)
+        super().__init__(config.attention_config(),
+                         moe.MoE(config.d_model, config.d_ff, config.n_experts, config.k, act=config.act,  # type: ignore[arg-type]
+                                 bias=config.bias))
 
     def forward(self, x: torch.Tensor, drop: int | None = None) -> torch.Tensor:
-        x = x + self.attn(self.ln_1(x))
+        """The dense block's pass with the mixture in the FFN's place; drop zeroes that expert."""
+        x = x + gpt_forward.attend(self, x)
         x = x + self.ffn(self.ln_2(x), drop)
         return x
 
 
-class MoEGPT(nn.Module):
-    def __init__(self, config: MoEGPTConfig) -> None:
-        super().__init__()
-        self.config = config
-        self.wte = gpt_model.Embedding(config.vocab_size, config.d_model)
-        self.wpe = gpt_model.Embedding(config.block_size, config.d_model)
-        self.blocks = nn.ModuleList(MoEBlock(config) for _ in range(config.n_layer))
-        self.ln_f = nn.LayerNorm(config.d_model)
-        self.head = gpt_model.ffn.Linear(config.d_model, config.vocab_size, bias=False)
-        self.head.weight = self.wte.weight
-        self.init_weights(torch.Generator().manual_seed(config.seed))
+class MoEGPT(gpt_model.GPT):
+    """The dense GPT with MoEBlocks; the routers are drawn N(0, 0.02) like every other input projection."""
 
-    def init_weights(self, generator: torch.Generator) -> None:
-        """The dense model's GPT-2 init; the routers N(0, 0.02) like every other input projection."""
-        std_residual = 0.02 / math.sqrt(2 * self.config.n_layer)
-        with torch.no_grad():
-            for name, p in self.named_parameters():
-                if name.startswith(("wte", "wpe")) or name.endswith(("c_attn.weight", "w_1.weight", "router.weight")):
-                    p.normal_(0.0, 0.02, generator=generator)
-                elif name.endswith(("c_proj.weight", "w_2.weight")):
-                    p.normal_(0.0, std_residual, generator=generator)
-                elif ".ln_" in name or name.startswith("ln_f"):
-                    p.fill_(1.0 if name.endswith("weight") else 0.0)
-                else:
-                    p.zero_()
+    INPUT_PROJECTIONS = (*gpt_model.GPT.INPUT_PROJECTIONS, "router.weight")
+
+    def __init__(self, config: MoEGPTConfig) -> None:
+        super().__init__(config)  # type: ignore[arg-type]
+
+    def block(self, config: MoEGPTConfig) -> nn.Module:  # type: ignore[override]
+        return MoEBlock(config)
 
     def final_states(self, idx: torch.Tensor, drop: tuple[int, int] | None = None) -> torch.Tensor:
         """(B, T, d_model) after ln_f; drop = (block, expert) zeroes that one expert."""
-        pos = torch.arange(idx.shape[1], device=idx.device)
-        x = self.wte(idx) + self.wpe(pos)
+        x = gpt_forward.embed(self, idx)
         for layer, block in enumerate(self.blocks):
             x = block(x, drop[1] if drop is not None and drop[0] == layer else None)
         return self.ln_f(x)

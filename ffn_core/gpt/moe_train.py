@@ -13,15 +13,13 @@ import argparse
 import dataclasses
 import functools
 import json
-import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import torch
-from torch.nn import functional as F
 
-from ffn_core import adam, moe
+from ffn_core import moe
 from ffn_core.gpt import moe_model, train as dense_train, vocab as gpt_vocab, weights
 
 WEIGHTS_DIR = Path(__file__).resolve().parent / "weights_moe"
@@ -30,14 +28,7 @@ ALPHA = 0.01
 
 
 @dataclass(frozen=True)
-class MoETrainConfig:
-    steps: int = 1200
-    batch_size: int = 128
-    lr: float = 3e-3
-    min_lr: float = 3e-4
-    warmup: int = 50
-    weight_decay: float = 0.1
-    seed: int = 0
+class MoETrainConfig(dense_train.Schedule):
     alpha: float = ALPHA
 
 
@@ -66,46 +57,24 @@ class Result:
 
 def train(tc: MoETrainConfig = MoETrainConfig(), n_experts: int = 4, k: int = 1) -> Result:
     """Train from the seed's init to tc.steps, one thread."""
-    previous = torch.get_num_threads()
-    torch.set_num_threads(dense_train.THREADS)
-    try:
-        return _train(tc, n_experts, k)
-    finally:
-        torch.set_num_threads(previous)
+    return dense_train.one_thread(lambda: _train(tc, n_experts, k))
 
 
 def _train(tc: MoETrainConfig, n_experts: int, k: int) -> Result:
     start, cpu_start = time.perf_counter(), time.process_time()
     model = moe_model.MoEGPT(model_config(tc.seed, n_experts, k))
-    generator = torch.Generator().manual_seed(tc.seed + 1)
-    data = dense_train.training_tensor()
-    params = [p for _, p in model.named_parameters()]
-    decayed = [p.dim() >= 2 for p in params]
-    state = adam.moments(params)
+    descent = dense_train.Descent(model, tc)
     logits_seen: list[torch.Tensor] = []
     hooks = [b.ffn.router.register_forward_hook(lambda _m, _i, out: logits_seen.append(out)) for b in model.blocks]
-    source = dense_train.batches(data.shape[0], tc.batch_size, generator)
     log: list[dict] = []
-    schedule = dense_train.TrainConfig(steps=tc.steps, lr=tc.lr, min_lr=tc.min_lr, warmup=tc.warmup)
     try:
         lm_sum = aux_sum = 0.0
         for step in range(1, tc.steps + 1):
-            model.train()
-            rows = data[next(source)]
+            rows = descent.batch()
             logits_seen.clear()
-            logits = model(rows[:, :-1])
-            lm = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), rows[:, 1:].reshape(-1), ignore_index=0)
+            lm = descent.next_word_loss(rows)
             aux = balance(model, logits_seen, rows[:, :-1] != 0)
-            loss = lm + tc.alpha * aux
-            # An expert no token of the batch chose has no gradient this step: zero, so Adam's moments decay as for any other.
-            grads = [torch.zeros_like(p) if g is None else g
-                     for p, g in zip(params, torch.autograd.grad(loss, params, allow_unused=True))]
-            lr = dense_train.lr_at(step, schedule)
-            with torch.no_grad():
-                for p, d in zip(params, decayed):
-                    if d:
-                        p.mul_(1 - lr * tc.weight_decay)
-            adam.step(params, grads, state, step, lr)
+            descent.update(step, lm + tc.alpha * aux)
             lm_sum += lm.item()
             aux_sum += aux.item() / len(model.blocks)
             if step % 100 == 0:
@@ -122,18 +91,10 @@ def write(result: Result, tc: MoETrainConfig, out: Path) -> None:
     from safetensors.torch import save_file
 
     out.mkdir(parents=True, exist_ok=True)
-    state = {k: t.detach().clone().contiguous() for k, t in result.model.state_dict().items() if k != "head.weight"}
+    state = {k: t.detach().clone().contiguous() for k, t in dense_train.unique_state(result.model).items()}
     save_file(state, str(out / FILE))
-    manifest = {
-        "model": dataclasses.asdict(result.model.config),
-        "train": {**dataclasses.asdict(tc), "threads": dense_train.THREADS},
-        "params": sum(p.numel() for p in result.model.parameters()),
-        "seconds": round(result.seconds, 1),
-        "cpu_seconds": round(result.cpu_seconds, 1),
-        "load_average": [round(x, 2) for x in os.getloadavg()],
-    }
-    (out / "config.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
-    (out / "log.json").write_text(json.dumps({"steps": result.log}) + "\n", encoding="utf-8")
+    dense_train.write_manifest(out, result.model, dataclasses.asdict(tc), result.log, result.seconds,
+                               result.cpu_seconds)
 
 
 @functools.cache

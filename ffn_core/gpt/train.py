@@ -28,9 +28,10 @@ import json
 import math
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import torch
 from torch.nn import functional as F
@@ -39,10 +40,13 @@ from ffn_core import adam
 from ffn_core.gpt import corpus, evaluate, model as gpt_model, vocab as gpt_vocab, weights, writers
 
 THREADS = 1
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
-class TrainConfig:
+class Schedule:
+    """What the dense and the MoE runs share: the run's length, batches, AdamW and its learning rate."""
+
     steps: int = 1200
     batch_size: int = 128
     lr: float = 3e-3
@@ -50,12 +54,16 @@ class TrainConfig:
     warmup: int = 50
     weight_decay: float = 0.1
     seed: int = 0
+
+
+@dataclass(frozen=True)
+class TrainConfig(Schedule):
     # Dense where the facts form (seen-form accuracy goes from a fifth to nine tenths between 200 and 500).
     checkpoints: tuple[int, ...] = (50, 100, 200, 300, 400, 500, 700, 900)
     log_every: int = 100
 
 
-def lr_at(step: int, tc: TrainConfig) -> float:
+def lr_at(step: int, tc: Schedule) -> float:
     """Linear warmup to lr, then a cosine down to min_lr at the last step (step counted from 1)."""
     if step <= tc.warmup:
         return tc.lr * step / tc.warmup
@@ -80,6 +88,53 @@ def batches(n: int, batch_size: int, generator: torch.Generator) -> Iterator[tor
         order = torch.randperm(n, generator=generator)
         for start in range(0, n - batch_size + 1, batch_size):
             yield order[start : start + batch_size]
+
+
+class Descent:
+    """AdamW on the training sentences from a model's init, the loop both models train with: one local
+    generator (seed + 1) draws the batches, weight decay on the matrices only."""
+
+    def __init__(self, model: torch.nn.Module, tc: Schedule) -> None:
+        self.model, self.tc = model, tc
+        self.data = training_tensor()
+        self.params = [p for _, p in model.named_parameters()]
+        self.decayed = [p.dim() >= 2 for p in self.params]
+        self.state = adam.moments(self.params)
+        self.source = batches(self.data.shape[0], tc.batch_size, torch.Generator().manual_seed(tc.seed + 1))
+
+    def batch(self) -> torch.Tensor:
+        """The next batch's rows, the model in training mode."""
+        self.model.train()
+        return self.data[next(self.source)]
+
+    def next_word_loss(self, rows: torch.Tensor) -> torch.Tensor:
+        """Cross-entropy of the next word at every position but the padding's."""
+        logits = self.model(rows[:, :-1])
+        return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), rows[:, 1:].reshape(-1), ignore_index=0)
+
+    def update(self, step: int, loss: torch.Tensor) -> None:
+        """One AdamW step on the loss's gradients, at the schedule's learning rate for `step`."""
+        # An MoE expert no token of the batch chose has no gradient this step: zero, so Adam's moments
+        # decay as for any other (the dense model uses every parameter).
+        grads = [torch.zeros_like(p) if g is None else g
+                 for p, g in zip(self.params, torch.autograd.grad(loss, self.params, allow_unused=True))]
+        lr = lr_at(step, self.tc)
+        with torch.no_grad():
+            for p, d in zip(self.params, self.decayed):
+                if d:
+                    p.mul_(1 - lr * self.tc.weight_decay)
+        adam.step(self.params, grads, self.state, step, lr)
+
+
+def one_thread(run: Callable[[], T]) -> T:
+    """run() on one thread, whatever the machine: the result does not depend on how a matrix product is
+    split, and on a shared 2-core box a second thread waits more than it works."""
+    previous = torch.get_num_threads()
+    torch.set_num_threads(THREADS)
+    try:
+        return run()
+    finally:
+        torch.set_num_threads(previous)
 
 
 @dataclass(frozen=True)
@@ -149,28 +204,16 @@ def train(
     progress: bool = False,
     shape: Shape = Shape(),
 ) -> Result:
-    """Run training to tc.steps (or stop early at `until`, same schedule), recording checkpoints and the log.
-
-    One thread, whatever the machine: the result does not depend on how a matrix product is split,
-    and on a shared 2-core box a second thread waits more than it works.
-    """
-    previous = torch.get_num_threads()
-    torch.set_num_threads(THREADS)
-    try:
-        return _train(tc, until, measure, progress, shape)
-    finally:
-        torch.set_num_threads(previous)
+    """Run training to tc.steps (or stop early at `until`, same schedule), recording checkpoints and the log;
+    one thread (one_thread)."""
+    return one_thread(lambda: _train(tc, until, measure, progress, shape))
 
 
 def _train(tc: TrainConfig, until: int | None, measure: bool, progress: bool, shape: Shape) -> Result:
     start, cpu_start = time.perf_counter(), time.process_time()
     config = model_config(tc.seed, shape)
     model = gpt_model.GPT(config)
-    generator = torch.Generator().manual_seed(tc.seed + 1)
-    data = training_tensor()
-    params = [p for _, p in model.named_parameters()]
-    decayed = [p.dim() >= 2 for p in params]
-    state = adam.moments(params)
+    descent = Descent(model, tc)
     stop = tc.steps if until is None else until
     log: list[dict] = [_row(0, float("nan"), model.eval())] if measure else []
     checkpoints: dict[int, dict[str, torch.Tensor]] = {}
@@ -179,20 +222,10 @@ def _train(tc: TrainConfig, until: int | None, measure: bool, progress: bool, sh
         from tqdm import tqdm
 
         bar = tqdm(total=stop, desc="training", unit="step")
-    source = batches(data.shape[0], tc.batch_size, generator)
     losses: list[float] = []
     for step in range(1, stop + 1):
-        model.train()
-        rows = data[next(source)]
-        logits = model(rows[:, :-1])
-        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), rows[:, 1:].reshape(-1), ignore_index=0)
-        grads = torch.autograd.grad(loss, params)
-        lr = lr_at(step, tc)
-        with torch.no_grad():
-            for p, d in zip(params, decayed):
-                if d:
-                    p.mul_(1 - lr * tc.weight_decay)
-        adam.step(params, grads, state, step, lr)
+        loss = descent.next_word_loss(descent.batch())
+        descent.update(step, loss)
         losses.append(loss.item())
         if bar is not None:
             bar.update(1)
@@ -211,6 +244,24 @@ def _train(tc: TrainConfig, until: int | None, measure: bool, progress: bool, sh
     return Result(model.eval(), checkpoints, log, time.perf_counter() - start, time.process_time() - cpu_start)
 
 
+def write_manifest(out: Path, model: torch.nn.Module, train: dict, log: list[dict], seconds: float,
+                   cpu_seconds: float, **files: object) -> None:
+    """config.json (the model's config, the run's settings, `files`: what else the folder holds, its
+    timings) and log.json into `out`."""
+    manifest = {
+        "model": dataclasses.asdict(model.config),  # type: ignore[call-overload]
+        "train": {**train, "threads": THREADS},
+        **files,
+        "params": sum(p.numel() for p in model.parameters()),
+        "seconds": round(seconds, 1),
+        "cpu_seconds": round(cpu_seconds, 1),
+        # The machine's load when the files were written: the wall time depends on it, the CPU time less.
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+    }
+    (out / "config.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
+    (out / "log.json").write_text(json.dumps({"steps": log}) + "\n", encoding="utf-8")
+
+
 def write(result: Result, tc: TrainConfig, out: Path) -> None:
     """Write the checkpoints, config.json and log.json into `out`."""
     from safetensors.torch import save_file
@@ -221,19 +272,10 @@ def write(result: Result, tc: TrainConfig, out: Path) -> None:
     for step, state in result.checkpoints.items():
         save_file(state, str(out / weights.checkpoint_name(step)))
     steps = [0, *sorted(result.checkpoints)]
-    manifest = {
-        "model": dataclasses.asdict(result.model.config),
-        "train": {**dataclasses.asdict(tc), "checkpoints": list(tc.checkpoints), "threads": THREADS},
-        "steps": steps,
-        "dtype": {str(s): ("seed" if s == 0 else "float32" if s == steps[-1] else "int8 rows + float32 scales") for s in steps},
-        "params": sum(p.numel() for p in result.model.parameters()),
-        "seconds": round(result.seconds, 1),
-        "cpu_seconds": round(result.cpu_seconds, 1),
-        # The machine's load when the files were written: the wall time depends on it, the CPU time less.
-        "load_average": [round(x, 2) for x in os.getloadavg()],
-    }
-    (out / "config.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
-    (out / "log.json").write_text(json.dumps({"steps": result.log}, indent=None) + "\n", encoding="utf-8")
+    write_manifest(out, result.model, {**dataclasses.asdict(tc), "checkpoints": list(tc.checkpoints)}, result.log,
+                   result.seconds, result.cpu_seconds, steps=steps,
+                   dtype={str(s): ("seed" if s == 0 else "float32" if s == steps[-1] else "int8 rows + float32 scales")
+                          for s in steps})
 
 
 def summary(result: Result) -> str:

@@ -8,14 +8,8 @@ from ffn_core import moe
 from ffn_core.gpt import corpus, moe_model, moe_probes, moe_train, vocab
 
 
-@pytest.fixture(scope="module")
-def shipped():
-    model = moe_train.load()
-    return model, moe_probes.run(model)
-
-
-def test_shipped_config_and_size(shipped):
-    model, _ = shipped
+def test_shipped_config_and_size(shipped_moe):
+    model, _ = shipped_moe
     manifest = json.loads((moe_train.WEIGHTS_DIR / "config.json").read_text())
     assert manifest["params"] == sum(p.numel() for p in model.parameters())
     cfg = model.config
@@ -26,13 +20,13 @@ def test_shipped_config_and_size(shipped):
         cfg.n_experts * sum(p.numel() for p in expert.parameters()) + cfg.n_experts * cfg.d_model)
 
 
-def test_the_model_knows_its_facts(shipped):
-    _, base = shipped
+def test_the_model_knows_its_facts(shipped_moe):
+    _, base = shipped_moe
     assert float((base.best == moe_probes.answers()).double().mean()) > 0.95
 
 
-def test_forward_matches_the_probe_pass(shipped):
-    model, base = shipped
+def test_forward_matches_the_probe_pass(shipped_moe):
+    model, base = shipped_moe
     prompts = corpus.prompts("all")[:40]
     v = vocab.vocab()
     with torch.no_grad():
@@ -41,8 +35,8 @@ def test_forward_matches_the_probe_pass(shipped):
             assert int(logits[0, -1].argmax()) == int(base.best[i])
 
 
-def test_routes_count_by_hand(shipped):
-    model, base = shipped
+def test_routes_count_by_hand(shipped_moe):
+    model, base = shipped_moe
     r = moe_probes.routes(model, base)
     every = corpus.prompts("all")
     v = vocab.vocab()
@@ -62,8 +56,8 @@ def test_routes_count_by_hand(shipped):
 
 
 @pytest.mark.parametrize("block,expert", [(0, 0), (0, 1), (2, 3)])
-def test_ablation_equals_a_full_rerun_with_the_expert_zeroed(shipped, block, expert):
-    model, base = shipped
+def test_ablation_equals_a_full_rerun_with_the_expert_zeroed(shipped_moe, block, expert):
+    model, base = shipped_moe
     cut = moe_probes.ablate(model, block, expert, base)
     # The reference: zero the expert's weights in a copy and run every prompt.
     import copy

@@ -45,6 +45,9 @@ CHART = '[data-testid="stVegaLiteChart"]'
 EXCEPTION = '[data-testid="stException"]'
 MAIN = '[data-testid="stMain"]'
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
+PHONE_AGENT = ("Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) "
+               "Chrome/126.0.0.0 Mobile Safari/537.36")
+PHONE_VIEWPORT = {"width": 390, "height": 844}
 
 # The server process and the page list are the benchmarks' own (bench/stclient.py), one copy for both.
 sys.path.insert(0, str(APP_ROOT / "bench"))
@@ -98,6 +101,16 @@ def open_link(page, url: str) -> None:
     response = page.goto(url, wait_until="domcontentloaded")
     assert response is not None and response.status == 200, f"GET {url} -> {response and response.status}"
     wait_for_app_run(page)
+
+
+def class_context(browser, *, phone: bool = False, lang: str = "en-US", height: int = 720,
+                  timeout_ms: int = 90_000, **options):
+    """A browser context for one person in a class: a 1280×`height` screen, or a touch phone at 390×844."""
+    screen = dict(viewport=PHONE_VIEWPORT, is_mobile=True, has_touch=True, user_agent=PHONE_AGENT) if phone \
+        else dict(viewport={"width": 1280, "height": height})
+    ctx = browser.new_context(locale=lang, **options, **screen)
+    ctx.set_default_timeout(timeout_ms)
+    return ctx
 
 
 def fit_viewport(page, width: int = VIEWPORT_WIDTH) -> None:

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from e2e_support import APP_ROOT, CHART, MAIN, NGINX, SCREENSHOTS, active_sessions, discover_pages, settle, wait_for_app_run
+from e2e_support import (APP_ROOT, CHART, MAIN, NGINX, SCREENSHOTS, active_sessions, class_context, discover_pages,
+                          open_link, settle, wait_for_app_run)
 from e2e_support import balancer as start_balancer
 from stclient import Session
 
@@ -29,8 +30,6 @@ from ui.base import i18n  # noqa: E402
 pytestmark = pytest.mark.e2e
 HOME = discover_pages()[0]
 COLLAPSE = next(p for p in discover_pages() if p.file.endswith("linear_collapse.py"))
-PHONE_AGENT = ("Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) "
-               "Chrome/126.0.0.0 Mobile Safari/537.36")
 EN, KO = i18n.Translator("en"), i18n.Translator("ko")
 SHOT = os.environ.get("FFNLAB_CLASS_SCREENSHOT")  # where to save the projector's view (README's picture)
 
@@ -76,19 +75,10 @@ def cookies(balancer) -> list[str]:
 
 
 def _context(browser, url: str, cookie: str, *, phone: bool = False, lang: str = "en-US"):
-    options = dict(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, user_agent=PHONE_AGENT) \
-        if phone else dict(viewport={"width": 1280, "height": 720})
-    ctx = browser.new_context(locale=lang, **options)
-    ctx.set_default_timeout(60_000)
+    ctx = class_context(browser, phone=phone, lang=lang, timeout_ms=60_000)
     name, value = cookie.split("=", 1)
     ctx.add_cookies([{"name": name, "value": value, "url": url}])
     return ctx
-
-
-def _open(page, url: str) -> None:
-    response = page.goto(url, wait_until="domcontentloaded")
-    assert response is not None and response.status == 200, url
-    wait_for_app_run(page)
 
 
 def _answer(page, t: i18n.Translator, option: int, number: int) -> None:
@@ -116,7 +106,7 @@ def test_a_class_joins_answers_and_sees_the_reveal_across_two_replicas(browser, 
         ctx = _context(browser, url, cookie_a)
         contexts.append(ctx)
         teacher = ctx.new_page()
-        _open(teacher, f"{url}/{COLLAPSE.url_path}?lang=en&present=1")
+        open_link(teacher, f"{url}/{COLLAPSE.url_path}?lang=en&present=1")
         # Projector mode starts with the sidebar closed; the instructor opens it to start the class.
         teacher.locator('[data-testid="stExpandSidebarButton"]').click()
         teacher.get_by_role("button", name=EN("room.start")).click()
@@ -140,7 +130,7 @@ def test_a_class_joins_answers_and_sees_the_reveal_across_two_replicas(browser, 
             ctx = _context(browser, url, cookie, phone=phone, lang=lang)
             contexts.append(ctx)
             page = ctx.new_page()
-            _open(page, join)
+            open_link(page, join)
             if phone:  # the class section is in the sidebar, closed on a phone; the page speaks Korean
                 assert page.locator(f"{MAIN} h1").first.inner_text().strip() == KO("collapse.title_asking")
             students.append((page, t))
@@ -195,13 +185,13 @@ def test_a_following_student_moves_with_the_instructor(browser, balancer, cookie
     try:
         contexts.append(ctx := _context(browser, url, cookie_a))
         teacher = ctx.new_page()
-        _open(teacher, f"{url}/{COLLAPSE.url_path}?lang=en")
+        open_link(teacher, f"{url}/{COLLAPSE.url_path}?lang=en")
         teacher.get_by_role("button", name=EN("room.start")).click()
         wait_for_app_run(teacher)
         short = teacher.locator('.st-key-room_join_card [data-testid="stCode"]').inner_text().strip()
         contexts.append(ctx := _context(browser, url, cookie_b))
         student = ctx.new_page()
-        _open(student, f"http://{short}")
+        open_link(student, f"http://{short}")
         student.locator('[data-testid="stSidebar"]').get_by_text(EN("room.follow")).click()
         wait_for_app_run(student)
 

@@ -16,13 +16,12 @@ import time
 
 import pytest
 
-from e2e_support import APP_ROOT, CHART, MAIN, Server, discover_pages, free_port, wait_for_app_run
+from e2e_support import (APP_ROOT, CHART, MAIN, Server, class_context, discover_pages, free_port, open_link,
+                          wait_for_app_run)
 from ui.base import i18n
 
 pytestmark = pytest.mark.e2e
 SURGERY = next(p for p in discover_pages() if p.file.endswith("gpt_surgery.py"))
-PHONE_AGENT = ("Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) "
-               "Chrome/126.0.0.0 Mobile Safari/537.36")
 EN, KO = i18n.Translator("en"), i18n.Translator("ko")
 EDIT_BOX = 1  # page 8's question boxes: the ablation's, the edit's, the sparsity's
 
@@ -43,20 +42,6 @@ def class_server(tmp_path_factory):
             os.environ.pop("FFNLAB_DATA_DIR", None)
         else:
             os.environ["FFNLAB_DATA_DIR"] = before
-
-
-def _context(browser, *, phone: bool = False, lang: str = "en-US"):
-    options = dict(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, user_agent=PHONE_AGENT) \
-        if phone else dict(viewport={"width": 1280, "height": 720})
-    ctx = browser.new_context(locale=lang, **options)
-    ctx.set_default_timeout(90_000)
-    return ctx
-
-
-def _open(page, url: str) -> None:
-    response = page.goto(url, wait_until="domcontentloaded")
-    assert response is not None and response.status == 200, url
-    wait_for_app_run(page)
 
 
 def _edit_box(page, t):
@@ -83,9 +68,9 @@ def test_reloads_keep_seats_guesses_and_the_panel(browser, class_server):
     url = class_server.url
     contexts = []
     try:
-        contexts.append(ctx := _context(browser))
+        contexts.append(ctx := class_context(browser))
         teacher = ctx.new_page()
-        _open(teacher, f"{url}/{SURGERY.url_path}?lang=en")
+        open_link(teacher, f"{url}/{SURGERY.url_path}?lang=en")
         teacher.get_by_role("button", name=EN("room.start")).click()
         wait_for_app_run(teacher)
         card = teacher.locator('.st-key-room_join_card [data-testid="stCode"]')
@@ -99,9 +84,9 @@ def test_reloads_keep_seats_guesses_and_the_panel(browser, class_server):
 
         students = []
         for phone, lang, t in ((False, "en-US", EN), (True, "ko-KR", KO), (False, "en-US", EN)):
-            contexts.append(sctx := _context(browser, phone=phone, lang=lang))
+            contexts.append(sctx := class_context(browser, phone=phone, lang=lang))
             page = sctx.new_page()
-            _open(page, f"http://{short}")
+            open_link(page, f"http://{short}")
             students.append((sctx, page, t))
         en_student, ko_student, looker = students
         # One question in two languages: the Korean phone reads it in Korean about the English prompt.

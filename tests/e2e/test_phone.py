@@ -10,6 +10,7 @@ import pytest
 
 from e2e_support import (
     MAIN,
+    PHONE_AGENT,
     assert_no_exception,
     chart_states,
     discover_pages,
@@ -20,8 +21,6 @@ from e2e_support import (
 
 PAGES = discover_pages()
 WIDTH, HEIGHT = 390, 844
-PHONE_AGENT = ("Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) "
-               "Chrome/126.0.0.0 Mobile Safari/537.36")
 
 # What sticks out past the screen's right edge: the document's and the main area's scroll widths,
 # and any element of the main area wider than the screen that no scrolling box of its own holds

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from e2e_support import APP_ROOT, CHART, MAIN, wait_for_app_run
+from e2e_support import APP_ROOT, CHART, MAIN, class_context, open_link, wait_for_app_run
 from stclient import Server
 
 sys.path.insert(0, str(APP_ROOT))
@@ -27,8 +27,6 @@ from ui.room import plan  # noqa: E402
 
 pytestmark = pytest.mark.e2e
 EN, KO = i18n.Translator("en"), i18n.Translator("ko")
-PHONE_AGENT = ("Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) "
-               "Chrome/126.0.0.0 Mobile Safari/537.36")
 TIMER = 8  # seconds: the vote timer of this test's server (FFNLAB_VOTE_TIMER)
 SHOT = os.environ.get("FFNLAB_VOTE_SCREENSHOT")  # where to save the two-vote result (README's picture)
 OWN = "#2563eb"
@@ -54,23 +52,14 @@ def classroom(tmp_path_factory):
                 os.environ[k] = v
 
 
-def _context(browser, *, phone: bool = False, lang: str = "en-US", height: int = 720):
-    options = dict(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, user_agent=PHONE_AGENT) \
-        if phone else dict(viewport={"width": 1280, "height": height})
-    ctx = browser.new_context(locale=lang, accept_downloads=True, **options)
-    ctx.set_default_timeout(90_000)
-    return ctx
-
-
-def _open(page, url: str) -> None:
-    response = page.goto(url, wait_until="domcontentloaded")
-    assert response is not None and response.status == 200, url
-    wait_for_app_run(page)
+def _context(browser, **screen):
+    """class_context's screens; every one may download the results CSV."""
+    return class_context(browser, accept_downloads=True, **screen)
 
 
 def _start_class(teacher, url: str) -> str:
     """The instructor (projector mode) starts a class; the join card's address."""
-    _open(teacher, url)
+    open_link(teacher, url)
     teacher.locator('[data-testid="stExpandSidebarButton"]').click()
     teacher.get_by_role("button", name=EN("room.start")).click()
     wait_for_app_run(teacher)
@@ -128,7 +117,7 @@ def test_a_projector_shows_one_question_its_counts_and_after_reveal_its_distribu
         join = _start_class(teacher, f"{srv.url}/linear_collapse?lang=en&present=1")
         assert teacher.locator(".st-key-room_join_card").is_visible()  # whole until someone joins
         student = student_ctx.new_page()
-        _open(student, join)
+        open_link(student, join)
         # The first join folds the card to its line by itself (the card looks every 2 s).
         teacher.locator(".st-key-room_join_line").wait_for(state="visible", timeout=30_000)
         line = teacher.locator(".st-key-room_join_line").inner_text()
@@ -200,8 +189,8 @@ def test_two_votes_with_a_timer_then_the_shift_and_the_results_csv(browser, clas
     try:
         teacher, first, second = (ctx.new_page() for ctx in contexts)
         join = _start_class(teacher, f"{srv.url}/linear_collapse?lang=en&present=1")
-        _open(first, join)
-        _open(second, join)
+        open_link(first, join)
+        open_link(second, join)
         _wait_status(teacher, EN("room.panel_counts", joined=2, answered=0))
         _choose(first, EN, option=0)  # "yes": wrong
         _choose(second, KO, option=1)  # "no": right
@@ -273,7 +262,7 @@ def test_a_lesson_of_three_steps_moves_a_following_student_with_next(browser, cl
     contexts = [_context(browser), _context(browser, phone=True, lang="ko-KR")]
     try:
         teacher, student = (ctx.new_page() for ctx in contexts)
-        _open(teacher, f"{srv.url}/linear_collapse?lang=en&plan={plan.encode(three)}")
+        open_link(teacher, f"{srv.url}/linear_collapse?lang=en&plan={plan.encode(three)}")
         assert "plan=" not in teacher.url  # read once, then out of the address
         sidebar = teacher.locator('[data-testid="stSidebar"]')
         sidebar.get_by_text(EN("lesson.linked")).wait_for()
@@ -288,7 +277,7 @@ def test_a_lesson_of_three_steps_moves_a_following_student_with_next(browser, cl
         bar.get_by_text("step 1 of 3").wait_for()
         short = teacher.locator('.st-key-room_join_card [data-testid="stCode"]').inner_text().strip()
 
-        _open(student, f"http://{short}")
+        open_link(student, f"http://{short}")
         # In a lesson the student follows by default (the toggle is on, in the closed sidebar).
         assert student.locator(".st-key-_room_follow_widget input").is_checked()
 

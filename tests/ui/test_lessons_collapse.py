@@ -52,10 +52,8 @@ def test_collapse_verdict_agrees_with_its_numbers(d, m, act, bias, seed):
 @given(d=st.integers(1, 16).map(lambda k: 8 * k), layers=st.integers(2, collapse.MAX_LAYERS),
        narrow=st.sampled_from(NARROW), bias=st.booleans(), seed=st.integers(0, 9999))
 def test_stack_verdict_agrees_with_its_numbers(d, layers, narrow, bias, seed):
-    widths = [d] * (layers - 1)
-    if narrow:
-        widths[(layers - 1) // 2] = narrow
-    res = collapse.stack(d, tuple(widths), bias, seed)
+    widths = collapse.hidden_widths(d, layers, narrow)
+    res = collapse.stack(d, widths, bias, seed)
     v = verdicts.judge_stack(res)
     claim, fact = v.claims
     assert claim.values["layers"] == layers

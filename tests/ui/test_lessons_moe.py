@@ -1,11 +1,10 @@
 """The mixture-of-experts verdicts agree with the numbers they cite: the toy layer over its controls,
 the published counts, and the trained model at every block and expert."""
-import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
 from ffn_core import moe, moe_presets
-from ffn_core.gpt import moe_probes, moe_train
+from ffn_core.gpt import moe_probes
 from tests.lesson_checks import Branches, assert_readable
 from ui.verdicts import moe as verdicts
 
@@ -46,14 +45,8 @@ def test_published_verdict():
     assert_readable(v)
 
 
-@pytest.fixture(scope="module")
-def shipped():
-    model = moe_train.load()
-    return model, moe_probes.run(model)
-
-
-def test_trained_verdicts_at_every_block_and_expert(shipped):
-    model, base = shipped
+def test_trained_verdicts_at_every_block_and_expert(shipped_moe):
+    model, base = shipped_moe
     routes = moe_probes.routes(model, base)
     cfg = model.config
     seen = set()

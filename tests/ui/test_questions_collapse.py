@@ -38,10 +38,8 @@ def test_collapse_questions_are_answered_by_the_page(d, m, act, bias, seed):
 @given(d=st.integers(1, 16).map(lambda k: 8 * k), layers=st.integers(2, collapse.MAX_LAYERS),
        narrow=st.sampled_from(NARROW), bias=st.booleans(), seed=st.integers(0, 9999))
 def test_stack_question_is_answered_by_the_page(d, layers, narrow, bias, seed):
-    widths = [d] * (layers - 1)
-    if narrow:
-        widths[(layers - 1) // 2] = narrow
-    tower = collapse.stack(d, tuple(widths), bias, seed)
+    widths = collapse.hidden_widths(d, layers, narrow)
+    tower = collapse.stack(d, widths, bias, seed)
     (asked,) = questions.stack(tower, bias)
     assert_sound([asked], "collapse", [verdicts.judge_stack(tower)])
     assert asked.answer == tower.rank <= min(d, *widths)

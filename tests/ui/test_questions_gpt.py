@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ffn_core.gpt import ask, attribution, corpus, weights
+from ffn_core.gpt import ask, attribution, corpus
 from ffn_core.gpt.ask import Accuracy
 from tests.question_checks import assert_sound, korean_is_korean, shown_number
 from ui.base import i18n
@@ -80,22 +80,14 @@ def test_heldout_question_is_the_metric(seen, heldout, n_seen, n_heldout):
         assert abs(asked.answer - shown_number(shown)) <= 0.05
 
 
-@pytest.fixture(scope="module")
-def model():
-    m = weights.load()
-    for p in m.parameters():
-        p.requires_grad_(False)
-    return m
-
-
 PROMPTS = [p for p in corpus.prompts("all")]
 
 
 @settings(max_examples=6, deadline=None)
 @given(st.sampled_from(PROMPTS))
-def test_the_shipped_model_answers_the_prompt_questions(model, prompt):
-    attr = attribution.attribute(model, prompt.words, prompt.answer)
-    nxt = ask.next_token(model, prompt.words, prompt.answer)
+def test_the_shipped_model_answers_the_prompt_questions(shipped_gpt, prompt):
+    attr = attribution.attribute(shipped_gpt, prompt.words, prompt.answer)
+    nxt = ask.next_token(shipped_gpt, prompt.words, prompt.answer)
     asked = questions.prompt(prompt.words, prompt.answer, nxt.tokens[0], attr.attn, attr.ffn)
     by_key = assert_sound(asked, "gpt", [verdicts.layers(prompt.answer, attr.max_abs_residual, attr.embedding,
                                                         attr.attn, attr.ffn, None)])
@@ -106,11 +98,11 @@ def test_the_shipped_model_answers_the_prompt_questions(model, prompt):
     korean_is_korean(asked)
 
 
-def test_where_attention_writes_more_the_sentence_says_so(model):
+def test_where_attention_writes_more_the_sentence_says_so(shipped_gpt):
     """The issue's case: Japan's currency asked in Korean. Whichever part writes more, the sentence names it."""
     prompt = next(p for p in corpus.prompts("all") if p.lang == "ko" and p.fact.country == "Japan"
                   and p.fact.relation == "currency")
-    attr = attribution.attribute(model, prompt.words, prompt.answer)
+    attr = attribution.attribute(shipped_gpt, prompt.words, prompt.answer)
     (asked,) = questions.prompt(prompt.words, prompt.answer, prompt.answer, attr.attn, attr.ffn)
     said = explain(i18n.Translator("en"), asked)
     if sum(attr.attn) >= sum(attr.ffn):

@@ -11,26 +11,11 @@ from sqlalchemy import event
 
 from tests.ui import room_checks
 from tests.ui.pg import postgres_server  # noqa: F401  (the session fixture)
+from tests.ui.room_checks import engine, pg_url  # noqa: F401  (the store on SQLite and PostgreSQL)
 from ui.room import config, store
 from ui.room.store import CODE_ALPHABET, Status, Store, StoreUnavailable
 
 T0 = 1_000_000.0
-
-
-@pytest.fixture(scope="module")
-def pg_url(postgres_server):  # noqa: F811
-    return postgres_server.create_database("class_store")
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def engine(request, tmp_path):
-    if request.param == "sqlite":
-        eng = sa.create_engine(f"sqlite:///{tmp_path / 'class.sqlite'}")
-    else:
-        eng = sa.create_engine(request.getfixturevalue("pg_url"), pool_size=10)
-        store.metadata.drop_all(eng)  # each test starts with no schema, as a new database does
-    yield eng
-    eng.dispose()
 
 
 @pytest.fixture

@@ -7,27 +7,12 @@ import sqlalchemy as sa
 import pytest
 
 from tests.ui.pg import postgres_server  # noqa: F401  (the session fixture)
+from tests.ui.room_checks import engine, pg_url  # noqa: F401  (the store on SQLite and PostgreSQL)
 from ui.room import store
 from ui.room.store import Status, Store, Vote
 
 T0 = 2_000_000.0
 Q = "collapse:questions.collapse_rank:abcdef012345"
-
-
-@pytest.fixture(scope="module")
-def pg_url(postgres_server):  # noqa: F811
-    return postgres_server.create_database("class_votes")
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def engine(request, tmp_path):
-    if request.param == "sqlite":
-        eng = sa.create_engine(f"sqlite:///{tmp_path / 'class.sqlite'}")
-    else:
-        eng = sa.create_engine(request.getfixturevalue("pg_url"), pool_size=5)
-        store.metadata.drop_all(eng)
-    yield eng
-    eng.dispose()
 
 
 @pytest.fixture

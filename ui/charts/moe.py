@@ -10,6 +10,17 @@ K_COLORS = ["#2563eb", "#f59e0b", "#16a34a", "#dc2626"]
 PART_COLORS = {"active": "#2563eb", "idle": "#cbd5e1"}
 
 
+def _bar_rows(field: str) -> alt.Y:
+    """The horizontal bar charts' rows, in the frame's order."""
+    return alt.Y(field=field, type="nominal", title=None, sort=None)
+
+
+def _share_axis(field: str, title: str) -> alt.X:
+    """0 to 100 %: what the horizontal bar charts draw is a share of a whole."""
+    return alt.X(field=field, type="quantitative", title=title, axis=alt.Axis(format="%"),
+                 scale=alt.Scale(domain=[0, 1]))
+
+
 def tokens_per_expert(frame: pd.DataFrame, t: Translator) -> alt.Chart:
     """Slots routed to each expert, one bar group per k; the even share is each k's n·k / E."""
     data = frame.assign(k_label=frame["k"].map(lambda k: t("moe.k_label", k=k)),
@@ -45,9 +56,8 @@ def total_active(frame: pd.DataFrame, t: Translator) -> alt.Chart:
         alt.Chart(data)
         .mark_bar()
         .encode(
-            y=alt.Y(field="name", type="nominal", title=None, sort=None),
-            x=alt.X(field="share", type="quantitative", title=t("moe.axis_share"), axis=alt.Axis(format="%"),
-                    scale=alt.Scale(domain=[0, 1])),
+            y=_bar_rows("name"),
+            x=_share_axis("share", t("moe.axis_share")),
             color=alt.Color(field="part", type="nominal", title=None, legend=alt.Legend(orient="top"),
                             scale=alt.Scale(domain=[t("moe.part_active"), t("moe.part_idle")],
                                             range=list(PART_COLORS.values()))),
@@ -73,9 +83,8 @@ def routes(frame: pd.DataFrame, t: Translator) -> alt.Chart:
         alt.Chart(data)
         .mark_bar()
         .encode(
-            y=alt.Y(field="group_label", type="nominal", title=None, sort=None),
-            x=alt.X(field="share", type="quantitative", title=t("moe.axis_route_share"), axis=alt.Axis(format="%"),
-                    scale=alt.Scale(domain=[0, 1])),
+            y=_bar_rows("group_label"),
+            x=_share_axis("share", t("moe.axis_route_share")),
             color=alt.Color(field="expert_label", type="nominal", title=None, legend=alt.Legend(orient="top")),
             order=alt.Order(field="expert", sort="ascending"),
             tooltip=[alt.Tooltip(field="group_label", type="nominal"), alt.Tooltip(field="expert_label", type="nominal"),
@@ -98,10 +107,9 @@ def ablation(frame: pd.DataFrame, t: Translator) -> alt.Chart:
         alt.Chart(data)
         .mark_bar()
         .encode(
-            y=alt.Y(field="group", type="nominal", title=None, sort=None),
+            y=_bar_rows("group"),
             yOffset=alt.YOffset(field="when", type="nominal"),
-            x=alt.X(field="accuracy", type="quantitative", title=t("moe.axis_accuracy"), axis=alt.Axis(format="%"),
-                    scale=alt.Scale(domain=[0, 1])),
+            x=_share_axis("accuracy", t("moe.axis_accuracy")),
             color=alt.Color(field="when", type="nominal", title=None, legend=alt.Legend(orient="top"),
                             scale=alt.Scale(domain=[t("moe.when_before"), t("moe.when_after")],
                                             range=["#94a3b8", "#dc2626"])),

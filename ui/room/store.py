@@ -75,6 +75,7 @@ the app's route with it, and the route (`redeem_nonce`) answers with the cookie.
 """
 from __future__ import annotations
 
+import contextlib
 import enum
 import hashlib
 import hmac
@@ -83,7 +84,7 @@ import math
 import re
 import secrets
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from sqlalchemy import (
@@ -225,19 +226,31 @@ students = Table(
     Column("left_at", Double),  # schema 2: when the student left the seat (NULL: held)
     Column("client", String(MAX_CLIENT)),  # schema 2
 )
-guesses_table = Table(
-    "class_guesses", metadata,
-    Column("room", String(CODE_LENGTH), primary_key=True),
-    Column("question", String(MAX_QUESTION_ID), primary_key=True),
-    Column("token_hash", String(64), primary_key=True),
-    Column("number", Double),
-    Column("option", String(32)),
-    Column("at", Double, nullable=False),
-)
+
+
+def _question_key() -> tuple[Column, Column]:
+    """A question's row in a room is keyed by both; a Column belongs to one table, so each table gets its own."""
+    return (
+        Column("room", String(CODE_LENGTH), primary_key=True),
+        Column("question", String(MAX_QUESTION_ID), primary_key=True),
+    )
+
+
+def _guess_columns() -> tuple[Column, ...]:
+    """A student's guess at a question: class_guesses holds the current vote's, class_first_votes the first's."""
+    return (
+        *_question_key(),
+        Column("token_hash", String(64), primary_key=True),
+        Column("number", Double),
+        Column("option", String(32)),
+        Column("at", Double, nullable=False),
+    )
+
+
+guesses_table = Table("class_guesses", metadata, *_guess_columns())
 reveals = Table(
     "class_reveals", metadata,
-    Column("room", String(CODE_LENGTH), primary_key=True),
-    Column("question", String(MAX_QUESTION_ID), primary_key=True),
+    *_question_key(),
     Column("at", Double, nullable=False),
 )
 links = Table(
@@ -252,29 +265,19 @@ links = Table(
 # clock decides), its distribution shown on the projector without the answer (`shown`).
 votes = Table(
     "class_votes", metadata,
-    Column("room", String(CODE_LENGTH), primary_key=True),
-    Column("question", String(MAX_QUESTION_ID), primary_key=True),
+    *_question_key(),
     Column("round", Integer, nullable=False),
     Column("closes", Double),
     Column("closed", Double),
     Column("shown", Integer, nullable=False),
 )
 # The first vote's guesses, moved here when the second vote opens (class_guesses then holds the second).
-first_votes = Table(
-    "class_first_votes", metadata,
-    Column("room", String(CODE_LENGTH), primary_key=True),
-    Column("question", String(MAX_QUESTION_ID), primary_key=True),
-    Column("token_hash", String(64), primary_key=True),
-    Column("number", Double),
-    Column("option", String(32)),
-    Column("at", Double, nullable=False),
-)
+first_votes = Table("class_first_votes", metadata, *_guess_columns())
 # What a question asked (its page, text key, the values its text cites) and the answer measured at the
 # instructor's settings, written when the instructor's view first shows it: the results are scored from it.
 questions_table = Table(
     "class_questions", metadata,
-    Column("room", String(CODE_LENGTH), primary_key=True),
-    Column("question", String(MAX_QUESTION_ID), primary_key=True),
+    *_question_key(),
     Column("about", Text, nullable=False),  # JSON: section, key, kind, tolerance, answer, values
     Column("first_seen", Double, nullable=False),
 )
@@ -873,14 +876,18 @@ class Store:
                                            sealed=_seal(secret, nonce), expires=min(expires, now + NONCE_TTL)))
         return nonce
 
+    @staticmethod
+    def _pass(conn: Connection, token: str, kinds: tuple[str, str], now: float):
+        """The unexpired pass row (kind, sealed, room) `token` opens, of one of these kinds; None otherwise."""
+        return conn.execute(select(passes.c.kind, passes.c.sealed, passes.c.room).where(
+            passes.c.pass_hash == _sha(token), passes.c.kind.in_(kinds), passes.c.expires > now)).first()
+
     def redeem_nonce(self, nonce: object, now: float) -> Pass | None:
         """The cookie a nonce was minted for, the first time only, within NONCE_TTL; else None."""
         if not _token_ok(nonce):
             return None
         with self._write() as conn:
-            row = conn.execute(select(passes.c.kind, passes.c.sealed, passes.c.room).where(
-                passes.c.pass_hash == _sha(nonce), passes.c.kind.in_(("nonce:seat", "nonce:host")),
-                passes.c.expires > now)).first()
+            row = self._pass(conn, nonce, ("nonce:seat", "nonce:host"), now)
             if row is None:
                 return None
             # Only the request whose delete took the row gets the cookie (two at once: one wins).
@@ -899,9 +906,7 @@ class Store:
         if not _token_ok(secret):
             return None
         with self._write() as conn:
-            row = conn.execute(select(passes.c.kind, passes.c.sealed, passes.c.room).where(
-                passes.c.pass_hash == _sha(secret), passes.c.kind.in_(("seat", "host")),
-                passes.c.expires > now)).first()
+            row = self._pass(conn, secret, ("seat", "host"), now)
             if row is None or self._live(conn, row.room, now) is None:
                 return None
             held = _unseal(row.sealed, secret)
@@ -979,18 +984,31 @@ class Store:
             return False
         return float(after) if 0 < after <= MAX_TIMER else False
 
-    def close_vote(self, code: object, key: object, question_id: object, after: float | None,
-                   now: float) -> Status:
-        """Close the question's open vote now, or in `after` seconds (a timer, at most MAX_TIMER)."""
+    @contextlib.contextmanager
+    def _vote_change(self, code: object, key: object, question_id: object, after: float | None,
+                     now: float) -> Iterator[tuple[Connection, str, Vote, float | None] | Status]:
+        """The instructor's change to a question's vote, in one write: (the connection, the room, the vote as
+        it stands, the timer's seconds or None), or the Status refusing it (a bad timer or question: INVALID,
+        before any transaction; then the key's)."""
         seconds = self._timer(after)
         if seconds is False or not _question_ok(question_id):
-            return Status.INVALID
+            yield Status.INVALID
+            return
         with self._write() as conn:
             status = self._instructor(conn, code, key, now)
             if status is not Status.OK:
-                return status
+                yield status
+                return
             room = normalize_code(code)
-            vote = self._vote_row(conn, room, question_id, now)
+            yield conn, room, self._vote_row(conn, room, question_id, now), seconds
+
+    def close_vote(self, code: object, key: object, question_id: object, after: float | None,
+                   now: float) -> Status:
+        """Close the question's open vote now, or in `after` seconds (a timer, at most MAX_TIMER)."""
+        with self._vote_change(code, key, question_id, after, now) as change:
+            if isinstance(change, Status):
+                return change
+            conn, room, vote, seconds = change
             if not vote.open:
                 return Status.CLOSED
             if seconds is None:
@@ -1021,15 +1039,10 @@ class Store:
         Only once per question, and only once the first vote is closed (CLOSED otherwise: still open;
         INVALID: the second vote is already open, or the answer was revealed).
         """
-        seconds = self._timer(after)
-        if seconds is False or not _question_ok(question_id):
-            return Status.INVALID
-        with self._write() as conn:
-            status = self._instructor(conn, code, key, now)
-            if status is not Status.OK:
-                return status
-            room = normalize_code(code)
-            vote = self._vote_row(conn, room, question_id, now)
+        with self._vote_change(code, key, question_id, after, now) as change:
+            if isinstance(change, Status):
+                return change
+            conn, room, vote, seconds = change
             shown = conn.execute(select(func.count()).select_from(reveals).where(
                 reveals.c.room == room, reveals.c.question == question_id)).scalar_one()
             if vote.round != 1 or shown:

@@ -2,7 +2,7 @@
 import pytest
 
 from ffn_core import collapse
-from tests.conftest import chart_specs, metric_values, open_page
+from tests.conftest import chart_rows, chart_specs, metric_values, open_page
 from ui.base import i18n
 
 PAGE = "pages/3_linear_collapse.py"
@@ -11,8 +11,7 @@ BAD = ("abc", "-1", "99999", "1.5", "", "<script>alert(1)</script>")
 
 
 def _spectrum(at) -> list[dict]:
-    spec = chart_specs(at)[0]  # W₂W₁'s spectrum; the stack's follows
-    return [row for rows in spec["datasets"].values() for row in rows]
+    return chart_rows(chart_specs(at)[0])  # W₂W₁'s spectrum; the stack's follows
 
 
 @pytest.mark.parametrize("lang", i18n.LANGS)
@@ -70,7 +69,7 @@ def test_an_activation_cannot_be_collapsed(lang):
     [points] = [rows for rows in fit_spec["datasets"].values() if len(rows) > 2]  # the diagonal has 2
     sample = collapse.fit_sample(64, 256, "relu", False, 0)
     assert [p["actual"] for p in points] == list(sample.actual)
-    rows = [row for rows in stack_spec["datasets"].values() for row in rows]
+    rows = chart_rows(stack_spec)
     assert [r["singular_value"] for r in rows] == list(collapse.stack(64, (64, 64, 64), False, 0).singular_values)
     assert not any(t("collapse.fact_rank", rank=64, bound=64) in i.value for i in at.info)
     takeaway = next(i.value for i in at.info if t("common.takeaway") in i.value)

@@ -3,14 +3,10 @@ import pytest
 
 from ffn_core import gated
 from ffn_core.sweep import gated as gated_sweep
-from tests.conftest import chart_specs, metric_values, open_page
+from tests.conftest import chart_rows, chart_specs, metric_values, open_page
 from ui.base import i18n
 
 PAGE = "pages/10_gated_ffn.py"
-
-
-def _rows(spec) -> list[dict]:
-    return [row for rows in spec["datasets"].values() for row in rows]
 
 
 @pytest.mark.parametrize("lang", i18n.LANGS)
@@ -26,7 +22,7 @@ def test_defaults(lang):
     assert float(metrics[t("gated.metric_collapse")]) <= 1e-12
     specs = chart_specs(at)
     assert len(specs) == 4  # the gate, the fractions, the RMSE by weights, the curves
-    gate_rows = _rows(specs[0])
+    gate_rows = chart_rows(specs[0])
     assert len(gate_rows) == 3 * 256
     silu = [r for r in gate_rows if r["gate"] == "silu"]
     assert [r["z"] for r in silu] == pytest.approx(list(ref.pre))
@@ -36,7 +32,7 @@ def test_defaults(lang):
     infos = [i.value for i in at.info]
     assert any("73,728" in i and "110,592" in i for i in infos)
     sweep = gated_sweep.fit("sin3x", (1, 2, 4), "relu", 0)
-    rmse_rows = _rows(specs[2])
+    rmse_rows = chart_rows(specs[2])
     assert sorted(r["rmse"] for r in rmse_rows) == pytest.approx(sorted(f.rmse for f in (*sweep.plain, *sweep.gated)))
 
 

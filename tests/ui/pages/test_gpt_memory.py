@@ -3,7 +3,7 @@ controls moved: each number on screen read back against the core run on its own.
 import pytest
 
 from ffn_core.gpt import ask, context, corpus, progress, weights
-from tests.conftest import chart_specs, metric_values, open_page
+from tests.conftest import chart_rows, chart_specs, metric_values, open_page
 from ui.base import i18n
 from ui.base.text import pct
 
@@ -13,12 +13,8 @@ DEFAULT_STEP = 300
 DEFAULT_OTHER = "Germany"
 
 
-def _rows(spec):
-    return [row for rows in spec["datasets"].values() for row in rows]
-
-
 def _chart_with(at, field):
-    return next(_rows(s) for s in chart_specs(at) if any(field in r for r in _rows(s)))
+    return next(chart_rows(s) for s in chart_specs(at) if any(field in r for r in chart_rows(s)))
 
 
 def _prompt(country="France", relation="capital", lang="en", form=0):
@@ -67,7 +63,7 @@ def test_sections_at_the_defaults(lang):
     assert (t("gpt.lang_ko") in first.split(" ~ ")[0]) == (lang == "ko")
     # The roles chart: France and the default second country in the chosen form.
     roles = context.compare(weights.load(), context.role_contexts(p.template, ("France", DEFAULT_OTHER)))
-    line_charts = [_rows(c) for c in chart_specs(at) if any("line" in r for r in _rows(c))]
+    line_charts = [chart_rows(c) for c in chart_specs(at) if any("line" in r for r in chart_rows(c))]
     lines = next(rows for rows in line_charts if any(r["line"] == t("gptmemory.line_last") for r in rows))
     last = [r["cosine"] for r in lines if r["line"] == t("gptmemory.line_last")]
     assert last == pytest.approx(list(roles.pair(2, 3)), abs=1e-12)
@@ -97,7 +93,7 @@ def test_moving_the_step_and_the_second_country(lang):
     assert p.fact.country == "Japan"
     _check_step(at, t, 900, p)
     roles = context.compare(weights.load(), context.role_contexts(p.template, ("Japan", "China")))
-    own = [r["cosine"] for c in chart_specs(at) for r in _rows(c) if r.get("line") == t("gptmemory.line_own")]
+    own = [r["cosine"] for c in chart_specs(at) for r in chart_rows(c) if r.get("line") == t("gptmemory.line_own")]
     assert own == pytest.approx(list(roles.pair(0, 1)), abs=1e-12)
     at.select_slider(key="checkpoint").set_value(0).run()
     assert not at.exception

@@ -2,15 +2,11 @@
 import pytest
 
 from ffn_core.gpt import ablation, evaluate, weights
-from tests.conftest import chart_specs, metric_values, open_page
+from tests.conftest import chart_rows, chart_specs, metric_values, open_page
 from ui.base import i18n
 from ui.base.text import pct
 
 PAGE = "pages/8_gpt_surgery.py"
-
-
-def _rows(spec):
-    return [row for rows in spec["datasets"].values() for row in rows]
 
 
 @pytest.fixture(scope="module")
@@ -35,10 +31,10 @@ def test_page_measures_ablation_edit_and_sparsity(lang, scores):
     changed, others = metrics[t("gptsurgery.metric_changed")].split(" / ")
     assert 0 <= int(changed) <= int(others)
     ablation_chart, sparsity_chart = chart_specs(at)
-    bars = [r["accuracy"] for r in _rows(ablation_chart) if "accuracy" in r]
+    bars = [r["accuracy"] for r in chart_rows(ablation_chart) if "accuracy" in r]
     assert bars == pytest.approx([base.seen, no_ffn.seen, base.heldout, no_ffn.heldout, base.template, no_ffn.template],
                                  nan_ok=True)
-    measured = [r["active"] for r in _rows(sparsity_chart) if r.get("source") == "measured"]
+    measured = [r["active"] for r in chart_rows(sparsity_chart) if r.get("source") == "measured"]
     assert measured == pytest.approx(list(base.active))
     # The rank-one claim is a fact by construction; the weights-untouched claim is measured and holds.
     assert any(t("gptsurgery.claim_unchanged") in s.value for s in at.success)

@@ -2,15 +2,11 @@
 import pytest
 
 from ffn_core.gpt import ask, attribution, corpus, weights
-from tests.conftest import chart_specs, metric_values, open_page
+from tests.conftest import chart_rows, chart_specs, metric_values, open_page
 from ui.base import i18n
 from ui.base.text import pct
 
 PAGE = "pages/7_trained_gpt.py"
-
-
-def _rows(spec):
-    return [row for rows in spec["datasets"].values() for row in rows]
 
 
 @pytest.fixture(scope="module")
@@ -41,10 +37,10 @@ def test_page_shows_the_models_answer_and_where_it_comes_from(lang, model):
     attr = attribution.attribute(model, p.words, p.answer)
     assert metrics[t("gpt.metric_logit", answer=p.answer)] == f"{attr.logit:.3f}"
     specs = chart_specs(at)
-    top_rows = [r for r in _rows(specs[0]) if "prob" in r]
+    top_rows = [r for r in chart_rows(specs[0]) if "prob" in r]
     assert [r["token"] for r in top_rows] == list(nxt.tokens)
     # The attribution chart's bars are the parts: embedding, attention and FFN per block, the norm's shift.
-    contributions = [r["contribution"] for r in _rows(specs[2]) if "contribution" in r]
+    contributions = [r["contribution"] for r in chart_rows(specs[2]) if "contribution" in r]
     assert len(contributions) == 2 * len(model.blocks) + 2
     assert sum(contributions) == pytest.approx(attr.logit, abs=1e-9)
     assert len(at.success) + len(at.error) >= 6  # every section's measured claims

@@ -2,14 +2,10 @@
 import pytest
 
 from ffn_core import keyvalue, memory_training
-from tests.conftest import chart_specs, metric_values, open_page
+from tests.conftest import chart_rows, chart_specs, metric_values, open_page
 from ui.base import i18n
 
 PAGE = "pages/5_key_value.py"
-
-
-def _rows(spec):
-    return [row for rows in spec["datasets"].values() for row in rows]
 
 
 def _before_after(text: str) -> tuple[int, int]:
@@ -30,10 +26,10 @@ def test_page_shows_the_measured_decomposition(lang):
     assert _before_after(metrics[t("keyvalue.metric_50")]) == (res.untrained.n_for_50, res.trained.n_for_50)
     assert _before_after(metrics[t("keyvalue.metric_90")]) == (res.untrained.n_for_90, res.trained.n_for_90)
     bars_before, bars_after, curve = chart_specs(at)
-    assert len(_rows(bars_before)) == len(_rows(bars_after)) == 20
-    top = max(_rows(bars_after), key=lambda r: abs(r["projection"]))
+    assert len(chart_rows(bars_before)) == len(chart_rows(bars_after)) == 20
+    top = max(chart_rows(bars_after), key=lambda r: abs(r["projection"]))
     assert top["projection"] == pytest.approx(max(res.trained.projection, key=abs))
-    assert len([r for r in _rows(curve) if "cumulative_share" in r]) == 2 * 256
+    assert len([r for r in chart_rows(curve) if "cumulative_share" in r]) == 2 * 256
     assert len(at.success) == 3 and all(s.value.endswith("✓") for s in at.success)  # sum, recall, concentration
     assert res.trained.recall == 1.0
     assert _takeaway(at, t).startswith(f"**{t('common.takeaway')}**")
@@ -55,8 +51,8 @@ def test_moving_controls_changes_what_is_measured():
     metrics = metric_values(at)
     assert _before_after(metrics[t("keyvalue.metric_90")]) == (res.untrained.n_for_90, res.trained.n_for_90)
     bars_before, bars_after, curve = chart_specs(at)
-    assert len(_rows(bars_before)) == 7
-    assert len([r for r in _rows(curve) if "cumulative_share" in r]) == 2 * 64
+    assert len(chart_rows(bars_before)) == 7
+    assert len([r for r in chart_rows(curve) if "cumulative_share" in r]) == 2 * 64
 
 
 def _takeaway(at, t) -> str:

@@ -3,14 +3,10 @@ import pytest
 
 from ffn_core import moe, moe_presets
 from ffn_core.gpt import moe_probes, moe_train
-from tests.conftest import chart_specs, metric_values, open_page
+from tests.conftest import chart_rows, chart_specs, metric_values, open_page
 from ui.base import i18n
 
 PAGE = "pages/11_mixture_of_experts.py"
-
-
-def _rows(spec) -> list[dict]:
-    return [row for rows in spec["datasets"].values() for row in rows]
 
 
 @pytest.mark.parametrize("lang", i18n.LANGS)
@@ -25,7 +21,7 @@ def test_defaults(lang):
     assert metrics[t("moe.metric_active")] == f"{ref.routing(2).active_params:,}"
     specs = chart_specs(at)
     assert len(specs) == 4  # tokens per expert, the published models, the routes, the ablation
-    counts = {(r["k_label"], r["expert_label"]): r["tokens"] for r in _rows(specs[0])}
+    counts = {(r["k_label"], r["expert_label"]): r["tokens"] for r in chart_rows(specs[0])}
     assert counts[(t("moe.k_label", k=1), "1")] == ref.routing(1).tokens_per_expert[0]
     assert sum(v for (k, _), v in counts.items() if k == t("moe.k_label", k=2)) == 512
     claims = [s.value for s in at.success]
@@ -34,7 +30,7 @@ def test_defaults(lang):
     model = moe_train.load()
     base = moe_probes.run(model)
     cut = moe_probes.ablate(model, 0, 2, base)  # the default: block 1, expert 3
-    ablation_rows = _rows(specs[3])
+    ablation_rows = chart_rows(specs[3])
     assert len(ablation_rows) == 2 * len(cut.rows)
     everything = " ".join(s.value for s in (*at.success, *at.error, *at.info))
     assert f"{cut.before:,}" in everything and f"{cut.after:,}" in everything

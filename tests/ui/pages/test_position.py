@@ -2,7 +2,7 @@
 import pytest
 
 from ffn_core import position
-from tests.conftest import chart_specs, metric_values, open_page
+from tests.conftest import chart_rows, chart_specs, metric_values, open_page
 from ui.base import i18n
 
 PAGE = "pages/2_position_wise.py"
@@ -14,7 +14,7 @@ def _maps(at) -> dict[str, dict[tuple[int, int], float]]:
     """Both heatmaps' data, keyed by model, as {(i, j): influence}."""
     maps = {}
     for spec in chart_specs(at)[:2]:  # the FFN's and attention's maps; the block's section follows
-        rows = [row for rows in spec["datasets"].values() for row in rows]
+        rows = chart_rows(spec)
         [model] = {row["model"] for row in rows}
         maps[model] = {(row["i"], row["j"]): row["influence"] for row in rows}
     return maps
@@ -164,5 +164,5 @@ def test_block_mixes_and_sequential_matches(lang):
     assert any(t("position.claim_sequential", x=[2, 8, 16], h=[2, 8, 64], y=[2, 8, 16], diff=seq.max_abs_diff) in x
                for x in texts)
     block_specs = chart_specs(at)[2:]
-    rows = [row for spec in block_specs for rows in spec["datasets"].values() for row in rows]
+    rows = [row for spec in block_specs for row in chart_rows(spec)]
     assert {row["model"] for row in rows} == {"ffn", "block"}

@@ -2,19 +2,15 @@
 import pytest
 
 from ffn_core import memory_training, sparsity
-from tests.conftest import chart_specs, metric_values, open_page
+from tests.conftest import chart_rows, chart_specs, metric_values, open_page
 from ui.base import i18n
 
 PAGE = "pages/6_activation_sparsity.py"
 
 
-def _rows(spec):
-    return [row for rows in spec["datasets"].values() for row in rows]
-
-
 def _charts(at) -> list[dict]:
     """The experiment's charts, without the activation plot drawn with the controls."""
-    return [s for s in chart_specs(at) if not any("act" in r and "z" in r for r in _rows(s))]
+    return [s for s in chart_specs(at) if not any("act" in r and "z" in r for r in chart_rows(s))]
 
 
 def _takeaway(at, t) -> str:
@@ -41,15 +37,15 @@ def test_page_shows_about_half_at_init_and_the_training_curve(lang):
     assert _before_after(metrics[t("sparsity.metric_train")]) == pytest.approx(
         (run.active_train[0], run.active_train[-1]), abs=5e-4)
     hist, neurons, curve, loss = _charts(at)
-    assert len([r for r in _rows(hist) if "token" in r]) == 1024
-    rates = [r["firing_rate"] for r in _rows(neurons) if "firing_rate" in r]
+    assert len([r for r in chart_rows(hist) if "token" in r]) == 1024
+    rates = [r["firing_rate"] for r in chart_rows(neurons) if "firing_rate" in r]
     assert len(rates) == 256 and rates == sorted(rates, reverse=True)
-    curve_rows = _rows(curve)
+    curve_rows = chart_rows(curve)
     assert {r["value"] for r in curve_rows if "value" in r} == {0.030, 0.063}
     fractions = [r["active_fraction"] for r in curve_rows if "active_fraction" in r]
     assert len(fractions) == 2 * len(run.steps)
     assert fractions[0] == pytest.approx(run.active_train[0])
-    assert len(_rows(loss)) == len(run.steps)
+    assert len(chart_rows(loss)) == len(run.steps)
     assert at.success[0].value.endswith("✓")
     takeaway = _takeaway(at, t)
     # The takeaway follows the measured change on each set of tokens: here a fall of more than one point on
@@ -68,8 +64,8 @@ def test_published_relu_lines_only_for_relu(lang, act):
     at = open_page(PAGE, lang, act=act, steps="50")
     assert not at.exception, [e.value for e in at.exception]
     t = i18n.Translator(lang)
-    curve = [s for s in _charts(at) if any("active_fraction" in r and "step" in r for r in _rows(s))][0]
-    assert not [r for r in _rows(curve) if "value" in r]  # no reference lines
+    curve = [s for s in _charts(at) if any("active_fraction" in r and "step" in r for r in chart_rows(s))][0]
+    assert not [r for r in chart_rows(curve) if "value" in r]  # no reference lines
     name = t(f"sparsity.act_{act}")
     assert t("sparsity.reference_caption_smooth", act=name) in [c.value for c in at.caption]
     assert t("sparsity.takeaway_reference_smooth", act=name) in _takeaway(at, t)
@@ -96,7 +92,7 @@ def test_moving_controls_changes_what_is_measured():
     assert _before_after(metrics[t("sparsity.metric_train")]) == pytest.approx(
         (run.active_train[0], run.active_train[-1]), abs=5e-4)
     _, neurons, curve, _ = _charts(at)
-    assert len([r for r in _rows(neurons) if "firing_rate" in r]) == 64
+    assert len([r for r in chart_rows(neurons) if "firing_rate" in r]) == 64
     table = at.dataframe[0].value
     assert len(table) == 8
     # Random labels raise the fraction in this run: the takeaway must not claim a fall.
@@ -111,7 +107,7 @@ def test_without_training_the_curve_is_one_point_and_the_takeaway_says_so():
     at = open_page(PAGE, "ko", steps="0")
     assert not at.exception
     hist, neurons, curve = _charts(at)  # no loss chart without steps
-    assert len([r for r in _rows(curve) if "active_fraction" in r]) == 2
+    assert len([r for r in chart_rows(curve) if "active_fraction" in r]) == 2
     t = i18n.Translator("ko")
     start = sparsity.at_init(seed=0)
     text = t("sparsity.takeaway_untrained", value=start.mean_active_fraction, always_on=start.always_on,

@@ -2,7 +2,7 @@
 import pytest
 
 from ffn_core.sweep import best, lesson, sweep
-from tests.conftest import chart_specs, metric_values, open_page
+from tests.conftest import chart_rows, chart_specs, metric_values, open_page
 from ui.base import i18n, text
 
 PAGE = "pages/4_width_sweep.py"
@@ -10,18 +10,14 @@ KEYS = ("target", "expr", "widths", "act", "method", "seed")
 BAD = ("abc", "-1", "99999", "1.5", "", "<script>alert(1)</script>")
 
 
-def _rows(spec: dict) -> list[dict]:
-    return [row for rows in spec["datasets"].values() for row in rows]
-
-
 def _experiment_charts(at) -> list[dict]:
     """The charts of the experiment, without the activation plot (drawn with the controls)."""
-    return [s for s in chart_specs(at) if not any("act" in r and "z" in r for r in _rows(s))]
+    return [s for s in chart_specs(at) if not any("act" in r and "z" in r for r in chart_rows(s))]
 
 
 def _rmse_chart(at) -> list[dict]:
     """The RMSE-by-width chart's data (the only chart with a 'series' field)."""
-    [rows] = [_rows(s) for s in chart_specs(at) if any("series" in r and "rmse" in r for r in _rows(s))]
+    [rows] = [chart_rows(s) for s in chart_specs(at) if any("series" in r and "rmse" in r for r in chart_rows(s))]
     return rows
 
 
@@ -55,11 +51,11 @@ def test_default_view_shows_the_lesson_measured(lang):
     takeaway = _takeaway(at, t)
     assert f"{ref.fits[-1].rmse:.3g}" in takeaway and "0.0250" in takeaway  # the seed's figure beside ours
     # fits chart: one curve per width plus the target, markers at the kinks that matter
-    fits = [s for s in chart_specs(at) if "facet" in s and any(r.get("kind") == "kink" for r in _rows(s))]
+    fits = [s for s in chart_specs(at) if "facet" in s and any(r.get("kind") == "kink" for r in chart_rows(s))]
     assert len(fits) == 1
-    kinds = {r["kind"] for r in _rows(fits[0])}
+    kinds = {r["kind"] for r in chart_rows(fits[0])}
     assert kinds == {"target", "fit", "kink"}
-    assert sum(r["kind"] == "kink" for r in _rows(fits[0])) == sum(f.pieces - 1 for f in ref.fits)
+    assert sum(r["kind"] == "kink" for r in chart_rows(fits[0])) == sum(f.pieces - 1 for f in ref.fits)
     # the seed's table beside ours: its RMSE and its kinks 2, 4, 7, 16, 31 next to the kinks measured here
     table = at.dataframe[0].value
     assert list(table[t("sweep.col_seed_kinks")]) == [2, 4, 7, 16, 31]
@@ -142,7 +138,7 @@ def test_train_button_animates_and_ends_at_the_cached_result(lang):
     assert not at.exception, [e.value for e in at.exception]
     specs = chart_specs(at)
     assert len(specs) == before + 2  # live fits and live loss curves
-    loss = [r for s in specs for r in _rows(s) if "step" in r]
+    loss = [r for s in specs for r in chart_rows(s) if "step" in r]
     ref = sweep.fit_widths(widths=(2, 8))
     last = {r["width"]: r["rmse"] for r in loss if r["step"] == ref.steps}
     assert last == pytest.approx({f.width: f.history[-1] for f in ref.fits}, rel=1e-9)
@@ -211,7 +207,7 @@ def test_exact_fits_are_exact_never_a_shortfall(lang):
             if f.exact_on_grid:
                 assert t("sweep.takeaway_exact_missed", m_gap=f.width, r_gap=f.rmse) not in _takeaway(at, t)
         # a fit at rounding level has no place on the log axis: left out of the chart, not drawn at 1e-15
-        charts = [_rows(s) for s in chart_specs(at) if any("series" in r and "rmse" in r for r in _rows(s))]
+        charts = [chart_rows(s) for s in chart_specs(at) if any("series" in r and "rmse" in r for r in chart_rows(s))]
         assert all(r["rmse"] > ref.exact_tol for rows in charts for r in rows)
 
 
@@ -230,8 +226,8 @@ def test_gelu_tells_no_kink_story(lang):
     at = open_page(PAGE, lang, act="gelu")
     assert not at.exception, [e.value for e in at.exception]
     specs = chart_specs(at)
-    assert not any(r.get("kind") == "kink" for s in specs for r in _rows(s))
-    assert not any("pieces_bound" in r for s in specs for r in _rows(s))  # no pieces chart
+    assert not any(r.get("kind") == "kink" for s in specs for r in chart_rows(s))
+    assert not any("pieces_bound" in r for s in specs for r in chart_rows(s))  # no pieces chart
     assert t("sweep.metric_pieces", m=32) not in metric_values(at)
     assert not _facts(at, t)  # no "at most m kinks"
     takeaway = _takeaway(at, t)
@@ -253,7 +249,7 @@ def test_an_all_exact_sweep_draws_no_empty_log_chart():
     # x on [-2, 2] is relu(x + 2) - 2: exact from m = 1, every error at rounding level.
     at = open_page(PAGE, "en", target="custom", expr="x", widths=["1", "2"])
     assert not at.exception, [e.value for e in at.exception]
-    assert not [s for s in chart_specs(at) if any("series" in r and "rmse" in r for r in _rows(s))]
+    assert not [s for s in chart_specs(at) if any("series" in r and "rmse" in r for r in chart_rows(s))]
     assert i18n.Translator("en")("sweep.rmse_all_exact") in [c.value for c in at.caption]
 
 
@@ -263,20 +259,20 @@ def test_activation_plot_and_the_expansion_trade_off(lang):
     at = open_page(PAGE, lang, act="gelu", expansion="true")
     assert not at.exception, [e.value for e in at.exception]
     specs = chart_specs(at)
-    acts = [s for s in specs if any("kind" in r and r.get("act") for r in _rows(s))]
+    acts = [s for s in specs if any("kind" in r and r.get("act") for r in chart_rows(s))]
     assert len(acts) == 1
-    rows = _rows(acts[0])
+    rows = chart_rows(acts[0])
     # the slopes drawn: relu's jumps from 0 to 1 at z = 0, gelu's passes 1/2 there
     slope = {(r["act"], round(r["z"], 6)): r["y"] for r in rows if r["kind"] == "slope"}
     assert slope[("relu", -0.05)] == 0.0 and slope[("relu", 0.05)] == 1.0
     assert slope[("gelu", 0.0)] == pytest.approx(0.5)
-    trade = [s for s in specs if any("expansion" in r for r in _rows(s))]
+    trade = [s for s in specs if any("expansion" in r for r in chart_rows(s))]
     assert len(trade) == 1
     ref = sweep.fit_widths("sin3x", (8, 16, 21, 24, 32, 64), act="gelu")
-    got = {r["expansion"]: r["rmse"] for r in _rows(trade[0])}
+    got = {r["expansion"]: r["rmse"] for r in chart_rows(trade[0])}
     assert got["8/3×"] == pytest.approx(ref.fits[2].rmse, rel=1e-9)
     assert got["4×"] == pytest.approx(ref.fits[4].rmse, rel=1e-9)
-    assert {r["params"] for r in _rows(trade[0])} <= {3 * m + 1 for m in (8, 16, 21, 24, 32, 64)}
+    assert {r["params"] for r in chart_rows(trade[0])} <= {3 * m + 1 for m in (8, 16, 21, 24, 32, 64)}
 
 
 def test_a_flat_target_typed_in_the_box_is_a_message_too():
