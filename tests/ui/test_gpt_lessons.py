@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ffn_core.gpt import ablation, ask, edit, split
-from tests.lesson_checks import assert_renders
+from tests.lesson_checks import assert_readable
 from ui.base import text
 from ui.base.text import Term
 from ui.verdicts import gpt as verdicts
@@ -25,7 +25,7 @@ def _ok(verdict, key):
 @given(share, share | st.just(math.nan), st.integers(1, 3000), st.integers(0, 500), word | st.none(), word)
 def test_ask(seen, heldout, n_seen, n_heldout, answer, top):
     v = verdicts.ask(ask.Accuracy(seen, heldout, n_seen, n_heldout, rows=()), answer, top)
-    assert_renders(v)
+    assert_readable(v)
     assert _ok(v, "gpt.claim_seen") == (seen >= verdicts.KNOWS)
     assert _ok(v, "gpt.claim_heldout") == (not math.isnan(heldout) and heldout >= verdicts.GENERALISES)
     assert any(c.key == "gpt.claim_prompt" for c in v.claims) == (answer is not None)
@@ -40,7 +40,7 @@ def test_ask(seen, heldout, n_seen, n_heldout, answer, top):
 def test_layers(answer, residual, embedding, attn, data, first):
     ffn = data.draw(st.lists(term, min_size=len(attn), max_size=len(attn)))
     v = verdicts.layers(answer, residual, embedding, attn, ffn, first)
-    assert_renders(v)
+    assert_readable(v)
     assert _ok(v, "gpt.claim_sum") == (residual <= verdicts.SUM_TOLERANCE)
     assert _ok(v, "gpt.claim_ffn_writes") == (sum(ffn) > sum(attn))
     best = max(max(attn), max(ffn))
@@ -52,7 +52,7 @@ def test_layers(answer, residual, embedding, attn, data, first):
 @given(word, st.lists(term, min_size=0, max_size=8), term, st.integers(1, 4096))
 def test_neurons(answer, top, total, m):
     v = verdicts.neurons(answer, top, total, m, "L2·#44", "Paris, Rome")
-    assert_renders(v)
+    assert_readable(v)
     few = total > 0 and sum(top) >= verdicts.FEW_NEURONS * total
     assert _ok(v, "gpt.claim_few") == few
     assert v.takeaway == ("gpt.takeaway_neurons_few" if few else "gpt.takeaway_neurons_spread")
@@ -64,7 +64,7 @@ def test_parameter_split(ffn, attention, embeddings, norms):
     counts = (("embeddings", embeddings), ("attention", attention), ("ffn", ffn), ("norms", norms), ("head", 0))
     parts = split.Split(d_model=64, d_ff=256, n_layers=4, vocab_size=512, counts=counts, tied=True)
     v = verdicts.parameter_split(parts)
-    assert_renders(v)
+    assert_readable(v)
     assert v.takeaway_values["total"] == ffn + attention + embeddings + norms
     assert _ok(v, "gpt.claim_two_thirds") == (abs(ffn / (ffn + attention) - 2 / 3) <= verdicts.TWO_THIRDS_SLACK)
 
@@ -75,7 +75,7 @@ def test_parameter_split(ffn, attention, embeddings, norms):
 def test_ablation(target, seen_before, seen_after, template_before, template_after, how):
     v = verdicts.ablation(target, target, ablation.Scores(seen_before, 0.5, template_before, (0.3,) * 4),
                          ablation.Scores(seen_after, 0.4, template_after, (0.2,) * 4), how)
-    assert_renders(v)
+    assert_readable(v)
     if target == "none":
         assert v.claims == () and v.takeaway == "gptsurgery.takeaway_none"
         return
@@ -116,7 +116,7 @@ def test_edit(layer, before, edited, other_lang, changed, others, unchanged):
         other_prompts_changed=changed, other_prompts=others, other_facts_changed=changed // 2, other_facts=600,
         delta_norm=1.0, weight_norm=10.0, rows=())
     v = verdicts.edit(res, "The capital of France is", unchanged)
-    assert_renders(v)
+    assert_readable(v)
     assert _ok(v, "gptsurgery.claim_rank") is None  # rank one by construction: stated, and measured by the tests
     assert _ok(v, "gptsurgery.claim_took") == (edited >= 0.5)
     assert _ok(v, "gptsurgery.claim_local") == ((changed / others if others else 0.0) <= verdicts.LOCAL)
@@ -131,7 +131,7 @@ def test_edit(layer, before, edited, other_lang, changed, others, unchanged):
 def test_sparsity(step, start, data, gap):
     now = data.draw(st.lists(share, min_size=len(start), max_size=len(start)))
     v = verdicts.sparsity(step, start, now, gap)
-    assert_renders(v)
+    assert_readable(v)
     fell = [b < a for a, b in zip(start, now)]
     assert _ok(v, "gptsurgery.claim_sparser") == all(fell)
     assert any(c.key == "gptsurgery.claim_log" for c in v.claims) == (gap is not None)
@@ -147,7 +147,7 @@ def test_sparsity(step, start, data, gap):
        st.lists(st.floats(1.0, 512.0, allow_nan=False), min_size=4, max_size=4), st.lists(st.integers(1, 512), min_size=4, max_size=4))
 def test_superposition(answers, relations, langs, rank, participation, k90):
     v = verdicts.superposition("L4·#216", "Paris", (answers, relations, langs), 20, rank, 978, participation, k90, 512, 628)
-    assert_renders(v)
+    assert_readable(v)
     assert _ok(v, "gpt.claim_poly_fires") == (answers > 1)
     assert _ok(v, "gpt.claim_poly_writes") == (rank > 1)
     assert _ok(v, "gpt.claim_directions") == (max(participation) <= verdicts.FEW_DIRECTIONS * 512)

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ffn_core.gpt import context, corpus, weights
-from tests.lesson_checks import assert_renders
+from tests.lesson_checks import assert_readable
 from ui.base import i18n
 from ui.base.text import Term
 from ui.verdicts import gpt_checkpoints as verdicts
@@ -35,7 +35,7 @@ def _keys(verdict):
        st.none() | st.tuples(share, share), st.lists(term, min_size=4, max_size=4), st.lists(term, min_size=4, max_size=4))
 def test_checkpoint(step, answer, top, prob, seen, heldout, logged, attn, ffn):
     v = verdicts.checkpoint(step, answer, top, prob, seen, heldout, logged, attn, ffn)
-    assert_renders(v)
+    assert_readable(v)
     assert ("gptmemory.claim_answers" in _keys(v)) == (answer is not None)
     if answer is not None:
         assert _ok(v, "gptmemory.claim_answers") == (top == answer)
@@ -56,7 +56,7 @@ def test_checkpoint(step, answer, top, prob, seen, heldout, logged, attn, ffn):
 def test_curve(seen_90, heldout_90, template_90, heldout_at, onsets, final):
     heldout_at = None if seen_90 is None else (heldout_at if heldout_at is not None else 0.5)
     v = verdicts.curve(seen_90, heldout_90, template_90, heldout_at, onsets, final)
-    assert_renders(v)
+    assert_readable(v)
     assert _ok(v, "gptmemory.claim_grammar_first") == (
         template_90 is not None and (seen_90 is None or template_90 < seen_90))
     if seen_90 is None:
@@ -80,7 +80,7 @@ def test_curve(seen_90, heldout_90, template_90, heldout_at, onsets, final):
        st.none() | st.lists(cos, min_size=STAGES, max_size=STAGES))
 def test_contexts(w, within, across):
     v = verdicts.contexts(w, within, across)
-    assert_renders(v)
+    assert_readable(v)
     assert v.claims[0].ok is None  # the embedding is token + position: a stated fact
     if not within:
         assert _keys(v) == ["gptmemory.fact_embedding"]
@@ -105,7 +105,7 @@ def test_contexts(w, within, across):
        st.lists(cos, min_size=STAGES, max_size=STAGES))
 def test_roles(w, other, own, last):
     v = verdicts.roles(w, other, own, last)
-    assert_renders(v)
+    assert_readable(v)
     assert v.claims[0].ok is None
     if not own:
         assert v.takeaway == "gptmemory.takeaway_roles_missing"
@@ -125,7 +125,7 @@ def test_verdicts_on_the_real_measurements_render_for_every_country(lang):
         sim = ctx.compare(model, ctx.word_contexts(country))
         within, across = sections.context_pairs(sim.labels, lang)
         v = verdicts.contexts(country, sections.mean_by_stage(sim, within), sections.mean_by_stage(sim, across) or None)
-        assert_renders(v)
+        assert_readable(v)
         # Same relation across languages: every across pair is (x.en, x.ko); within pairs share a language.
         assert all(sim.labels[i].split(".")[0] == sim.labels[j].split(".")[0] for i, j in across)
         assert all(sim.labels[i].split(".")[1] == sim.labels[j].split(".")[1] for i, j in within)
@@ -142,7 +142,7 @@ lens_word = st.sampled_from(["is", ".", "이다", "는", "Luxembourg"])
 def test_two_meanings(w, capital, country, stages):
     cosine, like_country, like_city, lens_country, lens_city = (list(x) for x in zip(*stages)) if stages else ([],) * 5
     v = verdicts.two_meanings(w, capital, country, cosine, like_country, like_city, lens_country, lens_city)
-    assert_renders(v)
+    assert_readable(v)
     if not stages:
         assert v.claims == () and v.takeaway == "gptmemory.takeaway_two_missing"
         return
@@ -163,6 +163,6 @@ def test_the_two_meaning_word_on_the_shipped_model(lang):
     res = context.two_meanings(weights.load(), lang)
     v = verdicts.two_meanings(res.words[res.country], res.reference[res.city], res.reference[res.country], res.cosine,
                               res.like_country, res.like_city, res.lens_country, res.lens_city)
-    assert_renders(v)
+    assert_readable(v)
     # What the section teaches holds on the model shipped: the blocks part the two places, each reads as its role.
     assert all(c.ok in (None, True) for c in v.claims)
