@@ -10,6 +10,7 @@ from __future__ import annotations
 import urllib.parse
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from e2e_support import (
     MAIN,
@@ -60,9 +61,18 @@ def move(page, key: str) -> None:
     box = _box(page, key)
     if box.locator('[data-testid="stSelectbox"]').count():
         shown = box.locator('input[role="combobox"]').input_value()
-        box.locator('button[aria-haspopup="listbox"]').click()
         options = page.locator('[role="listbox"] [role="option"]').filter(visible=True)
-        options.first.wait_for(state="visible")
+        for attempt in range(3):
+            # A rerun the last move started late (a loaded machine) redraws the select and closes a list
+            # opened meanwhile: wait for that run to end and open the list again.
+            box.locator('button[aria-haspopup="listbox"]').click()
+            try:
+                options.first.wait_for(state="visible", timeout=10_000)
+                break
+            except PlaywrightTimeout:
+                if attempt == 2:
+                    raise
+                wait_for_app_run(page)
         [o for o in options.all() if o.inner_text().strip() != shown][-1].click()
     elif box.locator('[data-testid="stRadio"]').count():
         box.locator("label:has(input:not(:checked))").last.click()

@@ -125,6 +125,19 @@ def test_work_for_sessions_that_left_is_never_computed_and_the_next_student_is_n
     assert lab.turns.counts["dropped"] == 30 and lab.turns.counts["abandoned"] == 30
 
 
+def test_a_session_that_left_does_not_take_a_free_worker_for_its_next_experiment():
+    # A tab closed while its page's first experiment computed: the script goes on to the page's next one,
+    # and a free worker is there at once, so it never waits (where the leaving was checked before).
+    turns = fair_queue.Scheduler(poll_s=0.01, workers=2)
+    gone = threading.Event()
+    gone.set()
+    computed = []
+    with pytest.raises(Gone):
+        turns.run("next", lambda _publish: computed.append("next"), caller("s", gone))
+    assert computed == [] and turns.counts["abandoned"] == 1 and turns.queued() == 0
+    assert turns.run("other", lambda _publish: "done", caller("t")) == "done"
+
+
 def test_a_session_has_one_request_queued_its_newest():
     lab = Lab()
     lab.blocker()

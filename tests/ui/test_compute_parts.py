@@ -28,9 +28,9 @@ def test_the_gauges_and_evictions_are_the_given_caches():
     blobs = [pickle.dumps(i) for i in range(3)]
     for i, blob in enumerate(blobs):
         results.put("f", i, blob, max_entries=2)  # the third evicts the first
-    turns = fair_queue.Scheduler(poll_s=0.01)
+    turns = fair_queue.Scheduler(poll_s=0.01, workers=3)
     gauges = {s.labels["measure"]: s.value for s in _stats(results, turns, "ffnlab_cache")}
-    assert gauges == {"entries": 2, "bytes": len(blobs[1]) + len(blobs[2]), "queued": 0, "running": 0, "most_running": 0}
+    assert gauges == {"entries": 2, "bytes": len(blobs[1]) + len(blobs[2]), "queued": 0, "running": 0, "most_running": 0, "workers": 3}
     evictions = {s.labels["reason"]: s.value for s in _stats(results, turns, "cache_evictions")}
     assert evictions == {"max_entries": 1, "max_size": 0}
     outcomes = {s.labels["result"]: s.value for s in _stats(results, turns, "ffnlab_experiments")}

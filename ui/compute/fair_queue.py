@@ -187,6 +187,14 @@ class Scheduler:
         result before any waiter is released (to cache it); `on_wait(n)` is told n tickets are ahead.
         `lane`: tickets of one lane never compute at the same time.
         """
+        # A script that goes on to its next experiment after its session has gone (a tab closed while the
+        # last one computed) stops here, before it takes a free worker without ever waiting.
+        try:
+            caller.check()
+        except BaseException:
+            with self._cond:
+                self.counts["abandoned"] += 1
+            raise
         if getattr(self._local, "in_turn", False):
             # Called from inside a computation: its turn is already held, and queueing would wait on itself.
             value = work(lambda _progress: None)

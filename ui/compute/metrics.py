@@ -66,6 +66,7 @@ class _Stats:
                 GaugeStat("ffnlab_cache", self.turns.running(), {"measure": "running"}, help="The results cache now."),
                 # The most experiments that computed at once so far: above 1, the cores were used side by side.
                 GaugeStat("ffnlab_cache", self.turns.most_running, {"measure": "most_running"}, help="The results cache now."),
+                GaugeStat("ffnlab_cache", self.turns.workers, {"measure": "workers"}, help="The results cache now."),
             ]
         return out
 

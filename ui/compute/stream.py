@@ -49,9 +49,12 @@ class Stream:
         # As a browser's: no size limit (a page's charts arrive in messages of several MB), no pings of
         # its own (the server pings; a busy server must not lose a student for a late pong), no proxy
         # (the servers it talks to are this host's, or a balancer in front of them).
+        # No bound on the messages held unread (max_queue=None): a browser reads every message as it comes, and a
+        # client that stops reading its socket once 16 are held never hears the server's answer to its close, so
+        # its close() waits out the close timeout (10 s) while the server still counts it as there.
         # legacy=True: the connection itself, closed by close(), not a context manager.
         self.ws = connect(url, subprotocols=["streamlit"], additional_headers=headers, max_size=None,
-                          ping_interval=None, proxy=None, open_timeout=timeout_s, legacy=True)
+                          ping_interval=None, proxy=None, open_timeout=timeout_s, legacy=True, max_queue=None)
 
     def rerun(self, page_name: str, query_string: str = "", widgets: Iterable[WidgetState] = (),
               fragment_id: str = "") -> float:
