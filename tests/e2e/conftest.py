@@ -73,6 +73,14 @@ def browser():
         chromium.close()
 
 
+def _watched(page):
+    page.dialogs = []  # a markup link must never run script: any alert() lands here
+    page.errors = []  # uncaught JavaScript errors, quoted when a chart fails to draw
+    page.on("dialog", lambda d: (page.dialogs.append(d.message), d.dismiss()))
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    return page
+
+
 @pytest.fixture
 def new_page(browser):
     """Open pages in fresh browser contexts (no shared storage); all are closed after the test."""
@@ -82,15 +90,33 @@ def new_page(browser):
         ctx = browser.new_context(viewport={"width": VIEWPORT_WIDTH, "height": VIEWPORT_HEIGHT}, locale="en-US")
         ctx.set_default_timeout(RUN_TIMEOUT_MS)
         contexts.append(ctx)
-        page = ctx.new_page()
-        page.dialogs = []  # a markup link must never run script: any alert() lands here
-        page.errors = []  # uncaught JavaScript errors, quoted when a chart fails to draw
-        page.on("dialog", lambda d: (page.dialogs.append(d.message), d.dismiss()))
-        page.on("pageerror", lambda e: page.errors.append(str(e)))
-        return page
+        return _watched(ctx.new_page())
 
     yield open_context
     for ctx in contexts:
         ctx.close()
+
+
+@pytest.fixture(scope="module")
+def _module_tab(browser):
+    ctx = browser.new_context(viewport={"width": VIEWPORT_WIDTH, "height": VIEWPORT_HEIGHT}, locale="en-US")
+    ctx.set_default_timeout(RUN_TIMEOUT_MS)
+    yield _watched(ctx.new_page())
+    ctx.close()
+
+
+@pytest.fixture
+def tab(_module_tab):
+    """One browser tab for a whole file's tests, for those that only open links and read what they show.
+
+    Each `goto` is a fresh page load, hence a fresh Streamlit session (the browser keeps no session id
+    across loads), but the Streamlit app's scripts stay in the tab's cache: a fresh context pays for
+    them again, about a second a test. A test that needs its own cookies or storage takes `new_page`.
+    """
+    page = _module_tab
+    page.set_viewport_size({"width": VIEWPORT_WIDTH, "height": VIEWPORT_HEIGHT})
+    page.dialogs.clear()
+    page.errors.clear()
+    return page
 
 

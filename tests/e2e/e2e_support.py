@@ -182,6 +182,23 @@ def cut_metric_values(page) -> list[str]:
     )
 
 
+# An element is cut when its text needs more room than its box gives it: wider (an ellipsis or a
+# clipped line) or, for a line-clamped title, taller.
+CUT = """(selector) => [...document.querySelectorAll(selector)]
+    .filter(el => el.offsetParent !== null)
+    .filter(el => [el, ...el.querySelectorAll('*')].some(
+        e => e.scrollWidth > e.clientWidth + 1 || (getComputedStyle(e).overflow !== 'visible'
+                                                   && e.scrollHeight > e.clientHeight + 1)))
+    .map(el => el.innerText.trim())"""
+METRIC_LABELS = '[data-testid="stMetricLabel"]'
+WIDGET_LABELS = '[data-testid="stMain"] [data-testid="stWidgetLabel"]'
+
+
+def cut_texts(page, selector: str) -> list[str]:
+    """The texts matched by `selector` that are shown cut off."""
+    return page.evaluate(CUT, selector)
+
+
 def main_title(page) -> str:
     heading = page.locator(f"{MAIN} h1").first
     heading.wait_for(state="visible")

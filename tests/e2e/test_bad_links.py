@@ -45,8 +45,8 @@ CASES = [(app_page, list(LINKS)[(i + 2) % len(LINKS)]) for i, app_page in enumer
 
 
 @pytest.mark.parametrize(("app_page", "link"), CASES, ids=[f"{p.name}-{link}" for p, link in CASES])
-def test_crafted_link_opens_a_working_page(new_page, server, app_page, link):
-    page = new_page()
+def test_crafted_link_opens_a_working_page(tab, server, app_page, link):
+    page = tab
     log_from = len(server.log())
     open_app(page, server, app_page, LINKS[link])
     assert_no_exception(page, server)

@@ -45,13 +45,20 @@ OVERFLOW = """(main) => {
 }"""
 
 
-@pytest.fixture
-def phone(browser):
+@pytest.fixture(scope="module")
+def _phone_tab(browser):
+    # One phone for the file: each page is a fresh load (a fresh session), the app's scripts stay cached.
     ctx = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT}, device_scale_factor=3,
                               is_mobile=True, has_touch=True, user_agent=PHONE_AGENT, locale="en-US")
     ctx.set_default_timeout(60_000)
     yield ctx.new_page()
     ctx.close()
+
+
+@pytest.fixture
+def phone(_phone_tab):
+    _phone_tab.set_viewport_size({"width": WIDTH, "height": HEIGHT})  # the last page's fit_viewport made it taller
+    return _phone_tab
 
 
 @pytest.mark.parametrize("app_page", PAGES, ids=page_ids(PAGES))
