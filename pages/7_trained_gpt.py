@@ -86,9 +86,11 @@ def experiment() -> None:
     headline = st.container()  # the measured headline, above the fold on a projector
     asking = st.container()  # the questions, filled once the model has answered the prompt
     example = next((" ".join(p.words) for p in corpus.prompts("all") if p.lang == "ko"), "")
-    with st.expander(t("gpt.tokens_heading")):
-        st.markdown(t("gpt.tokens_lesson", example=example))
-        glossary.note(t, "logit_lens")
+    box = widgets.folded(t("gpt.tokens_heading"), "gpt:tokens")
+    if box.open:
+        with box:
+            st.markdown(t("gpt.tokens_lesson", example=example))
+            glossary.note(t, "logit_lens")
 
     model = probes.shipped()
     c1, c2, c3 = st.columns([2, 2, 1])
@@ -142,8 +144,9 @@ def experiment() -> None:
         c2.metric(t("gpt.metric_heldout"), text.pct(acc.heldout), help=t("gpt.metric_heldout_help", n=acc.n_heldout))
         frame = cache.derive(acc.to_frame)
         widgets.chart(page, charts.accuracy, frame, t)
-        if page.show_details:
-            with st.expander(t("gpt.accuracy_table")):
+        box = widgets.folded(t("gpt.accuracy_table"), "gpt:accuracy") if page.show_details else None
+        if box is not None and box.open:
+            with box:
                 # Headers in the page's language, as every table's (the downloaded CSV keeps them).
                 shown = frame.rename(columns={
                     "relation": t("gpt.col_relation"), "lang": t("gpt.col_lang"), "heldout": t("gpt.col_heldout"),
@@ -155,8 +158,10 @@ def experiment() -> None:
     # 2. Layer by layer
     st.header(t("gpt.layers_heading"))
     st.markdown(t("gpt.layers_lesson"))
-    with st.expander(t("gpt.precise_label")):
-        st.markdown(t("gpt.layers_precise"))
+    box = widgets.folded(t("gpt.precise_label"), "gpt:layers_precise")
+    if box.open:
+        with box:
+            st.markdown(t("gpt.layers_precise"))
     glossary.note(t, "residual_stream", "direct_logit_attribution")
     st.latex(r"\ell_{a} = u_a\cdot\Big(e + \sum_{l}\mathrm{attn}_l + \sum_{l}\mathrm{FFN}_l\Big) + c_a,\qquad "
              r"u_a = s\,P(\gamma \odot w_a),\; s = 1/\sqrt{\mathrm{var}(x)+\epsilon}\ \text{" + t("gpt.frozen") + "}")
@@ -177,7 +182,8 @@ def experiment() -> None:
         widgets.verdict(page, verdicts.layers(target, attr.max_abs_residual, attr.embedding, attr.attn, attr.ffn, first))
 
     # 3–8 fold below the prompt's answer and its layers: a class reads them one at a time, and a page
-    # run draws only the boxes that are open (page 7 was the costliest rerun of all: twelve charts).
+    # run draws only the boxes that are open (page 7 was the costliest rerun of all: twelve charts). The
+    # boxes above (the tokens' lesson, the precise reading, the accuracy table) are drawn only when open too.
     # 3. Trained key-value neurons
     box = widgets.folded(t("gpt.neurons_heading"), "gpt:neurons")
     if box.open:

@@ -22,6 +22,7 @@ from e2e_support import (
     open_app,
     page_ids,
     screenshot,
+    wait_for_app_run,
     wait_for_charts,
 )
 
@@ -36,11 +37,15 @@ def hangul_share(text: str) -> float:
 def download_first_table(page, name: str) -> list[list[str]]:
     """Press the page's first download button (opening the box that folds it) and read the CSV."""
     buttons = page.locator(f'{MAIN} [data-testid="stDownloadButton"] button')
-    assert buttons.count(), f"{name}: no download button"
-    if not buttons.filter(visible=True).count():  # the page keeps its tables in a closed expander
-        expander = page.locator(f'{MAIN} [data-testid="stExpander"]').filter(
-            has=page.locator('[data-testid="stDownloadButton"]')).first
-        expander.locator("summary").click()
+    # A table may wait in a closed box: one drawn but closed shows its button once opened; one folded
+    # (ui/widgets.folded) draws its table only when opened, so the closed boxes are opened in turn.
+    boxes = page.locator(f'{MAIN} [data-testid="stExpander"] details:not([open]) > summary')
+    while not buttons.filter(visible=True).count() and boxes.count():
+        drawn = page.locator(f'{MAIN} [data-testid="stExpander"]:not(:has(details[open]))').filter(
+            has=page.locator('[data-testid="stDownloadButton"]'))
+        (drawn.first.locator("summary") if drawn.count() else boxes.first).click()
+        wait_for_app_run(page)
+    assert buttons.filter(visible=True).count(), f"{name}: no download button"
     button = buttons.filter(visible=True).first
     button.scroll_into_view_if_needed()
     with page.expect_download() as info:

@@ -9,6 +9,7 @@ from typing import Any
 import streamlit as st
 import torch
 
+from ui import widgets
 from ui.base import i18n
 from ui.base.page import Page
 from ui.registry import catalog, links, query
@@ -159,10 +160,13 @@ def _sidebar(page: Page) -> None:
                   on_change=_adopt, args=("_present_widget", "present"), help=t("common.presenter_help"))
         st.toggle(t("common.show_details"), value=page.show_details, key="_code_widget",
                   on_change=_adopt, args=("_code_widget", "code"), help=t("common.show_details_help"))
-        with st.expander(t("common.copy_link")):
-            st.caption(t("common.copy_link_help"))
-            params_now = {key: st.query_params.get_all(key) for key in st.query_params}
-            st.code(query.view_url(st.context.url, params_now), language=None, wrap_lines=True)
+        # Folded, as the lesson builder below: every page's run draws the sidebar, and a closed box costs its label alone.
+        box = widgets.folded(t("common.copy_link"), "copy_link")
+        if box.open:
+            with box:
+                st.caption(t("common.copy_link_help"))
+                params_now = {key: st.query_params.get_all(key) for key in st.query_params}
+                st.code(query.view_url(st.context.url, params_now), language=None, wrap_lines=True)
     room.sidebar(page)
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import streamlit as st
 
+from ui import widgets
 from ui.registry import catalog, links, query
 from ui.room import plan, results, store, views
 
@@ -140,7 +141,9 @@ def _builder(page) -> None:
     """A lesson of one's own: add the view on screen as a step; the link carries them all."""
     t = page.t
     built = st.session_state.setdefault(BUILT, [])
-    box = st.expander(t("lesson.build", n=len(built)), icon=":material/playlist_add:")
+    box = widgets.folded(t("lesson.build", n=len(built)), "lesson_build", icon=":material/playlist_add:")
+    if not box.open:
+        return
     with box:
         view = (page.section, links.view_params(page.section), tuple(st.session_state.get(STEP_QUESTIONS, ())))
         add, clear = st.columns(2)

@@ -21,11 +21,25 @@ def _parts(tree: ast.Module) -> list[ast.FunctionDef]:
             and any(ast.unparse(d) == "shell.part" for d in node.decorator_list)]
 
 
+def _reached(tree: ast.Module) -> list[ast.FunctionDef]:
+    """The parts, and the page's own functions they call (at any depth): what runs inside a part."""
+    functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+    reached = {part.name: part for part in _parts(tree)}
+    todo = list(reached.values())
+    while todo:
+        for node in ast.walk(todo.pop()):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in functions \
+                    and node.func.id not in reached:
+                reached[node.func.id] = functions[node.func.id]
+                todo.append(functions[node.func.id])
+    return list(reached.values())
+
+
 @pytest.mark.parametrize("path", DEMOS)
 def test_every_control_is_drawn_inside_a_part(path):
     tree = ast.parse((ROOT / path).read_text(encoding="utf-8"))
     draws = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and ast.unparse(node.func) == "controls.draw"]
-    inside = {id(node) for part in _parts(tree) for node in ast.walk(part)}
+    inside = {id(node) for function in _reached(tree) for node in ast.walk(function)}
     assert draws, f"{path} draws no control"
     outside = [ast.unparse(node) for node in draws if id(node) not in inside]
     assert not outside, f"{path}: controls outside a part rerun the whole page: {outside}"
