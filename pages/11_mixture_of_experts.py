@@ -25,7 +25,7 @@ lede.lesson(page, t("moe.lesson"), [r"\mathrm{MoE}(x) = \sum_{i \in \operatornam
 glossary.note(t, "softmax", "jacobian", "ablation")
 
 
-@cache.cached(max_entries=256)
+@cache.cached(max_entries=256, lane=cache.LANE_PYTHON)
 def measure(d: int, experts: int, k: int, n: int, seed: int) -> moe.MoEResult:
     return moe.measure(d, 4 * d, experts, k, n, seed)
 

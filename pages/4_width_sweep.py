@@ -21,12 +21,12 @@ lede.lesson(page, t("sweep.lesson"), [t("sweep.formula")])
 glossary.note(t, "relu_gelu", "kink", "least_squares", "rmse")
 
 
-@cache.cached(max_entries=32)
+@cache.cached(max_entries=32, lane=cache.LANE_PYTHON)
 def run(target: str, widths: tuple[int, ...], act: str, method: str, seed: int) -> sweep.Sweep:
     return sweep.fit_widths(target, widths, act=act, method=method, seed=seed)
 
 
-@cache.cached(max_entries=32)
+@cache.cached(max_entries=32, lane=cache.LANE_PYTHON)
 def reference(target: str, widths: tuple[int, ...], act: str) -> best.Reference:
     return best.reference(target, widths, act=act)
 
@@ -177,7 +177,7 @@ def experiment() -> None:
                     widgets.chart(page, charts.loss(snap.loss_frame(), t))
 
             final = cache.train(sweep.fit_widths, key, widths, act=act, method=m, seed=int(seed),
-                                  on_step=show, every=max(1, main.steps // 12))
+                                on_step=show, every=max(1, main.steps // 12), lane=cache.LANE_PYTHON)
             show(final)
 
     live_training()

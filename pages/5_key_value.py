@@ -23,14 +23,14 @@ lede.lesson(page, t("keyvalue.lesson"),
 glossary.note(t, "active", "full_batch_adam")
 
 
-@cache.cached(max_entries=64)
+@cache.cached(max_entries=64, lane=cache.LANE_PYTHON)
 def memorise_pairs(d: int, m: int, n: int, steps: int, seed: int) -> keyvalue.Memory:
     return keyvalue.memorise_pairs(d=d, m=m, n=n, steps=steps, seed=seed)
 
 
 # Choosing another key reads the trained FFN from the cache above (~40 ms) instead of training it
 # anew; called inside this experiment's turn, the training needs no second turn.
-@cache.cached(max_entries=128)
+@cache.cached(max_entries=128, lane=cache.LANE_PYTHON)
 def measure(d: int, m: int, n: int, steps: int, token: int, seed: int) -> keyvalue.KeyValue:
     return keyvalue.read_token(memorise_pairs(d, m, n, steps, seed), token)
 

@@ -31,12 +31,12 @@ def at_init(d: int, m: int, act: str, init: str, bias: bool, seed: int) -> spars
     return sparsity.at_init(d=d, m=m, n_tokens=N_TOKENS, act=act, init=init, bias=bias, seed=seed)
 
 
-@cache.cached(max_entries=256)
+@cache.cached(max_entries=256, lane=cache.LANE_PYTHON)
 def train(d: int, m: int, steps: int, task: str, act: str, init: str, bias: bool, seed: int) -> sparsity.Training:
     return sparsity.train(n=N_KEYS, d=d, m=m, steps=steps, task=task, act=act, init=init, bias=bias, seed=seed)
 
 
-@cache.cached(max_entries=64)
+@cache.cached(max_entries=64, lane=cache.LANE_PYTHON)
 def spread(d: int, m: int, steps: int, task: str, act: str, init: str, bias: bool) -> sparsity.SeedSpread:
     return sparsity.seed_spread(n=N_KEYS, d=d, m=m, steps=steps, task=task, act=act, init=init, bias=bias)
 

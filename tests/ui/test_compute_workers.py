@@ -6,12 +6,16 @@ Events, never on sleeps, and no assertion is about time.
 """
 from __future__ import annotations
 
+import re
 import threading
+from pathlib import Path
 
 import pytest
 
 from tests.ui.test_compute import WAIT_S, Gone, _waiting_for, caller, until
-from ui.compute import fair_queue
+from ui.compute import cache, fair_queue
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class Workers:
@@ -105,6 +109,19 @@ def test_one_lane_computes_one_at_a_time_and_lets_other_experiments_pass():
     lab.running(["gpt-1", "sweep", "gpt-2"])
     lab.join()
     assert lab.results["g2"] == "gpt-2" and lab.results["sweep"] == "sweep"
+
+
+def test_the_pages_python_bound_experiments_share_the_python_lane():
+    # Measured (ui/compute/cache.py): these run Python between small kernels, and two side by side took twice
+    # as long each; the kernel-bound ones (the collapse, position-wise, gated experiments) run side by side.
+    pages = {path.name: path.read_text(encoding="utf-8") for path in (ROOT / "pages").glob("*.py")}
+    laned = {(name, fn) for name, text in pages.items()
+             for fn in re.findall(r"@cache\.cached\([^)]*lane=cache\.LANE_PYTHON\)\ndef (\w+)", text)}
+    assert laned == {("4_width_sweep.py", "run"), ("4_width_sweep.py", "reference"), ("5_key_value.py", "memorise_pairs"),
+                     ("5_key_value.py", "measure"), ("6_activation_sparsity.py", "train"),
+                     ("6_activation_sparsity.py", "spread"), ("11_mixture_of_experts.py", "measure")}
+    assert "lane=cache.LANE_PYTHON" in pages["4_width_sweep.py"].split("cache.train(", 1)[1].split("\n\n", 1)[0]
+    assert cache.LANE_PYTHON in cache._LANES and cache.LANE_PYTHON != cache.LANE_GPT
 
 
 def test_background_work_waits_behind_every_student_and_leaves_a_worker_free():
