@@ -5,7 +5,9 @@ import multiprocessing
 import os
 import pickle
 import stat
+import sys
 import time
+import types
 from pathlib import Path
 
 import pytest
@@ -120,8 +122,20 @@ def _writer(root: str, worker: int, rounds: int) -> None:
         assert got is None or pickle.loads(got) == ("shared", b"s" * 5_000)
 
 
-def test_processes_writing_at_once_leave_only_whole_entries_and_the_bound_holds(tmp_path):
-    ctx = multiprocessing.get_context("spawn")
+@pytest.fixture
+def spawn(monkeypatch):
+    """A spawning process context whose children do not run this process's main script first.
+
+    A spawned child runs the parent's `__main__` from its file before the target; after an AppTest of a
+    function in the same worker, `__main__` is that test's generated script, which cannot run alone. The
+    targets here are this module's functions, imported by the child by name: a bare `__main__` will do.
+    """
+    monkeypatch.setitem(sys.modules, "__main__", types.ModuleType("__main__"))
+    return multiprocessing.get_context("spawn")
+
+
+def test_processes_writing_at_once_leave_only_whole_entries_and_the_bound_holds(tmp_path, spawn):
+    ctx = spawn
     workers = [ctx.Process(target=_writer, args=(str(tmp_path), w, 40)) for w in range(4)]
     for p in workers:
         p.start()
@@ -149,10 +163,10 @@ def _claimer(root: str, log: str, hold_s: float, started) -> None:  # noqa: ANN0
             f.write(f"out {os.getpid()}\n")
 
 
-def test_a_claim_keeps_a_second_process_from_computing_the_same_view_at_once(tmp_path):
+def test_a_claim_keeps_a_second_process_from_computing_the_same_view_at_once(tmp_path, spawn):
     cache(tmp_path)
     log = tmp_path / "log.txt"
-    ctx = multiprocessing.get_context("spawn")
+    ctx = spawn
     first_in = ctx.Event()
     first = ctx.Process(target=_claimer, args=(str(tmp_path), str(log), 1.0, first_in))
     first.start()
