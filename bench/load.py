@@ -19,7 +19,8 @@ first 10 s after the link goes up, 5-15 s reading a page before touching it, 3-8
 chart before the next move: about one action per student every 7 s. `--think` and `--read` change
 it; `--think 1 4 --read 1 4 --arrive 1` is a stress pace no class keeps, which shows where one
 server saturates. The instructor has the app open before the class arrives, so the server has
-drawn the home page once (its imports are done); `--cold` starts the class on a fresh server.
+drawn the home page once (its imports are done); `--cold` starts the class on a fresh server; `--ready`
+runs the app as deployed, its own warm-up and neighbours on, the class arriving once /ready says 200.
 
 A rerun is "cached" when another session already finished a run with the same page and settings,
 "first" otherwise. A page opened from the menu starts on its defaults whatever the session did
@@ -105,6 +106,7 @@ class Pace:
 
 
 CLASS_PACE = Pace()
+READY_TIMEOUT_S = 300.0  # a warm-up of every default view on a loaded 2-core machine took about 100 s
 STRESS_PACE = Pace(arrive=1.0, read=(1.0, 4.0), think=(1.0, 4.0))
 
 
@@ -232,9 +234,15 @@ class Target:
         elif args.url:
             self.url, self.replica_urls = args.url, args.replicas or [args.url]
         else:
-            self.server = Server()
+            self.server = Server(warmup=args.ready)
             self.server.wait_healthy()
             self.url, self.replica_urls = self.server.url, [self.server.url]
+        if args.ready:  # the instructor woke the app before class: its warm-up is done on every replica
+            deadline = time.monotonic() + READY_TIMEOUT_S
+            while any(stclient.ready(url)[0] != 200 for url in self.replica_urls):
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"not ready after {READY_TIMEOUT_S:.0f} s: {self.replica_urls}")
+                time.sleep(1.0)
 
     @property
     def pids(self) -> list[int]:
@@ -514,6 +522,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--think", type=float, nargs=2, default=CLASS_PACE.think, metavar=("MIN", "MAX"),
                     help="seconds a student looks at a result before the next action")
     ap.add_argument("--cold", action="store_true", help="no warm-up: the class is the server's first visitor")
+    ap.add_argument("--ready", action="store_true",
+                    help="the app as deployed: its own warm-up (and the neighbours after it) on, the class arriving once "
+                         "/ready says the warm-up is done (a checkout without /ready: leave this out)")
     ap.add_argument("--max-seconds", type=float, default=300.0, help="bound on each N's run")
     ap.add_argument("--burst", nargs="+", choices=("same", "follow", "own"), default=[],
                     help="also the synchronised bursts of bench/burst.py on the same target")
@@ -523,7 +534,8 @@ def main(argv: list[str] | None = None) -> int:
 
     pace = Pace(args.arrive, tuple(args.read), tuple(args.think))
     print(f"pages: {', '.join(p.name for p in discover_pages())}")
-    print(f"pace: {pace.describe()}; {'cold server' if args.cold else 'server warmed by one visit to home'}")
+    warmed = "the app's own warm-up done (/ready)" if args.ready else "server warmed by one visit to home"
+    print(f"pace: {pace.describe()}; {'cold server' if args.cold else warmed}")
     print("latencies: BackMsg rerun sent -> script_finished received, per rerun (noisy: shared 2-core machine)")
     failed = False
     for n in args.students:
