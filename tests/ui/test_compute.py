@@ -318,6 +318,19 @@ def test_cache_bounds_entries_per_function_and_bytes_in_all():
     assert results.evictions["max_entries"] == 2 and results.evictions["max_size"] >= 1
 
 
+def test_background_results_fill_only_free_room_and_never_evict_a_students():
+    results = fair_queue.ResultCache(max_bytes=1000)
+    results.put("f", "student", b"s" * 100, max_entries=2)
+    results.put("f", "neighbour", b"n" * 100, max_entries=2, evict=False)  # room left: kept
+    results.put("f", "another", b"a" * 100, max_entries=2, evict=False)  # full: not kept, nothing evicted
+    results.put("g", "big", b"b" * 850, max_entries=5, evict=False)  # past the bytes: not kept
+    assert results.get("f", "student") and results.get("f", "neighbour")
+    assert results.get("f", "another") is None and results.get("g", "big") is None
+    assert results.refused == 2 and sum(results.evictions.values()) == 0
+    results.put("f", "next", b"x" * 100, max_entries=2)  # a student's result still makes room
+    assert results.get("f", "next") and results.evictions["max_entries"] == 1
+
+
 def test_cached_experiment_hits_without_computing_and_returns_the_same_value():
     calls = []
 

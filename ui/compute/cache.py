@@ -239,7 +239,8 @@ def cached(max_entries: int, *, lane: str | None = None) -> Callable[[Callable[P
                     allocator.give_back()
 
             def keep(blob: bytes) -> None:
-                RESULTS.put(name, key, blob, max_entries)
+                # The warm-up's neighbours fill only free room: under a class they would evict its results.
+                RESULTS.put(name, key, blob, max_entries, evict=not caller.background)
                 if DISK is not None and not read_back:
                     DISK.put(_disk_name(name, key), blob)
 

@@ -58,6 +58,7 @@ class ResultCache:
         self._limits: dict[str, int] = {}
         self._bytes = 0
         self.evictions: Counter[str] = Counter({"max_entries": 0, "max_size": 0})
+        self.refused = 0  # background results not kept because they would have evicted others
 
     def get(self, function: str, key: Hashable) -> bytes | None:
         with self._lock:
@@ -67,12 +68,18 @@ class ResultCache:
                 self._by_function[function].move_to_end(key)
             return blob
 
-    def put(self, function: str, key: Hashable, blob: bytes, max_entries: int) -> None:
+    def put(self, function: str, key: Hashable, blob: bytes, max_entries: int, *, evict: bool = True) -> None:
+        """Keep a result, evicting the least recent ones past the bounds; with `evict=False`, only where it fits
+        without evicting (the server's own background work must not push out what students asked for)."""
         if len(blob) > self.max_bytes:
             return
         with self._lock:
             self._limits[function] = max_entries
             entries = self._by_function.setdefault(function, OrderedDict())
+            if not evict and (function, key) not in self._blobs and (
+                    len(entries) >= max_entries or self._bytes + len(blob) > self.max_bytes):
+                self.refused += 1
+                return
             old = self._blobs.pop((function, key), None)
             if old is not None:
                 self._bytes -= len(old)
