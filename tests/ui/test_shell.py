@@ -104,3 +104,17 @@ def test_a_page_opened_from_the_menu_shows_its_own_defaults():
     assert "d" not in at.query_params and "m" not in at.query_params
     assert at.session_state["lang"] == "en"
 
+
+
+def test_the_sidebars_link_box_and_lesson_builder_draw_only_when_opened_and_then_work():
+    at = open_page("pages/3_linear_collapse.py", "en", folded=True, seed="7")
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.sidebar.code  # both boxes closed: neither the link nor the plan is drawn
+    assert not [b for b in at.button if b.key == "room_lesson_add"]
+    at.session_state["_fold:copy_link"] = True
+    at.session_state["_fold:lesson_build"] = True
+    at.run()
+    assert any("seed=7" in c.value for c in at.sidebar.code)  # the view's own link
+    next(b for b in at.button if b.key == "room_lesson_add").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("plan=" in c.value for c in at.sidebar.code)  # the step went into the lesson's link

@@ -5,11 +5,12 @@ session has gone or moved on, so the same code runs under the server and under p
 """
 from __future__ import annotations
 
+import contextlib
 import pickle
 import threading
 import time
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -196,12 +197,8 @@ class Scheduler:
         """
         # A script that goes on to its next experiment after its session has gone (a tab closed while the
         # last one computed) stops here, before it takes a free worker without ever waiting.
-        try:
+        with self._abandoning():
             caller.check()
-        except BaseException:
-            with self._cond:
-                self.counts["abandoned"] += 1
-            raise
         if getattr(self._local, "in_turn", False):
             # Called from inside a computation: its turn is already held, and queueing would wait on itself.
             value = work(lambda _progress: None)
@@ -306,17 +303,13 @@ class Scheduler:
                 progress = None
                 if ticket.progress_seq != seen and now - heard >= self.progress_s:
                     progress, seen, heard = ticket.progress, ticket.progress_seq, now
-            try:
+            with self._abandoning():
                 caller.check()
                 if on_wait is not None and ahead != shown and (now - told >= self.note_s or ahead == 0):
                     on_wait(ahead)
                     shown, told = ahead, now
                 if on_progress is not None and progress is not None:
                     on_progress(progress)
-            except BaseException:
-                with self._cond:
-                    self.counts["abandoned"] += 1
-                raise
         clear_note = (lambda: on_wait(0)) if on_wait is not None and shown > 0 else None
         if ticket.running:
             return self._compute(ticket, work, caller, on_result, clear_note)
@@ -325,6 +318,16 @@ class Scheduler:
         if ticket.error is not None:
             raise ticket.error
         return pickle.loads(ticket.blob)
+
+    @contextlib.contextmanager
+    def _abandoning(self) -> Iterator[None]:
+        """Count the caller as abandoned if what runs inside raises (it left, or asked for something newer)."""
+        try:
+            yield
+        except BaseException:
+            with self._cond:
+                self.counts["abandoned"] += 1
+            raise
 
     def _claimable(self, ticket: _Ticket) -> bool:
         return ticket in self._startable()
