@@ -284,8 +284,13 @@ def test_a_lesson_of_three_steps_moves_a_following_student_with_next(browser, cl
         bar.get_by_role("button", name=EN("lesson.next")).click()
         wait_for_app_run(teacher)
         bar.get_by_text("step 2 of 3").wait_for()
-        # The step's label is drawn during the run; the address follows when the run has written it.
-        teacher.wait_for_function("() => location.search.includes('act=relu')", timeout=40_000)
+        # The step's label and its settings are drawn by the one run that follows the click; the address
+        # is written by the same run, once the control is drawn.
+        try:
+            teacher.wait_for_function("() => location.search.includes('act=relu')", timeout=40_000)
+        except Exception as e:  # say what the page shows, not only that the address never changed
+            shown = teacher.locator(f'{MAIN} .st-key-act').first.inner_text(timeout=5_000)
+            raise AssertionError(f"step 2's address never came: {teacher.url!r}, the control shows {shown!r}") from e
         student.wait_for_function("() => location.search.includes('act=relu')", timeout=40_000)
 
         bar.get_by_role("button", name=EN("lesson.next")).click()

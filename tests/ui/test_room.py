@@ -640,3 +640,41 @@ def test_the_watcher_reruns_only_the_sessions_whose_room_moved_or_ended():
         push.forget(sid)
     assert push.watched() == {} and push.look(read) == [] and len(reads) == 3  # nothing watched: no read
     assert not push.running()  # no app here: pages poll from their fragment
+
+
+def _where(at: AppTest) -> str:
+    """The lesson bar's line: where the lesson is."""
+    return " ".join(m.value for m in at.markdown if "step " in m.value and " of " in m.value)
+
+
+def test_an_instructors_lesson_moves_with_start_next_and_previous_on_one_page_and_across_pages(db):
+    """Start, Next and Previous set the step's settings before the run draws them (a button's callback), in the
+    session and the address; a step on another page opens it with its settings; the room follows the step."""
+    t = i18n.Translator("en")
+    at = open_page("pages/1_parameter_split.py", "en", folded=True, d="1024")
+    at.sidebar.button(key="room_start").click().run()
+    code = at.session_state[session.SEAT].code
+    assert at.sidebar.selectbox(key="room_lesson_pick").value == "ffn-story"
+    at.sidebar.button(key="room_lesson_start").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    # Step 1 (this page): its settings, the absent ones at their defaults; the bar says where the lesson is.
+    assert at.slider(key="d").value == 512 and param(at, "d") is None
+    assert db.lesson(code, time.time()) == ("ffn-story", 0)
+    assert "step 1 of 10" in _where(at)
+    at.button(key="room_lesson_next").click().run()  # step 2, the same page: one run draws it
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.selectbox(key="model").value == "llama2-70b" and param(at, "model") == "llama2-70b"
+    assert db.lesson(code, time.time()) == ("ffn-story", 1) and "step 2 of 10" in _where(at)
+    view = db.view(code, time.time())
+    assert view.section == "split" and dict(view.params).get("model") == "llama2-70b"  # what followers are moved to
+    at.button(key="room_lesson_next").click().run()  # step 3, another page: switched to by the next run
+    assert not at.exception, [e.value for e in at.exception]
+    assert db.lesson(code, time.time()) == ("ffn-story", 2)
+    at.switch_page("pages/2_position_wise.py").run()  # AppTest reruns the page it opened; a browser shows this one
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.session_state["_section"] == "position" and "step 3 of 10" in _where(at)
+    at.button(key="room_lesson_prev").click().run()  # back to step 2 on the first page
+    assert not at.exception, [e.value for e in at.exception]
+    assert db.lesson(code, time.time()) == ("ffn-story", 1)
+    at.switch_page("pages/1_parameter_split.py").run()
+    assert at.selectbox(key="model").value == "llama2-70b"

@@ -20,6 +20,7 @@ LESSON = "_room_lesson"  # the instructor's (lesson id, step index)
 STEP_QUESTIONS = "_room_step_questions"  # the question keys the step puts up first
 BUILT = "_room_built"  # the views this session added to a lesson of its own: [(section, params, questions)]
 LINKED = "_room_linked"  # a lesson opened from a link's `plan=` (plan.Lesson)
+SWITCH = "_room_step_page"  # a step on another page, chosen in a callback: (section, settings), opened by the run
 FOLLOWED = "_room_lesson_followed"  # a student: the lesson whose default (following) was applied
 PLAN = "plan"  # the query parameter of a lesson shared as a link
 LINK_ID = "link"  # the id of a lesson that came in a link
@@ -46,7 +47,8 @@ def _title(page, lesson: plan.Lesson) -> str:
 
 
 def arrive(page, room: Any) -> None:
-    """A link's `plan=`: the lesson it carries kept in the session (and out of the address), or a short note."""
+    """A step chosen on another page is opened; a link's `plan=`: the lesson kept in the session (out of the address), or a note."""
+    _switch(page, room)
     raw = query.text(PLAN, most=100_000)  # a longer one is refused by plan.decode, with a note
     if raw is None:
         return
@@ -70,23 +72,44 @@ def current(page) -> tuple[str, plan.Lesson, int] | None:
 
 
 def go(page, seat: Any, key: str, index: int, room: Any) -> None:
-    """Move the instructor to step `index` of lesson `key`: the page and its settings; the room's followers come along."""
-    lesson = lessons()[key]
-    step = lesson.steps[index]
-    if room._key_action(page, "set_lesson", lesson.id, index) != store.Status.OK:
+    """Move the instructor to step `index` of lesson `key`: the page and its settings; the room's followers come along.
+
+    A button's callback (Start, Previous, Next), so it runs before the run draws anything. A step on the
+    page on screen sets the controls' values there, and the run that follows draws them and writes the
+    address: no second run in between, whose request a live part's tick (every 2 s, carrying the
+    browser's values of every control, the old ones) could join and undo the step. A step on another
+    page is left to the run (`arrive`): a page is switched in a run, not in a callback.
+    """
+    found = lessons().get(key)
+    if found is None or not 0 <= index < len(found.steps):
+        return
+    step = found.steps[index]
+    if room._key_action(page, "set_lesson", found.id, index) != store.Status.OK:
         return
     state = st.session_state
     state[LESSON] = (key, index)
     state[STEP_QUESTIONS] = tuple(step.questions)
     for name in [k for k in state.keys() if isinstance(k, str) and k.startswith("_room_pick:")]:
         del state[name]  # the step's own question goes up first
-    params = dict(step.settings)
-    path = catalog.page_path(step.section)
     if step.section == page.section:
-        room._apply_here(step.section, params)
-        st.rerun(scope="app")
-    links.apply(step.section, params)
-    st.switch_page(path, query_params={**links.app_link_params(page), "room": seat.code})
+        room._apply_here(step.section, dict(step.settings))
+    else:
+        state[SWITCH] = (step.section, dict(step.settings))
+
+
+def _switch(page, room: Any) -> None:
+    """A step on another page (set by `go`): its settings wait for it, and the page is opened."""
+    pending = st.session_state.pop(SWITCH, None)
+    seat = room.current(page)
+    if pending is None or seat is None:
+        return
+    section, params = pending
+    links.apply(section, params)
+    st.switch_page(catalog.page_path(section), query_params={**links.app_link_params(page), "room": seat.code})
+
+
+def _start(page, seat: Any, room: Any) -> None:
+    go(page, seat, st.session_state.get("room_lesson_pick"), 0, room)
 
 
 def end(page, room: Any) -> None:
@@ -105,16 +128,15 @@ def bar(page, seat: Any, room: Any) -> None:
     step = lesson.steps[index]
     with st.container(key="room_lesson_bar"):
         back, where, note, forth = st.columns([2, 6, 2, 2], vertical_alignment="center")
-        if back.button(t("lesson.previous"), key="room_lesson_prev", disabled=index == 0, width="stretch",
-                       icon=":material/arrow_back:"):
-            go(page, seat, key, index - 1, room)
+        back.button(t("lesson.previous"), key="room_lesson_prev", disabled=index == 0, width="stretch",
+                    icon=":material/arrow_back:", on_click=go, args=(page, seat, key, index - 1, room))
         where.markdown(t("lesson.where", title=_title(page, lesson), n=index + 1, total=len(lesson.steps)))
         if step.note:
             with note.popover(t("lesson.note"), width="stretch"):
                 st.markdown(step.note.get(page.lang) or next(iter(step.note.values())))
-        if forth.button(t("lesson.next"), key="room_lesson_next", disabled=index + 1 >= len(lesson.steps),
-                        width="stretch", icon=":material/arrow_forward:", type="primary"):
-            go(page, seat, key, index + 1, room)
+        forth.button(t("lesson.next"), key="room_lesson_next", disabled=index + 1 >= len(lesson.steps),
+                     width="stretch", icon=":material/arrow_forward:", type="primary",
+                     on_click=go, args=(page, seat, key, index + 1, room))
 
 
 def sidebar(page, seat: Any | None, room: Any) -> None:
@@ -126,10 +148,9 @@ def sidebar(page, seat: Any | None, room: Any) -> None:
         found = lessons()
         if held is None and found:
             ids = list(found)
-            choice = st.selectbox(t("lesson.pick"), ids, format_func=lambda i: _title(page, found[i]),
-                                  key="room_lesson_pick")
-            if st.button(t("lesson.start"), key="room_lesson_start", help=t("lesson.start_help")):
-                go(page, seat, choice, 0, room)
+            st.selectbox(t("lesson.pick"), ids, format_func=lambda i: _title(page, found[i]), key="room_lesson_pick")
+            st.button(t("lesson.start"), key="room_lesson_start", help=t("lesson.start_help"), on_click=_start,
+                      args=(page, seat, room))
         elif held is not None:
             st.button(t("lesson.end"), key="room_lesson_end", on_click=end, args=(page, room))
         if st.button(t("results.open"), key="room_results", icon=":material/table_chart:"):
