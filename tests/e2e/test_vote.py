@@ -289,7 +289,9 @@ def test_a_lesson_of_three_steps_moves_a_following_student_with_next(browser, cl
         try:
             teacher.wait_for_function("() => location.search.includes('act=relu')", timeout=40_000)
         except Exception as e:  # say what the page shows, not only that the address never changed
-            shown = teacher.locator(f'{MAIN} .st-key-act').first.inner_text(timeout=5_000)
+            shown = teacher.locator(f'{MAIN} .st-key-act input').first.input_value(timeout=5_000)
+            teacher.screenshot(path="/tmp/lesson_fail.png", full_page=True)
+            Path("/tmp/lesson_fail.log").write_text(srv.log())
             raise AssertionError(f"step 2's address never came: {teacher.url!r}, the control shows {shown!r}") from e
         student.wait_for_function("() => location.search.includes('act=relu')", timeout=40_000)
 

@@ -430,3 +430,40 @@ def test_the_sidebar_offers_ask_me_first_as_the_link_says():
     at.run()
     toggle = at.sidebar.toggle(key="_ask_widget")
     assert toggle.value is True and toggle.label == "먼저 물어보기"
+
+
+def _timed_scene() -> None:
+    """A control drawn as a page draws it; with `timed` set, the run first acts as a live part's timed run."""
+    import streamlit as st
+    from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+    from ui.registry import links
+
+    st.session_state["_section"] = "collapse"
+    if st.session_state.pop("timed", False):
+        ctx = get_script_run_ctx()
+        ctx.fragment_ids_this_run = ["a-timed-part"]
+        try:
+            links.undo_stale()
+        finally:
+            ctx.fragment_ids_this_run = None
+    st.selectbox("act", ["none", "relu", "gelu"], key="act")
+    links.drawn("collapse", "act")
+
+
+def test_a_timed_run_brings_back_what_the_page_drew_and_a_whole_run_keeps_a_move():
+    """A timed run's copy of a control that differs from what the page last drew is an old copy: undone.
+    The same value in a whole run is the student's move: kept."""
+    at = AppTest.from_function(_timed_scene, default_timeout=TIMEOUT).run()
+    at.session_state["act"] = "relu"  # set by the app (a lesson's step): drawn as relu
+    at.run()
+    assert at.selectbox(key="act").value == "relu"
+    at.selectbox(key="act").set_value("none")  # the browser's copy from before that run
+    at.session_state["timed"] = True
+    at.run()
+    assert not at.exception and at.selectbox(key="act").value == "relu"
+    at.selectbox(key="act").set_value("gelu").run()  # a move: its own whole run
+    assert at.selectbox(key="act").value == "gelu"
+    at.session_state["timed"] = True
+    at.run()  # a timed run that agrees with the page changes nothing
+    assert at.selectbox(key="act").value == "gelu"

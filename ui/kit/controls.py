@@ -21,6 +21,12 @@ def draw(page: Page, key: str, where: Any = st, **kwargs: Any) -> Any:
 
     Extra keyword arguments go to the widget (`horizontal=True`, `disabled=…`).
     """
+    value = _draw(page, key, where, **kwargs)
+    links.drawn(page.section, key)  # what the page now shows: a live part's timed run keeps it (links.undo_stale)
+    return value
+
+
+def _draw(page: Page, key: str, where: Any, **kwargs: Any) -> Any:
     section = page.section
     control = links.find(section, key)
     earlier = links.values(section, before=key)  # drawn already: their values are current

@@ -17,12 +17,14 @@ from urllib.parse import urlencode
 
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
+from streamlit.runtime.scriptrunner_utils.script_run_context import ThreadState, get_script_run_ctx
 
 from ui.base.page import Page
 from ui.registry import catalog, query
 from ui.registry.kinds import Control, Several
 
 _PENDING = "_controls_pending"  # apply(): (section, values) for the page's next run
+_DRAWN = "_controls_drawn"  # (section, {key: (value the page last drew, its part's fragment id or None)})
 MOST = 200  # no control's value in an address is longer
 
 
@@ -241,3 +243,37 @@ def joined(key: str) -> str | None:
     if not parts or sum(map(len, parts)) > MOST:
         return None
     return ",".join(parts)
+
+
+def drawn(section: str, key: str) -> None:
+    """ui/kit/controls.py, after drawing control `key`: the value the page now shows, for `undo_stale`."""
+    held = st.session_state.get(_DRAWN)
+    if not (isinstance(held, tuple) and held[0] == section):
+        held = (section, {})
+        st.session_state[_DRAWN] = held
+    try:
+        fragment = ThreadState.get().fragment_id
+    except RuntimeError:  # outside a script run (a bare call): no part
+        fragment = None
+    held[1][key] = (st.session_state.get(key), fragment)
+
+
+def undo_stale() -> None:
+    """At the top of a live part's timed run: the page's controls as the page last drew them.
+
+    A timed run carries the browser's copy of every widget's value, taken when the timer fired. A run
+    that set a control (a lesson's Next, a following student moved) may have drawn the new value after
+    that copy was taken: the copy is then the old value, and the session would take it back at the next
+    run. A control outside this run's parts changes only through a run of its own, which the browser
+    sends first, so a timed run's different value for it is such an old copy; a control inside a part
+    that runs now is left alone (its own move may be in this run).
+    """
+    ctx = get_script_run_ctx()
+    held = st.session_state.get(_DRAWN)
+    if ctx is None or not ctx.fragment_ids_this_run or not isinstance(held, tuple) or not _on_screen(held[0]):
+        return
+    state = st.session_state
+    running = set(ctx.fragment_ids_this_run)
+    for key, (value, fragment) in held[1].items():
+        if fragment not in running and key in state and state[key] != value:
+            state[key] = value

@@ -225,6 +225,7 @@ def instructor_panel(page, asked: Sequence[Asked]) -> None:
 
 @st.fragment(run_every=2)
 def _live_panel(page, asked: tuple[Asked, ...]) -> None:
+    links.undo_stale()
     panel_body(page, asked)
 
 
@@ -634,6 +635,7 @@ WATCH_SECONDS = 5
 
 @st.fragment(run_every=WATCH_SECONDS)
 def _watching(page) -> None:
+    links.undo_stale()
     watch_step(page)
 
 
@@ -725,7 +727,12 @@ def experiment_shown(page) -> bool:
 
 def _card(page, url: str, code: str) -> None:
     """The join card, whole until the first student joins, then folded to one line (open it for late arrivals)."""
-    if st.session_state.get(FOLDED) == code:
+    state = st.session_state
+    if state.get(FOLDED) != code and card_folds(joined(page)):
+        # Folded where it stands: a rerun from here would cut short this run, which may be the one that
+        # draws a lesson step's settings (set by the Next button's callback) and writes them to the address.
+        state[FOLDED] = code
+    if state.get(FOLDED) == code:
         views.join_line(page, url, code)
     else:
         _card_waiting(page, url, code)
@@ -733,10 +740,13 @@ def _card(page, url: str, code: str) -> None:
 
 @st.fragment(run_every=2)
 def _card_waiting(page, url: str, code: str) -> None:
-    # Looks at the room's head count while the card is whole; the first join folds it (a whole run).
-    if card_folds(joined(page)):
-        st.session_state[FOLDED] = code
-        st.rerun(scope="app")
+    # Looks at the room's head count on its timer (a whole run has just looked); the first join folds it, the page rerun whole.
+    ctx = get_script_run_ctx()
+    if ctx is not None and ctx.fragment_ids_this_run:
+        links.undo_stale()
+        if card_folds(joined(page)):
+            st.session_state[FOLDED] = code
+            st.rerun(scope="app")
     views.join_card(page, url, code)
 
 
