@@ -92,8 +92,24 @@ def training_results(start: sparsity.AtInit, run: sparsity.Training, d: int, m: 
         widgets.chart(page, charts.loss, cache.derive(run.loss_frame), t)
 
     # One seed's run can fall by 1.4 points where the next barely moves: the takeaway says what holds across seeds.
-    across = spread(int(d), int(m), int(steps), task, act, init, bool(bias)) if steps > 0 else None
+    # Those runs cost several times this one: the page answers with this run at once and adds them when done.
+    args = (int(d), int(m), int(steps), task, act, init, bool(bias))
+    across = spread.peek(*args) if steps > 0 else None
+    if across is None and steps > 0 and not spread.later(*args) and not spread.under_way(*args):
+        across = spread(*args)  # not started on its own thread (too many under way): computed in this run
     widgets.verdict(page, verdicts.judge(start, run, act, across))
+    if across is None and steps > 0:
+        seeds_pending(args)
+
+
+@st.fragment(run_every=1)
+def seeds_pending(args: tuple) -> None:
+    """Until the same setting's runs over seeds are done: a line saying so; then the page again, whole."""
+    links.undo_stale()
+    if spread.peek(*args) is not None or not spread.under_way(*args):
+        st.rerun(scope="app")  # done (or failed on its thread: the page's run computes it and shows why)
+    d, m, steps = args[:3]
+    st.caption(t("sparsity.seeds_pending", last=sparsity.spread_seeds(N_KEYS, d, m, steps) - 1))
 
 
 @shell.part

@@ -417,3 +417,38 @@ def test_a_shared_resource_is_built_once_for_everyone_and_no_cache_clear_reaches
     st.cache_resource.clear()  # what a client's "clear cache" does on the server
     assert model(8) is got[0] and builds == [8]
     assert model(16) == {"size": 16} and builds == [8, 16]
+
+
+def test_a_result_computed_later_is_found_by_peek_once_done_started_once_and_waits_behind_students():
+    calls = []
+    release = threading.Event()
+
+    @cache.cached(max_entries=4)
+    def seeds(n: int) -> list[int]:
+        calls.append(n)
+        assert release.wait(WAIT_S)
+        return list(range(n))
+
+    assert seeds.peek(3) is None  # never computes
+    assert seeds.later(3) and not seeds.later(3)  # one thread for one result
+    until(lambda: calls == [3], "the later computation started")
+    assert seeds.under_way(3) and seeds.peek(3) is None
+    ticket = next(t for t in cache.TURNS._running if ".seeds:" in str(t.key[0]))
+    assert ticket.background  # a student's experiment goes first
+    release.set()
+    until(lambda: not seeds.under_way(3), "the later computation ended")
+    assert seeds.peek(3) == [0, 1, 2] and calls == [3]
+    assert seeds(3) == [0, 1, 2] and calls == [3]  # kept: the page's own run finds it
+
+
+def test_a_later_computation_that_failed_is_not_started_again():
+    calls = []
+
+    @cache.cached(max_entries=4)
+    def broken(n: int) -> int:
+        calls.append(n)
+        raise ValueError("no")
+
+    assert broken.later(1)
+    until(lambda: not broken.under_way(1), "the failed computation ended")
+    assert broken.peek(1) is None and not broken.later(1) and calls == [1]  # the page computes it, and shows why

@@ -116,6 +116,8 @@ def background() -> bool:
 
 def _caller() -> fair_queue.Caller:
     """The running script's session, and how to tell it has gone or asked for something newer."""
+    if getattr(_LATER_THREAD, "on", False):  # `later`'s own thread: behind every student, its result kept
+        return fair_queue.Caller(None, lambda: None, StopException, background=True, awaited=True)
     ctx = get_script_run_ctx(suppress_warning=True)
     if ctx is None:  # a bare thread (tests, benchmarks): waits its turn, nothing to give up for
         return fair_queue.Caller(None, lambda: None, StopException)
@@ -240,7 +242,7 @@ def cached(max_entries: int, *, lane: str | None = None) -> Callable[[Callable[P
 
             def keep(blob: bytes) -> None:
                 # The warm-up's neighbours fill only free room: under a class they would evict its results.
-                RESULTS.put(name, key, blob, max_entries, evict=not caller.background)
+                RESULTS.put(name, key, blob, max_entries, evict=caller.awaited or not caller.background)
                 if DISK is not None and not read_back:
                     DISK.put(_disk_name(name, key), blob)
 
@@ -248,9 +250,62 @@ def cached(max_entries: int, *, lane: str | None = None) -> Callable[[Callable[P
             return _remember(TURNS.run((name, key), work, caller, lane=lane, on_wait=_waiting_note(caller),
                                        on_result=keep), (name, key))
 
+        def peek(*args: P.args, **kwargs: P.kwargs) -> R | None:
+            """The result when it is computed already (here, or on disk by another replica), else None: never computes."""
+            key = _key(signature, args, kwargs)
+            blob = RESULTS.get(name, key)
+            if blob is None:
+                blob = _from_disk(name, key, max_entries)
+            return None if blob is None else _remember(pickle.loads(blob), (name, key))
+
+        def later(*args: P.args, **kwargs: P.kwargs) -> bool:
+            """Compute the result on a thread of its own, behind every student's experiment; `peek` finds it.
+
+            For a part of a page that can come after the rest (the page shows it when it is done). At most
+            MAX_LATER at once, each result once: False when it was not started (already under way, too many, or
+            it failed here before: the page then computes it in its own run).
+            """
+            ident = (name, _key(signature, args, kwargs))
+            with _LATER_LOCK:
+                if ident in _LATER or ident in _LATER_FAILED or len(_LATER) >= MAX_LATER:
+                    return False
+                _LATER.add(ident)
+
+            def work() -> None:
+                _LATER_THREAD.on = True
+                try:
+                    in_turn(*args, **kwargs)
+                except Exception:  # the page computes it in its own run then, where a failure is shown
+                    with _LATER_LOCK:
+                        if len(_LATER_FAILED) >= 256:
+                            _LATER_FAILED.clear()
+                        _LATER_FAILED.add(ident)
+                finally:
+                    with _LATER_LOCK:
+                        _LATER.discard(ident)
+
+            threading.Thread(target=work, name=f"ffnlab-later-{name}", daemon=True).start()
+            return True
+
+        def under_way(*args: P.args, **kwargs: P.kwargs) -> bool:
+            """Whether `later` is still computing this result (False too when it failed: the page computes it then)."""
+            with _LATER_LOCK:
+                return (name, _key(signature, args, kwargs)) in _LATER
+
+        in_turn.peek = peek  # type: ignore[attr-defined]
+        in_turn.later = later  # type: ignore[attr-defined]
+        in_turn.under_way = under_way  # type: ignore[attr-defined]
         return in_turn
 
     return decorate
+
+
+# `later`: results computed on threads of their own for pages that show them when done.
+MAX_LATER = 16
+_LATER: set[Hashable] = set()
+_LATER_FAILED: set[Hashable] = set()
+_LATER_LOCK = threading.Lock()
+_LATER_THREAD = threading.local()
 
 
 # Told of every miss a student's page meets (ui/compute/warmup.py computes the neighbours of the views students open).

@@ -117,7 +117,8 @@ class Caller:
     `check` raises when the caller should give up; `superseded` builds what to raise when the same
     session has since asked for something else. `control` are the exceptions that mean "this
     caller's script was stopped", not "the experiment failed". `background`: the server's own
-    warm-up, which waits behind every student (see Scheduler).
+    warm-up, which waits behind every student (see Scheduler). `awaited`: background work a page
+    shows when it is done (ui/compute/cache.py's `later`), whose result is kept like a student's.
     """
 
     session: str | None
@@ -125,6 +126,7 @@ class Caller:
     superseded: Callable[[], BaseException]
     control: tuple[type[BaseException], ...] = ()
     background: bool = False
+    awaited: bool = False
 
 
 @dataclass(eq=False)

@@ -143,3 +143,29 @@ def test_bad_query_values_fall_back_to_defaults(bad):
     expected = DEFAULTS  # "1.5" for a whole-number control is the wrong type: the default, as for any bad value
     assert values == expected
     assert metric_values(at)
+
+
+def test_the_runs_over_seeds_come_after_the_answer_and_join_the_takeaway_when_done():
+    """The page answers with the seed on screen at once; the same setting over seeds is trained on a thread of
+    its own (a line says so), and the takeaway adds what holds across them once they are done."""
+    import time
+
+    from tests.conftest import TIMEOUT
+    from ui.verdicts import sparsity as verdicts
+
+    t = i18n.Translator("en")
+    spread = sparsity.seed_spread(n=128, d=32, m=64, steps=50)
+    values: dict = {}
+    seeds_sentence = t(verdicts.across_seeds(spread, values)[0], **values)
+    at = open_page(PAGE, "en", d="32", m="64", steps="50", seed="3")
+    assert not at.exception, [e.value for e in at.exception]
+    line = t("sparsity.seeds_pending", last=spread.seeds[-1])
+    if line in [c.value for c in at.caption]:  # the usual case: not computed yet, the answer came without them
+        assert seeds_sentence not in _takeaway(at, t)
+        deadline = time.monotonic() + TIMEOUT
+        while line in [c.value for c in at.caption] and time.monotonic() < deadline:
+            time.sleep(0.3)
+            at.run()  # what the line's timer does in a browser: look again, the page rerun whole once done
+    assert not at.exception, [e.value for e in at.exception]
+    assert line not in [c.value for c in at.caption]
+    assert seeds_sentence in _takeaway(at, t)  # from the same runs the core measures
