@@ -9,6 +9,7 @@ Trained large models are far sparser: 3.0% for T5-Base and 6.3% for ViT-B/16 (Li
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pandas as pd
@@ -215,6 +216,27 @@ def spread_seeds(n: int, d: int, m: int, steps: int) -> int:
     return max(2, min(SPREAD_SEEDS, SPREAD_WORK // max(1, n * d * m * steps)))
 
 
+def seed_change(
+    n: int = 128,
+    d: int = 64,
+    m: int = 256,
+    steps: int = memory_training.DEFAULT_STEPS,
+    task: memory_training.Task = "memorise",
+    act: ffn.Activation = "relu",
+    init: ffn.Init = "default",
+    bias: bool = True,
+    seed: int = 0,
+) -> tuple[float, float]:
+    """One seed's run of the spread: how much it moved the active fraction on the training keys and on fresh tokens."""
+    run = memory_training.train_module(n, d, m, steps, task, act, init, bias, seed=seed, points=1)
+    return run.active_train[-1] - run.active_train[0], run.active_probe[-1] - run.active_probe[0]
+
+
+def spread_of(changes: Sequence[tuple[float, float]]) -> SeedSpread:
+    """The spread of seeds 0 … k-1 from each one's `seed_change`."""
+    return SeedSpread(tuple(range(len(changes))), tuple(c[0] for c in changes), tuple(c[1] for c in changes))
+
+
 def seed_spread(
     n: int = 128,
     d: int = 64,
@@ -226,10 +248,5 @@ def seed_spread(
     bias: bool = True,
 ) -> SeedSpread:
     """The same training as `train` with seeds 0 … k-1 (k = spread_seeds): the change each seed's run makes."""
-    seeds = tuple(range(spread_seeds(n, d, m, steps)))
-    train_change, fresh_change = [], []
-    for seed in seeds:
-        run = memory_training.train_module(n, d, m, steps, task, act, init, bias, seed=seed, points=1)
-        train_change.append(run.active_train[-1] - run.active_train[0])
-        fresh_change.append(run.active_probe[-1] - run.active_probe[0])
-    return SeedSpread(seeds, tuple(train_change), tuple(fresh_change))
+    return spread_of([seed_change(n, d, m, steps, task, act, init, bias, seed)
+                      for seed in range(spread_seeds(n, d, m, steps))])

@@ -36,9 +36,21 @@ def train(d: int, m: int, steps: int, task: str, act: str, init: str, bias: bool
     return sparsity.train(n=N_KEYS, d=d, m=m, steps=steps, task=task, act=act, init=init, bias=bias, seed=seed)
 
 
-@cache.cached(max_entries=64, lane=cache.LANE_PYTHON)
-def spread(d: int, m: int, steps: int, task: str, act: str, init: str, bias: bool) -> sparsity.SeedSpread:
-    return sparsity.seed_spread(n=N_KEYS, d=d, m=m, steps=steps, task=task, act=act, init=init, bias=bias)
+@cache.cached(max_entries=512, lane=cache.LANE_PYTHON)
+def seed_change(d: int, m: int, steps: int, task: str, act: str, init: str, bias: bool, seed: int) -> tuple[float, float]:
+    return sparsity.seed_change(n=N_KEYS, d=d, m=m, steps=steps, task=task, act=act, init=init, bias=bias, seed=seed)
+
+
+def spread(args: tuple, *, wait: bool) -> sparsity.SeedSpread | None:
+    """The setting's runs over seeds (`sparsity.seed_spread`, one cached turn a seed): None while any is not computed, unless `wait`."""
+    seeds = range(sparsity.spread_seeds(N_KEYS, *args[:3]))
+    changes = [seed_change(*args, s) if wait else seed_change.peek(*args, s) for s in seeds]
+    return None if None in changes else sparsity.spread_of(changes)
+
+
+def _spread_later(args: tuple) -> bool:
+    # One seed's run a turn: a student's experiment goes ahead between two of them.
+    return cache.later(("sparsity-spread", args), lambda: spread(args, wait=True))
 
 
 def init_results(start: sparsity.AtInit) -> None:
@@ -94,9 +106,9 @@ def training_results(start: sparsity.AtInit, run: sparsity.Training, d: int, m: 
     # One seed's run can fall by 1.4 points where the next barely moves: the takeaway says what holds across seeds.
     # Those runs cost several times this one: the page answers with this run at once and adds them when done.
     args = (int(d), int(m), int(steps), task, act, init, bool(bias))
-    across = spread.peek(*args) if steps > 0 else None
-    if across is None and steps > 0 and not spread.later(*args) and not spread.under_way(*args):
-        across = spread(*args)  # not started on its own thread (too many under way): computed in this run
+    across = spread(args, wait=False) if steps > 0 else None
+    if across is None and steps > 0 and not _spread_later(args) and not cache.under_way(("sparsity-spread", args)):
+        across = spread(args, wait=True)  # not started on its own thread (too many under way): computed in this run
     widgets.verdict(page, verdicts.judge(start, run, act, across))
     if across is None and steps > 0:
         seeds_pending(args)
@@ -106,7 +118,7 @@ def training_results(start: sparsity.AtInit, run: sparsity.Training, d: int, m: 
 def seeds_pending(args: tuple) -> None:
     """Until the same setting's runs over seeds are done: a line saying so; then the page again, whole."""
     links.undo_stale()
-    if spread.peek(*args) is not None or not spread.under_way(*args):
+    if spread(args, wait=False) is not None or not cache.under_way(("sparsity-spread", args)):
         st.rerun(scope="app")  # done (or failed on its thread: the page's run computes it and shows why)
     d, m, steps = args[:3]
     st.caption(t("sparsity.seeds_pending", last=sparsity.spread_seeds(N_KEYS, d, m, steps) - 1))
@@ -159,7 +171,8 @@ def experiment() -> None:
 
     st.page_link("pages/8_gpt_surgery.py", label=t("sparsity.link_trained"), icon=":material/arrow_forward:",
                  query_params=links.app_link_params(page))
-    widgets.show_code(page, sparsity.at_init, sparsity.train, sparsity.seed_spread, memory_training.train_module)
+    widgets.show_code(page, sparsity.at_init, sparsity.train, sparsity.seed_change, sparsity.spread_of,
+                      memory_training.train_module)
 
 
 experiment()

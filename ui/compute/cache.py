@@ -258,43 +258,16 @@ def cached(max_entries: int, *, lane: str | None = None) -> Callable[[Callable[P
                 blob = _from_disk(name, key, max_entries)
             return None if blob is None else _remember(pickle.loads(blob), (name, key))
 
-        def later(*args: P.args, **kwargs: P.kwargs) -> bool:
-            """Compute the result on a thread of its own, behind every student's experiment; `peek` finds it.
+        def later_one(*args: P.args, **kwargs: P.kwargs) -> bool:
+            """`later` of this one result; `peek` finds it."""
+            return later((name, _key(signature, args, kwargs)), lambda: in_turn(*args, **kwargs))
 
-            For a part of a page that can come after the rest (the page shows it when it is done). At most
-            MAX_LATER at once, each result once: False when it was not started (already under way, too many, or
-            it failed here before: the page then computes it in its own run).
-            """
-            ident = (name, _key(signature, args, kwargs))
-            with _LATER_LOCK:
-                if ident in _LATER or ident in _LATER_FAILED or len(_LATER) >= MAX_LATER:
-                    return False
-                _LATER.add(ident)
-
-            def work() -> None:
-                _LATER_THREAD.on = True
-                try:
-                    in_turn(*args, **kwargs)
-                except Exception:  # the page computes it in its own run then, where a failure is shown
-                    with _LATER_LOCK:
-                        if len(_LATER_FAILED) >= 256:
-                            _LATER_FAILED.clear()
-                        _LATER_FAILED.add(ident)
-                finally:
-                    with _LATER_LOCK:
-                        _LATER.discard(ident)
-
-            threading.Thread(target=work, name=f"ffnlab-later-{name}", daemon=True).start()
-            return True
-
-        def under_way(*args: P.args, **kwargs: P.kwargs) -> bool:
-            """Whether `later` is still computing this result (False too when it failed: the page computes it then)."""
-            with _LATER_LOCK:
-                return (name, _key(signature, args, kwargs)) in _LATER
+        def under_way_one(*args: P.args, **kwargs: P.kwargs) -> bool:
+            return under_way((name, _key(signature, args, kwargs)))
 
         in_turn.peek = peek  # type: ignore[attr-defined]
-        in_turn.later = later  # type: ignore[attr-defined]
-        in_turn.under_way = under_way  # type: ignore[attr-defined]
+        in_turn.later = later_one  # type: ignore[attr-defined]
+        in_turn.under_way = under_way_one  # type: ignore[attr-defined]
         return in_turn
 
     return decorate
@@ -306,6 +279,42 @@ _LATER: set[Hashable] = set()
 _LATER_FAILED: set[Hashable] = set()
 _LATER_LOCK = threading.Lock()
 _LATER_THREAD = threading.local()
+
+
+def later(ident: Hashable, work: Callable[[], object]) -> bool:
+    """Run `work` (calls of cached experiments) on a thread of its own, each experiment behind every student's.
+
+    For a part of a page that can come after the rest: the page shows it when `peek` finds its results.
+    Each experiment `work` calls is a turn of its own, so a student's experiment goes between two of them.
+    At most MAX_LATER at once, each `ident` once: False when not started (already under way, too many, or
+    it failed here before: the page then computes it in its own run, where a failure is shown).
+    """
+    with _LATER_LOCK:
+        if ident in _LATER or ident in _LATER_FAILED or len(_LATER) >= MAX_LATER:
+            return False
+        _LATER.add(ident)
+
+    def run() -> None:
+        _LATER_THREAD.on = True
+        try:
+            work()
+        except Exception:  # noqa: BLE001 - told to the page by `under_way` turning False without a result
+            with _LATER_LOCK:
+                if len(_LATER_FAILED) >= 256:
+                    _LATER_FAILED.clear()
+                _LATER_FAILED.add(ident)
+        finally:
+            with _LATER_LOCK:
+                _LATER.discard(ident)
+
+    threading.Thread(target=run, name="ffnlab-later", daemon=True).start()
+    return True
+
+
+def under_way(ident: Hashable) -> bool:
+    """Whether `later(ident, ...)` is still running (False too when it failed)."""
+    with _LATER_LOCK:
+        return ident in _LATER
 
 
 # Told of every miss a student's page meets (ui/compute/warmup.py computes the neighbours of the views students open).
