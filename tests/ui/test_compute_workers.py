@@ -119,7 +119,7 @@ def test_the_pages_python_bound_experiments_share_the_python_lane():
              for fn in re.findall(r"@cache\.cached\([^)]*lane=cache\.LANE_PYTHON\)\ndef (\w+)", text)}
     assert laned == {("4_width_sweep.py", "run"), ("4_width_sweep.py", "reference"), ("5_key_value.py", "memorise_pairs"),
                      ("5_key_value.py", "measure"), ("6_activation_sparsity.py", "train"),
-                     ("6_activation_sparsity.py", "spread"), ("11_mixture_of_experts.py", "measure")}
+                     ("6_activation_sparsity.py", "seed_change"), ("11_mixture_of_experts.py", "measure")}
     assert "lane=cache.LANE_PYTHON" in pages["4_width_sweep.py"].split("cache.train(", 1)[1].split("\n\n", 1)[0]
     assert cache.LANE_PYTHON in cache._LANES and cache.LANE_PYTHON != cache.LANE_GPT
 

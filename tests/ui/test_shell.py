@@ -115,6 +115,14 @@ def test_the_sidebars_link_box_and_lesson_builder_draw_only_when_opened_and_then
     at.session_state["_fold:lesson_build"] = True
     at.run()
     assert any("seed=7" in c.value for c in at.sidebar.code)  # the view's own link
+    t = i18n.Translator("en")
+    steps = lambda: [c.value for c in at.sidebar.caption if c.value.startswith(t("lesson.build_steps", n=0)[:-1])]  # noqa: E731
+    assert steps() == [t("lesson.build_steps", n=0)]
     next(b for b in at.button if b.key == "room_lesson_add").click().run()
     assert not at.exception, [e.value for e in at.exception]
     assert any("plan=" in c.value for c in at.sidebar.code)  # the step went into the lesson's link
+    assert steps() == [t("lesson.build_steps", n=1)]  # counted in the run of the press; the box stays open
+    at.run()
+    assert steps() == [t("lesson.build_steps", n=1)] and any("plan=" in c.value for c in at.sidebar.code)
+    next(b for b in at.button if b.key == "room_lesson_clear").click().run()
+    assert steps() == [t("lesson.build_steps", n=0)] and not any("plan=" in c.value for c in at.sidebar.code)

@@ -162,17 +162,19 @@ def _builder(page) -> None:
     """A lesson of one's own: add the view on screen as a step; the link carries them all."""
     t = page.t
     built = st.session_state.setdefault(BUILT, [])
-    box = widgets.folded(t("lesson.build", n=len(built)), "lesson_build", icon=":material/playlist_add:")
+    # A label that never changes: a box whose label changes is a new box, drawn closed.
+    box = widgets.folded(t("lesson.build"), "lesson_build", icon=":material/playlist_add:")
     if not box.open:
         return
     with box:
         view = (page.section, links.view_params(page.section), tuple(st.session_state.get(STEP_QUESTIONS, ())))
+        st.caption(t("lesson.build_steps", n=len(built)))
         add, clear = st.columns(2)
-        if add.button(t("lesson.add"), key="room_lesson_add", disabled=len(built) >= MAX_BUILT or page.section not in
-                      plan._sections() or page.section in ("home", "glossary")):
-            built.append((view[0], dict(view[1]), ()))
-        if clear.button(t("lesson.clear"), key="room_lesson_clear", disabled=not built):
-            built.clear()
+        # Callbacks: the count above is drawn after them, with the press counted.
+        add.button(t("lesson.add"), key="room_lesson_add", disabled=len(built) >= MAX_BUILT or page.section not in
+                   plan._sections() or page.section in ("home", "glossary"),
+                   on_click=_add, args=((view[0], dict(view[1]), ()),))
+        clear.button(t("lesson.clear"), key="room_lesson_clear", disabled=not built, on_click=_clear)
         if built:
             try:
                 link = plan.encode(plan.built("mine", [(s, p, q) for s, p, q in built]))
@@ -181,6 +183,16 @@ def _builder(page) -> None:
                 return
             st.caption(t("lesson.link_help"))
             st.code(views.address(st.context.url, {"plan": link}), language=None, wrap_lines=True)
+
+
+def _add(view: tuple) -> None:
+    built = st.session_state.setdefault(BUILT, [])
+    if len(built) < MAX_BUILT:
+        built.append(view)
+
+
+def _clear() -> None:
+    st.session_state[BUILT] = []
 
 
 def student(page, seat: Any, room: Any) -> None:

@@ -550,8 +550,8 @@ def watch_step(page, whole: bool = False) -> int | None:
     `whole`: this is a whole run already (the push watcher reran it, ui/room/push.py), so a Reveal
     needs no further rerun. Returns the version seen, for the watcher; None when there is nothing to watch.
 
-    A following student moves to the instructor's page and settings: the same page reruns, another
-    page opens. A student waiting for a Reveal reruns the page, whose questions then ask `revealed`
+    A following student moves to the instructor's page and settings: on the same page in a whole run
+    they are drawn in this run (in a timed run the page reruns), another page opens. A student waiting for a Reveal reruns the page, whose questions then ask `revealed`
     (the instructor's Reveal moves the version). The settings travel in the session
     (`links.apply`, applied at the top of the next run), not in `switch_page`'s query: Streamlit
     refuses to set a query parameter that a widget of the page being left is bound to (`d`, `seed` ...).
@@ -581,7 +581,11 @@ def watch_step(page, whole: bool = False) -> int | None:
     params = {str(k): str(v) for k, v in dict(view.params).items()}
     if view.section == page.section:
         _apply_here(page.section, params)
-        st.rerun(scope="app")
+        if not whole:  # a timed run (the watch): the page's controls are drawn by a whole run
+            st.rerun(scope="app")
+        # A whole run is in the sidebar, above the page's controls: they are drawn next with these values.
+        # No second run, which a timed part's request (the browser's old values) could join and undo.
+        return view.version
     links.apply(view.section, params)
     st.switch_page(path, query_params={**links.app_link_params(page), "room": seat.code})
 
