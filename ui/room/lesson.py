@@ -100,8 +100,8 @@ def go(page, seat: Any, key: str, index: int, room: Any) -> None:
 def _switch(page, room: Any) -> None:
     """A step on another page (set by `go`): its settings wait for it, and the page is opened."""
     pending = st.session_state.pop(SWITCH, None)
-    seat = room.current(page)
-    if pending is None or seat is None:
+    seat = None if pending is None else room.current(page)
+    if seat is None:
         return
     section, params = pending
     links.apply(section, params)
