@@ -550,11 +550,12 @@ def watch_step(page, whole: bool = False) -> int | None:
     `whole`: this is a whole run already (the push watcher reran it, ui/room/push.py), so a Reveal
     needs no further rerun. Returns the version seen, for the watcher; None when there is nothing to watch.
 
-    A following student moves to the instructor's page and settings: on the same page in a whole run
-    they are drawn in this run (in a timed run the page reruns), another page opens. A student waiting for a Reveal reruns the page, whose questions then ask `revealed`
-    (the instructor's Reveal moves the version). The settings travel in the session
-    (`links.apply`, applied at the top of the next run), not in `switch_page`'s query: Streamlit
-    refuses to set a query parameter that a widget of the page being left is bound to (`d`, `seed` ...).
+    A following student moves to the instructor's page and settings: on the same page a whole run
+    draws them itself (a timed run reruns the page), another page opens. A student waiting for a
+    Reveal reruns the page, whose questions then ask `revealed` (the instructor's Reveal moves the
+    version). The settings for another page travel in the session (`links.apply`, applied at the top of
+    the next run), not in `switch_page`'s query: Streamlit refuses to set a query parameter that a widget
+    of the page being left is bound to (`d`, `seed` ...).
     """
     seat = current(page)
     if seat is None or seat.role != "student":
