@@ -114,10 +114,9 @@ def training_results(start: sparsity.AtInit, run: sparsity.Training, d: int, m: 
         seeds_pending(args)
 
 
-@st.fragment(run_every=1)
+@widgets.timed(1)
 def seeds_pending(args: tuple) -> None:
     """Until the same setting's runs over seeds are done: a line saying so; then the page again, whole."""
-    links.undo_stale()
     if spread(args, wait=False) is not None or not cache.under_way(("sparsity-spread", args)):
         st.rerun(scope="app")  # done (or failed on its thread: the page's run computes it and shows why)
     d, m, steps = args[:3]

@@ -19,6 +19,7 @@ from streamlit import dataframe_util
 from ui import verdicts
 from ui.base.page import Page
 from ui.compute import chart_spec, lru
+from ui.registry import links
 
 
 def chart(page: Page, builder: Callable[..., alt.TopLevelMixin] | alt.TopLevelMixin, *args: Any, **kwargs: Any) -> None:
@@ -119,6 +120,24 @@ def folded(label: str, name: str, *, expanded: bool = False, icon: str | None = 
     then draws what it holds. `name` tells it apart on the page; the box keeps its state under it.
     """
     return st.expander(label, expanded=expanded, key=f"{FOLDED}{name}", icon=icon, on_change="rerun")
+
+
+def timed(seconds: float) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """A part of a page that reruns by itself every `seconds` (an st.fragment with `run_every`).
+
+    Each timed run first puts back the page's controls as the page last drew them (`links.undo_stale`):
+    the browser's copy a timer sends can be older than a value the app has just set.
+    """
+
+    def decorate(func: Callable[..., None]) -> Callable[..., None]:
+        @functools.wraps(func)
+        def run(*args: Any) -> None:
+            links.undo_stale()
+            func(*args)
+
+        return st.fragment(run, run_every=seconds)
+
+    return decorate
 
 
 @functools.cache

@@ -430,13 +430,14 @@ def test_a_result_computed_later_is_found_by_peek_once_done_started_once_and_wai
         return list(range(n))
 
     assert seeds.peek(3) is None  # never computes
-    assert seeds.later(3) and not seeds.later(3)  # one thread for one result
+    work = lambda: seeds(3)  # noqa: E731
+    assert cache.later("seeds-3", work) and not cache.later("seeds-3", work)  # one thread for one result
     until(lambda: calls == [3], "the later computation started")
-    assert seeds.under_way(3) and seeds.peek(3) is None
+    assert cache.under_way("seeds-3") and seeds.peek(3) is None
     ticket = next(t for t in cache.TURNS._running if ".seeds:" in str(t.key[0]))
     assert ticket.background  # a student's experiment goes first
     release.set()
-    until(lambda: not seeds.under_way(3), "the later computation ended")
+    until(lambda: not cache.under_way("seeds-3"), "the later computation ended")
     assert seeds.peek(3) == [0, 1, 2] and calls == [3]
     assert seeds(3) == [0, 1, 2] and calls == [3]  # kept: the page's own run finds it
 
@@ -449,6 +450,7 @@ def test_a_later_computation_that_failed_is_not_started_again():
         calls.append(n)
         raise ValueError("no")
 
-    assert broken.later(1)
-    until(lambda: not broken.under_way(1), "the failed computation ended")
-    assert broken.peek(1) is None and not broken.later(1) and calls == [1]  # the page computes it, and shows why
+    work = lambda: broken(1)  # noqa: E731
+    assert cache.later("broken-1", work)
+    until(lambda: not cache.under_way("broken-1"), "the failed computation ended")
+    assert broken.peek(1) is None and not cache.later("broken-1", work) and calls == [1]  # the page computes it, and shows why

@@ -258,16 +258,7 @@ def cached(max_entries: int, *, lane: str | None = None) -> Callable[[Callable[P
                 blob = _from_disk(name, key, max_entries)
             return None if blob is None else _remember(pickle.loads(blob), (name, key))
 
-        def later_one(*args: P.args, **kwargs: P.kwargs) -> bool:
-            """`later` of this one result; `peek` finds it."""
-            return later((name, _key(signature, args, kwargs)), lambda: in_turn(*args, **kwargs))
-
-        def under_way_one(*args: P.args, **kwargs: P.kwargs) -> bool:
-            return under_way((name, _key(signature, args, kwargs)))
-
         in_turn.peek = peek  # type: ignore[attr-defined]
-        in_turn.later = later_one  # type: ignore[attr-defined]
-        in_turn.under_way = under_way_one  # type: ignore[attr-defined]
         return in_turn
 
     return decorate

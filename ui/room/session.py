@@ -28,6 +28,7 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 from streamlit.runtime.scriptrunner_utils.script_run_context import ThreadState, get_script_run_ctx
 
+from ui import widgets
 from ui.questions import GUESSES, Asked
 from ui.registry import catalog, links, query
 from ui.registry.kinds import Several
@@ -223,9 +224,8 @@ def instructor_panel(page, asked: Sequence[Asked]) -> None:
     _live_panel(page, tuple(asked))
 
 
-@st.fragment(run_every=2)
+@widgets.timed(2)
 def _live_panel(page, asked: tuple[Asked, ...]) -> None:
-    links.undo_stale()
     panel_body(page, asked)
 
 
@@ -638,9 +638,8 @@ def _revealed_meanwhile(page, seat: Seat) -> bool:
 WATCH_SECONDS = 5
 
 
-@st.fragment(run_every=WATCH_SECONDS)
+@widgets.timed(WATCH_SECONDS)
 def _watching(page) -> None:
-    links.undo_stale()
     watch_step(page)
 
 
@@ -743,12 +742,11 @@ def _card(page, url: str, code: str) -> None:
         _card_waiting(page, url, code)
 
 
-@st.fragment(run_every=2)
+@widgets.timed(2)
 def _card_waiting(page, url: str, code: str) -> None:
     # Looks at the room's head count on its timer (a whole run has just looked); the first join folds it, the page rerun whole.
     ctx = get_script_run_ctx()
     if ctx is not None and ctx.fragment_ids_this_run:
-        links.undo_stale()
         if card_folds(joined(page)):
             st.session_state[FOLDED] = code
             st.rerun(scope="app")
