@@ -23,7 +23,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from stclient import ROOT, AppPage, FloorServer, Run, Server, Session, cpu_s, current_value, discover_pages, load_average, neighbour  # noqa: E402
+from stclient import (ROOT, AppPage, FloorServer, Run, Server, Session, cpu_s, current_value, discover_pages,  # noqa: E402
+                      load_average, neighbour, settle)
 
 BUDGET_MS = 20.0
 FLOOR_RATIO = 1.5  # a cached move and a cached whole run, against the floor's
@@ -39,6 +40,7 @@ def _moves(session: Session, pid: int, first: Run, reruns: int) -> tuple[float |
     errors: list[str] = []
     for value in (there, back):  # each value computed once, before the timing
         errors += session.set(widget, value).exceptions
+    settle(pid)  # and what a page computes after its answer (page 6's seeds) done too
     walls, cpu0 = [], cpu_s(pid)
     for i in range(reruns):
         run = session.set(widget, there if i % 2 == 0 else back)

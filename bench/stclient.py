@@ -187,6 +187,21 @@ def cpu_s(pid: int) -> float:
     return _tree_sum(pid, lambda p: sum(p.cpu_times()[:2]))  # user + system
 
 
+def settle(pid: int, most_s: float = 60.0, window_s: float = 0.5, busy: float = 0.05) -> float:
+    """Wait until the server is idle (under `busy` of a core over `window_s`), at most `most_s`; the seconds waited.
+
+    A page may go on computing after its answer (page 6 trains its seeds later): a cost measured
+    while that runs would be the background's, not the rerun's.
+    """
+    start = time.monotonic()
+    while time.monotonic() - start < most_s:
+        before = cpu_s(pid)
+        time.sleep(window_s)
+        if cpu_s(pid) - before < busy * window_s:
+            break
+    return time.monotonic() - start
+
+
 def cache_counts(url: str) -> dict[str, int]:
     """The server's st.cache_data counters summed over every cached function: hits, misses, evictions.
 

@@ -59,10 +59,10 @@ def experiment() -> None:
         st.subheader(t("gated.gate_heading", token=res.token))
         chart_column, numbers = st.columns([3, 2], gap="large")
         with chart_column:
-            widgets.chart(page, charts.gate_curve, cache.derive(res.to_frame), t)
+            widgets.chart(page, charts.gate_curve, cache.frame(res.to_frame), t)
             st.caption(t("gated.gate_caption"))
         with numbers:
-            widgets.chart(page, charts.gate_fractions, cache.derive(res.fractions_frame), res.relu_active, t)
+            widgets.chart(page, charts.gate_fractions, cache.frame(res.fractions_frame), res.relu_active, t)
         widgets.verdict(page, verdicts.judge(res))
 
     st.header(t("gated.width_heading"))
@@ -80,10 +80,10 @@ def experiment() -> None:
     if quiz.shown(page, width_asked):
         chart_column, curve_column = st.columns(2, gap="large")
         with chart_column:
-            widgets.chart(page, charts.rmse_by_params, cache.derive(sweep.rmse_frame), t)
+            widgets.chart(page, charts.rmse_by_params, cache.frame(sweep.rmse_frame), t)
         with curve_column:
             largest = sweep.plain[-1].params
-            widgets.chart(page, charts.curves, cache.derive(sweep.curves_frame, largest), t)
+            widgets.chart(page, charts.curves, cache.frame(sweep.curves_frame, largest), t)
             st.caption(t("gated.curves_caption", params=largest))
         if page.show_details:
             with st.expander(t("gated.table_heading")):

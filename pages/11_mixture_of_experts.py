@@ -58,7 +58,7 @@ def toy() -> None:
     if quiz.shown(page, asked):
         chart_column, numbers = st.columns([3, 2], gap="large")
         with chart_column:
-            widgets.chart(page, charts.tokens_per_expert, cache.derive(res.to_frame), t)
+            widgets.chart(page, charts.tokens_per_expert, cache.frame(res.to_frame), t)
             st.caption(t("moe.tokens_caption", n=res.n_tokens))
         with numbers:
             r = res.routing(res.k)
@@ -105,7 +105,7 @@ def trained() -> None:
             st.caption(t("moe.routes_caption", prompts=routed.prompts, accuracy=routed.accuracy))
         with ablation_column:
             st.subheader(t("moe.ablation_heading", block=block, expert=expert))
-            widgets.chart(page, charts.ablation, cache.derive(cut.to_frame), t)
+            widgets.chart(page, charts.ablation, cache.frame(cut.to_frame), t)
             if cut.fell:
                 st.caption(t("moe.fell_caption", shown=", ".join(
                     f"{catalog.country_label(t, country)} ({t(f'gpt.relation_{rel}')}, {t(f'gpt.lang_{lang}')}) → {word}"

@@ -40,7 +40,7 @@ def product_results(res: collapse.Collapse) -> None:
     chart_column, numbers = st.columns([3, 2], gap="large")
     with chart_column:
         st.subheader(t("collapse.spectrum_heading"))
-        widgets.chart(page, charts.singular_values, cache.derive(res.to_frame), t)
+        widgets.chart(page, charts.singular_values, cache.frame(res.to_frame), t)
         st.caption(t("collapse.spectrum_caption"))
     with numbers:
         left, right = st.columns(2)
@@ -58,7 +58,7 @@ def fit_results(res: collapse.Collapse, d: int, m: int, act: str, bias: bool, se
     chart_column, numbers = st.columns([3, 2], gap="large")
     with chart_column:
         st.subheader(t("collapse.fit_heading"))
-        widgets.chart(page, charts.fit_scatter, cache.derive(sample(d, m, act, bias, seed).to_frame), t)
+        widgets.chart(page, charts.fit_scatter, cache.frame(sample(d, m, act, bias, seed).to_frame), t)
         st.caption(t("collapse.fit_caption"))
     with numbers:
         st.metric(t("collapse.metric_two"), f"{res.two_layer_params:,}", help=t("collapse.metric_two_help"))
@@ -89,7 +89,7 @@ def stack_section(d: int, bias: bool, seed: int) -> None:
         chart_column, numbers = st.columns([3, 2], gap="large")
         with chart_column:
             st.subheader(t("collapse.stack_spectrum_heading"))
-            widgets.chart(page, charts.singular_values, cache.derive(tower.to_frame), t)
+            widgets.chart(page, charts.singular_values, cache.frame(tower.to_frame), t)
         with numbers:
             st.metric(t("collapse.metric_stack_params"), f"{tower.layer_params:,}")
             st.metric(t("collapse.metric_stack_rank"), tower.rank)

@@ -59,10 +59,10 @@ def init_results(start: sparsity.AtInit) -> None:
     left, right = st.columns(2)
     with left:
         st.markdown(f"**{t('sparsity.hist_heading')}**")
-        widgets.chart(page, charts.per_token, cache.derive(start.token_frame), t)
+        widgets.chart(page, charts.per_token, cache.frame(start.token_frame), t)
     with right:
         st.markdown(f"**{t('sparsity.neuron_heading')}**")
-        widgets.chart(page, charts.per_neuron, cache.derive(start.neuron_frame), t)
+        widgets.chart(page, charts.per_neuron, cache.frame(start.neuron_frame), t)
     st.markdown(t("sparsity.why_half"))
 
     st.markdown(f"**{t('sparsity.table_heading')}**")
@@ -95,13 +95,13 @@ def training_results(start: sparsity.AtInit, run: sparsity.Training, d: int, m: 
               help=t("sparsity.metric_dead_after_help"))
     # The published fractions are ReLU measurements (an inactive ReLU neuron is exactly zero): drawn for ReLU only.
     published = sparsity.PUBLISHED if act == "relu" else {}
-    widgets.chart(page, charts.training, cache.derive(run.to_frame), published, t)
+    widgets.chart(page, charts.training, cache.frame(run.to_frame), published, t)
     if act == "relu":
         st.caption(t("sparsity.reference_caption"))
     else:
         st.caption(t("sparsity.reference_caption_smooth", act=t(f"sparsity.act_{act}")))
     if page.show_details and steps > 0:
-        widgets.chart(page, charts.loss, cache.derive(run.loss_frame), t)
+        widgets.chart(page, charts.loss, cache.frame(run.loss_frame), t)
 
     # One seed's run can fall by 1.4 points where the next barely moves: the takeaway says what holds across seeds.
     # Those runs cost several times this one: the page answers with this run at once and adds them when done.

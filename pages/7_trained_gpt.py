@@ -9,7 +9,7 @@ from ui.charts import gpt as charts
 from ui.compute import cache
 from ui.gpt import probes, sections
 from ui.kit import controls, glossary, lede, shell
-from ui.questions import quiz
+from ui.questions import Asked, quiz
 from ui.questions import gpt as questions
 from ui.registry import links
 from ui.verdicts import gpt as verdicts
@@ -81,6 +81,32 @@ def split_section(parts: split.Split) -> None:
     widgets.verdict(page, verdicts.parameter_split(parts))
 
 
+def layers_section(attr: attribution.Attribution, target: str, asked: tuple[Asked, ...]) -> None:
+    """2. Layer by layer: what the embedding, each attention and each FFN add to the answer's logit."""
+    st.markdown(t("gpt.layers_lesson"))
+    box = widgets.folded(t("gpt.precise_label"), "gpt:layers_precise")
+    if box.open:
+        with box:
+            st.markdown(t("gpt.layers_precise"))
+    glossary.note(t, "residual_stream", "direct_logit_attribution")
+    st.latex(r"\ell_{a} = u_a\cdot\Big(e + \sum_{l}\mathrm{attn}_l + \sum_{l}\mathrm{FFN}_l\Big) + c_a,\qquad "
+             r"u_a = s\,P(\gamma \odot w_a),\; s = 1/\sqrt{\mathrm{var}(x)+\epsilon}\ \text{" + t("gpt.frozen") + "}")
+    if quiz.shown(page, asked):
+        widgets.metrics(st, (t("gpt.metric_logit", answer=target), f"{attr.logit:.3f}"),
+                        (t("gpt.metric_attn_total"), f"{sum(attr.attn):+.3f}"),
+                        (t("gpt.metric_ffn_total"), f"{sum(attr.ffn):+.3f}"),
+                        (t("gpt.metric_residual"), text.error(attr.max_abs_residual), t("gpt.metric_residual_help")))
+        left, right = st.columns(2)
+        with left:
+            st.markdown(f"**{t('gpt.attribution_heading', answer=target)}**")
+            widgets.chart(page, charts.attribution, cache.frame(attr.to_frame), t)
+        with right:
+            st.markdown(f"**{t('gpt.lens_heading', answer=target)}**")
+            widgets.chart(page, charts.lens, cache.frame(attr.lens_frame), t)
+        first = next((lens.layer for lens in attr.lens if lens.answer_rank == 1), None)
+        widgets.verdict(page, verdicts.layers(target, attr.max_abs_residual, attr.embedding, attr.attn, attr.ffn, first))
+
+
 @shell.part
 def experiment() -> None:
     headline = st.container()  # the measured headline, above the fold on a projector
@@ -93,10 +119,10 @@ def experiment() -> None:
             glossary.note(t, "logit_lens")
 
     model = probes.shipped()
-    c1, c2, c3 = st.columns([2, 2, 1])
-    country = controls.draw(page, "country", c1)
-    relation = controls.draw(page, "relation", c2)  # the relations this country has facts for
-    plang = controls.draw(page, "plang", c3, horizontal=True)
+    row = st.container(horizontal=True)  # one block, not a row of columns: this page draws the most
+    country = controls.draw(page, "country", row)
+    relation = controls.draw(page, "relation", row)  # the relations this country has facts for
+    plang = controls.draw(page, "plang", row, horizontal=True, width="content")
     fact = next(f for f in corpus.FACTS if f.country == country and f.relation == relation)
     own = probes.prompts_of(fact, plang)
     by_words = {" ".join(p.words): p for p in own}  # a form is named by its own words (ui/registry/catalog.py)
@@ -135,13 +161,12 @@ def experiment() -> None:
     # 1. Ask the model
     st.header(t("gpt.ask_heading"))
     if quiz.shown(page, prompt_asked + heldout_asked):
-        widgets.chart(page, charts.top_tokens, cache.derive(nxt.to_frame), t)
+        widgets.chart(page, charts.top_tokens, cache.frame(nxt.to_frame), t)
         if answer is None:
             st.caption(t("gpt.no_known_answer"))
 
-        c1, c2 = st.columns(2)
-        c1.metric(t("gpt.metric_seen"), text.pct(acc.seen), help=t("gpt.metric_seen_help", n=acc.n_seen))
-        c2.metric(t("gpt.metric_heldout"), text.pct(acc.heldout), help=t("gpt.metric_heldout_help", n=acc.n_heldout))
+        widgets.metrics(st, (t("gpt.metric_seen"), text.pct(acc.seen), t("gpt.metric_seen_help", n=acc.n_seen)),
+                        (t("gpt.metric_heldout"), text.pct(acc.heldout), t("gpt.metric_heldout_help", n=acc.n_heldout)))
         frame = cache.derive(acc.to_frame)
         widgets.chart(page, charts.accuracy, frame, t)
         box = widgets.folded(t("gpt.accuracy_table"), "gpt:accuracy") if page.show_details else None
@@ -155,35 +180,15 @@ def experiment() -> None:
                 widgets.table(page, shown, "gpt_accuracy.csv")
         widgets.verdict(page, verdicts.ask(acc, answer, nxt.tokens[0]))
 
+    # 2–8 fold below the prompt's answer: a class reads them one at a time, and a page run draws only
+    # the boxes that are open (page 7 was the costliest rerun of all: twelve charts). The boxes above
+    # (the tokens' lesson, the precise reading, the accuracy table) are drawn only when open too.
     # 2. Layer by layer
-    st.header(t("gpt.layers_heading"))
-    st.markdown(t("gpt.layers_lesson"))
-    box = widgets.folded(t("gpt.precise_label"), "gpt:layers_precise")
+    box = widgets.folded(t("gpt.layers_heading"), "gpt:layers")
     if box.open:
         with box:
-            st.markdown(t("gpt.layers_precise"))
-    glossary.note(t, "residual_stream", "direct_logit_attribution")
-    st.latex(r"\ell_{a} = u_a\cdot\Big(e + \sum_{l}\mathrm{attn}_l + \sum_{l}\mathrm{FFN}_l\Big) + c_a,\qquad "
-             r"u_a = s\,P(\gamma \odot w_a),\; s = 1/\sqrt{\mathrm{var}(x)+\epsilon}\ \text{" + t("gpt.frozen") + "}")
-    if quiz.shown(page, prompt_asked):
-        c1, c2, c3, c4 = st.columns(4)
-        c1.metric(t("gpt.metric_logit", answer=target), f"{attr.logit:.3f}")
-        c2.metric(t("gpt.metric_attn_total"), f"{sum(attr.attn):+.3f}")
-        c3.metric(t("gpt.metric_ffn_total"), f"{sum(attr.ffn):+.3f}")
-        c4.metric(t("gpt.metric_residual"), text.error(attr.max_abs_residual), help=t("gpt.metric_residual_help"))
-        left, right = st.columns(2)
-        with left:
-            st.markdown(f"**{t('gpt.attribution_heading', answer=target)}**")
-            widgets.chart(page, charts.attribution, cache.derive(attr.to_frame), t)
-        with right:
-            st.markdown(f"**{t('gpt.lens_heading', answer=target)}**")
-            widgets.chart(page, charts.lens, cache.derive(attr.lens_frame), t)
-        first = next((lens.layer for lens in attr.lens if lens.answer_rank == 1), None)
-        widgets.verdict(page, verdicts.layers(target, attr.max_abs_residual, attr.embedding, attr.attn, attr.ffn, first))
+            layers_section(attr, target, prompt_asked)
 
-    # 3–8 fold below the prompt's answer and its layers: a class reads them one at a time, and a page
-    # run draws only the boxes that are open (page 7 was the costliest rerun of all: twelve charts). The
-    # boxes above (the tokens' lesson, the precise reading, the accuracy table) are drawn only when open too.
     # 3. Trained key-value neurons
     box = widgets.folded(t("gpt.neurons_heading"), "gpt:neurons")
     if box.open:

@@ -104,10 +104,12 @@ def unfold(at):
     """Open every box the page folds (ui.widgets.folded: the questions, the code) as a student's click does, and rerun."""
     from ui import widgets
 
-    closed = [key for key in at.session_state.keys() if str(key).startswith(widgets.FOLDED) and not at.session_state[key]]
-    for key in closed:
-        at.session_state[key] = True
-    if closed:
+    for _ in range(3):  # a box inside an opened box is drawn, closed, by the run that opens the outer one
+        closed = [key for key in at.session_state.keys() if str(key).startswith(widgets.FOLDED) and not at.session_state[key]]
+        for key in closed:
+            at.session_state[key] = True
+        if not closed:
+            break
         at.run()
     return at
 

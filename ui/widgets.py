@@ -110,6 +110,18 @@ def takeaway(page: Page, text: str) -> None:
     st.info(f"**{page.t('common.takeaway')}** — {text}", icon=":material/lightbulb:")
 
 
+def metrics(where: Any, *items: tuple[str, ...], border: bool = False) -> None:
+    """A row of metrics, each (label, value) or (label, value, help), sharing the row's width.
+
+    One horizontal container, not st.columns: a column is a block of its own, and every page run
+    sends each block again (a row of four metrics was nine blocks and elements, now five). On a
+    narrow screen the row wraps where columns would stack.
+    """
+    row = where.container(horizontal=True, gap="small")
+    for label, value, *help_text in items:
+        row.metric(label, value, help=help_text[0] if help_text else None, border=border, width="stretch")
+
+
 FOLDED = "_fold:"  # the session keys of the boxes folded(): their open state
 
 

@@ -111,7 +111,7 @@ def test_the_sidebars_link_box_and_lesson_builder_draw_only_when_opened_and_then
     assert not at.exception, [e.value for e in at.exception]
     assert not at.sidebar.code  # both boxes closed: neither the link nor the plan is drawn
     assert not [b for b in at.button if b.key == "room_lesson_add"]
-    at.session_state["_fold:copy_link"] = True
+    at.session_state["_fold:presenter"] = True
     at.session_state["_fold:lesson_build"] = True
     at.run()
     assert any("seed=7" in c.value for c in at.sidebar.code)  # the view's own link

@@ -360,6 +360,18 @@ def _origin(result: object) -> Hashable | None:
     return entry[1] if entry is not None and entry[0]() is result else None
 
 
+def _derived_key(func: Callable[..., pd.DataFrame], args: tuple[Any, ...]) -> Hashable | None:
+    # `func` is a result's method, or a function whose first argument is the result.
+    if inspect.ismethod(func):
+        result, plain, rest = func.__self__, func.__func__, args
+    else:
+        result, plain, rest = args[0], func, args[1:]
+    origin = _origin(result)
+    if origin is None:
+        return None
+    return (_name(plain), origin, tuple(chart_spec.arg_key(a) for a in rest))
+
+
 def derive(func: Callable[..., pd.DataFrame], *args: Any) -> pd.DataFrame:
     """func(*args), a frame built from a cached experiment's result, kept for every session.
 
@@ -369,19 +381,23 @@ def derive(func: Callable[..., pd.DataFrame], *args: Any) -> pd.DataFrame:
     values, or a translator by its language). Each caller gets its own copy: a page may change it.
     A result not handed out by `cached` is computed from directly.
     """
-    if inspect.ismethod(func):
-        result, plain, rest = func.__self__, func.__func__, args
-    else:
-        result, plain, rest = args[0], func, args[1:]
-    origin = _origin(result)
-    if origin is None:
+    key = _derived_key(func, args)
+    if key is None:
         return func(*args)
-    key = (_name(plain), origin, tuple(chart_spec.arg_key(a) for a in rest))
     frame = _DERIVED.get(key)
     if frame is None:
         frame = func(*args)
         _DERIVED.put(key, frame)
     return frame.copy()
+
+
+def frame(func: Callable[..., pd.DataFrame], *args: Any) -> chart_spec.Named | pd.DataFrame:
+    """What a chart is drawn from: `derive(func, *args)`, named by its key and built only if the chart's
+    spec is not cached yet (widgets.chart). A result not handed out by `cached` gives the frame itself."""
+    key = _derived_key(func, args)
+    if key is None:
+        return func(*args)
+    return chart_spec.Named(key, functools.partial(derive, func, *args))
 
 
 # A press that lands while a training runs is not lost: Streamlit folds every such press into one

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import pickle
 from collections.abc import Callable, Hashable
+from dataclasses import dataclass
 from typing import Any
 
 import altair as alt
@@ -75,10 +76,24 @@ def to_spec(chart: alt.TopLevelMixin) -> dict[str, Any]:
 _SPECS: lru.LRU[dict[str, Any]] = lru.LRU(entries=512)
 
 
+@dataclass(frozen=True)
+class Named:
+    """A frame named by the cached call that builds it (ui/compute/cache.py: `frame`), built only on a spec miss.
+
+    A chart drawn from a cached experiment's frame is then keyed without building the frame again, nor
+    pickling it for a digest: the two were most of a cached chart's cost on every rerun.
+    """
+
+    key: Hashable
+    build: Callable[[], pd.DataFrame]
+
+
 def arg_key(value: Any) -> Hashable:
     """What a builder's argument contributes to the spec's key: a frame by its digest, a translator by its
     language, a number or a string as the experiments key them, anything else by a digest of its pickle
     (equal pickles, equal values: the worst a differing pickle can cost is a rebuilt spec)."""
+    if isinstance(value, Named):
+        return ("named", value.key)
     if isinstance(value, pd.DataFrame):
         return ("frame", frame_digest(value))
     if isinstance(value, Translator):
@@ -100,6 +115,8 @@ def cached_spec(name: str, builder: Callable[..., alt.TopLevelMixin], *args: Any
     key = (name, tuple(arg_key(a) for a in args), tuple(sorted((k, arg_key(v)) for k, v in kwargs.items())))
     spec = _SPECS.get(key)
     if spec is None:
+        args = tuple(a.build() if isinstance(a, Named) else a for a in args)
+        kwargs = {k: v.build() if isinstance(v, Named) else v for k, v in kwargs.items()}
         spec = to_spec(builder(*args, **kwargs))
         _SPECS.put(key, spec)
     return spec

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 
 import streamlit as st
 
+from ui import widgets
 from ui.base.page import Page
 from ui.questions import Asked, quiz
 
@@ -74,13 +75,16 @@ def lesson(page: Page, body: str, formulas: Iterable[str] = (), more: Iterable[s
     formulas, more = tuple(formulas), tuple(more)
     st.markdown(first)
     if rest or formulas or more:
-        with st.expander(page.t("screen.read_more"), icon=":material/menu_book:"):
-            if rest:
-                st.markdown(rest)
-            for formula in formulas:
-                st.latex(formula)
-            for paragraph in more:
-                st.markdown(paragraph)
+        # Folded: drawn only once opened, as the class reads it once and the page reruns often.
+        box = widgets.folded(page.t("screen.read_more"), f"read_more:{page.section}", icon=":material/menu_book:")
+        if box.open:
+            with box:
+                if rest:
+                    st.markdown(rest)
+                for formula in formulas:
+                    st.latex(formula)
+                for paragraph in more:
+                    st.markdown(paragraph)
 
 
 def headline(page: Page, slot, asked: Iterable[Asked], *metrics: tuple[str, ...]) -> None:
@@ -90,8 +94,7 @@ def headline(page: Page, slot, asked: Iterable[Asked], *metrics: tuple[str, ...]
     class is asked first."""
     if not quiz.shown(page, tuple(asked), note=False):
         return
-    for column, (label, value, *help_text) in zip(slot.columns(len(metrics)), metrics):
-        column.metric(label, value, help=help_text[0] if help_text else None, border=True)
+    widgets.metrics(slot, *metrics, border=True)
 
 
 def less_used(page: Page, spec: int | list[float]) -> list:
@@ -101,4 +104,6 @@ def less_used(page: Page, spec: int | list[float]) -> list:
     if page.phone:
         box = st.expander(page.t("screen.more_settings"), icon=":material/tune:")
         return [box] * (spec if isinstance(spec, int) else len(spec))
+    if spec == 1:  # one slot: a row of one column would be two blocks for nothing
+        return [st.container()]
     return list(st.columns(spec))

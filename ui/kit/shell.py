@@ -155,16 +155,16 @@ def _sidebar(page: Page) -> None:
             st.page_link(path, label=t(f"{section}.menu"), icon=icon, query_params=params)
         st.toggle(t("common.ask_first"), value=page.ask, key="_ask_widget",
                   on_change=_adopt, args=("_ask_widget", "ask"), help=t("common.ask_first_help"))
-        st.markdown(f"### {t('common.presenter')}")
-        st.toggle(t("common.presenter_mode"), value=page.presenter, key="_present_widget",
-                  on_change=_adopt, args=("_present_widget", "present"), help=t("common.presenter_help"))
-        st.toggle(t("common.show_details"), value=page.show_details, key="_code_widget",
-                  on_change=_adopt, args=("_code_widget", "code"), help=t("common.show_details_help"))
-        # Folded, as the lesson builder below: every page's run draws the sidebar, and a closed box costs its label alone.
-        box = widgets.folded(t("common.copy_link"), "copy_link")
+        # The instructor's settings, folded as the lesson builder below: every page's run draws the sidebar,
+        # and a closed box costs its label alone. A toggle is kept in the session (_adopt), so it need not be drawn.
+        box = widgets.folded(t("common.presenter"), "presenter", icon=":material/co_present:")
         if box.open:
             with box:
-                st.caption(t("common.copy_link_help"))
+                st.toggle(t("common.presenter_mode"), value=page.presenter, key="_present_widget",
+                          on_change=_adopt, args=("_present_widget", "present"), help=t("common.presenter_help"))
+                st.toggle(t("common.show_details"), value=page.show_details, key="_code_widget",
+                          on_change=_adopt, args=("_code_widget", "code"), help=t("common.show_details_help"))
+                st.caption(f"**{t('common.copy_link')}** — {t('common.copy_link_help')}")
                 params_now = {key: st.query_params.get_all(key) for key in st.query_params}
                 st.code(query.view_url(st.context.url, params_now), language=None, wrap_lines=True)
     room.sidebar(page)
@@ -190,8 +190,8 @@ def setup(section: str) -> Page:
     page = Page(section=section, lang=lang, t=t, presenter=presenter, show_details=bool(chosen["code"]),
                 phone=_on_phone(), ask=bool(chosen["ask"]), room=str(chosen["room"]) or None)
     _sync_url()
-    st.html(_NARROW_CSS)
-    st.markdown(_WRAP_CSS + (_PRESENTER_CSS if presenter else ""), unsafe_allow_html=True)
+    # One element for all the page's style: every element is sent again on every run.
+    st.markdown(_NARROW_CSS + _WRAP_CSS + (_PRESENTER_CSS if presenter else ""), unsafe_allow_html=True)
     _sidebar(page)
     return page
 
