@@ -15,6 +15,7 @@ from tests.conftest import ROOT
 
 sys.path.insert(0, str(ROOT / "bench"))
 stclient = pytest.importorskip("stclient")
+from ui.base import i18n  # noqa: E402
 from ui.compute import warmup  # noqa: E402
 
 WARMUP_TIMEOUT_S = 600
@@ -64,6 +65,7 @@ def test_the_lifespan_warms_every_default_view_before_anyone_visits_and_ready_sa
     assert status["done"] == status["views"] == len(warmup.views())
     assert [d for _, _, d in seen] == sorted(d for _, _, d in seen)  # progress only moves forward
     assert "FFN Lab warm-up:" in server.log()
+    pending = [i18n.Translator(lang)("sparsity.seeds_pending", last=0).partition("0")[0] for lang in i18n.LANGS]
     before = stclient.experiments(server.url)
     assert before["computed"] > 0  # the warm-up itself computed through the turns
     for page, query in _views():
@@ -73,6 +75,8 @@ def test_the_lifespan_warms_every_default_view_before_anyone_visits_and_ready_sa
         finally:
             visitor.close()
         assert run.ok, (page.name, query, run.exceptions)
+        # What a page computes after its answer (page 6's seeds) was done by the warm-up too: no "under way" line.
+        assert not [c for c in run.captions for p in pending if c.startswith(p)], (page.name, run.captions)
         after = stclient.experiments(server.url)
         assert after["computed"] == before["computed"], f"{page.name}?{query} computed on a warm server"
 

@@ -302,6 +302,12 @@ def later(ident: Hashable, work: Callable[[], object]) -> bool:
     return True
 
 
+def later_count() -> int:
+    """How many `later` works are running now."""
+    with _LATER_LOCK:
+        return len(_LATER)
+
+
 def under_way(ident: Hashable) -> bool:
     """Whether `later(ident, ...)` is still running (False too when it failed)."""
     with _LATER_LOCK:

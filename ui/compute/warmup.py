@@ -214,6 +214,11 @@ def _warm(todo: list[tuple[str, str]]) -> None:
                 _STATUS["failed"].append(f"{page or 'home'}?{query}")  # type: ignore[union-attr]
         with _LOCK:
             _STATUS["done"] = int(_STATUS["done"]) + 1  # type: ignore[call-overload]
+    # A page may go on computing after its answer (page 6 trains its seeds later, cache.later): a first
+    # visitor must find that done as well, so the warm-up is done when it is.
+    deadline = time.monotonic() + VIEW_TIMEOUT_S
+    while cache.later_count() and not _STOP.is_set() and time.monotonic() < deadline:
+        time.sleep(IDLE_POLL_S)
     _set(state="done", seconds=time.perf_counter() - wall, cpu_s=time.process_time() - cpu,
          max_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
     done = status()
