@@ -56,13 +56,8 @@ def _spread_later(args: tuple) -> bool:
 def init_results(start: sparsity.AtInit) -> None:
     """At random init (the headline above holds its numbers): the fraction of neurons that fire, per token and
     per neuron, and by initialisation."""
-    left, right = st.columns(2)
-    with left:
-        st.markdown(f"**{t('sparsity.hist_heading')}**")
-        widgets.chart(page, charts.per_token, cache.frame(start.token_frame), t)
-    with right:
-        st.markdown(f"**{t('sparsity.neuron_heading')}**")
-        widgets.chart(page, charts.per_neuron, cache.frame(start.neuron_frame), t)
+    widgets.side_by_side(page, (t("sparsity.hist_heading"), charts.per_token, cache.frame(start.token_frame), t),
+                         (t("sparsity.neuron_heading"), charts.per_neuron, cache.frame(start.neuron_frame), t))
     st.markdown(t("sparsity.why_half"))
 
     st.markdown(f"**{t('sparsity.table_heading')}**")

@@ -96,13 +96,8 @@ def layers_section(attr: attribution.Attribution, target: str, asked: tuple[Aske
                         (t("gpt.metric_attn_total"), f"{sum(attr.attn):+.3f}"),
                         (t("gpt.metric_ffn_total"), f"{sum(attr.ffn):+.3f}"),
                         (t("gpt.metric_residual"), text.error(attr.max_abs_residual), t("gpt.metric_residual_help")))
-        left, right = st.columns(2)
-        with left:
-            st.markdown(f"**{t('gpt.attribution_heading', answer=target)}**")
-            widgets.chart(page, charts.attribution, cache.frame(attr.to_frame), t)
-        with right:
-            st.markdown(f"**{t('gpt.lens_heading', answer=target)}**")
-            widgets.chart(page, charts.lens, cache.frame(attr.lens_frame), t)
+        widgets.side_by_side(page, (t("gpt.attribution_heading", answer=target), charts.attribution, cache.frame(attr.to_frame), t),
+                             (t("gpt.lens_heading", answer=target), charts.lens, cache.frame(attr.lens_frame), t))
         first = next((lens.layer for lens in attr.lens if lens.answer_rank == 1), None)
         widgets.verdict(page, verdicts.layers(target, attr.max_abs_residual, attr.embedding, attr.attn, attr.ffn, first))
 

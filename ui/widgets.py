@@ -39,6 +39,14 @@ def chart(page: Page, builder: Callable[..., alt.TopLevelMixin] | alt.TopLevelMi
     st.vega_lite_chart(spec, width="stretch")
 
 
+def side_by_side(page: Page, *panels: tuple[Any, ...]) -> None:
+    """Charts next to each other, each under its bold heading: every panel is (heading, builder, *args)."""
+    for column, (heading, builder, *args) in zip(st.columns(len(panels)), panels):
+        with column:
+            st.markdown(f"**{heading}**")
+            chart(page, builder, *args)
+
+
 def table(page: Page, frame: pd.DataFrame, filename: str, first: tuple[str, ...] = (),
           transpose: bool = False) -> None:
     """The numbers behind a chart, with a CSV download.

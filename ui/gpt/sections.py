@@ -68,13 +68,10 @@ def checkpoint(page: Page, step: int, words: tuple[str, ...], answer: str | None
     c3.metric(t("gptmemory.metric_seen"), text.pct(acc.seen), help=t("gptmemory.metric_seen_help", n=acc.n_seen))
     c4.metric(t("gptmemory.metric_heldout"), text.pct(acc.heldout),
               help=t("gptmemory.metric_heldout_help", n=acc.n_heldout))
-    left, right = st.columns(2)
-    with left:
-        st.markdown(f"**{t('gptmemory.attribution_heading', answer=snap.target, step=step)}**")
-        widgets.chart(page, gpt_charts.attribution, attr.to_frame(), t)
-    with right:
-        st.markdown(f"**{t('gptmemory.neurons_heading', answer=snap.target, step=step)}**")
-        widgets.chart(page, gpt_charts.neurons, snap.neurons.to_frame(), t, len(attr.attn))
+    widgets.side_by_side(page, (t("gptmemory.attribution_heading", answer=snap.target, step=step), gpt_charts.attribution,
+                                attr.to_frame(), t),
+                         (t("gptmemory.neurons_heading", answer=snap.target, step=step), gpt_charts.neurons,
+                          snap.neurons.to_frame(), t, len(attr.attn)))
     row = checkpoints.logged().get(step)
     logged = None if row is None else (float(row["fact_accuracy_seen"]), float(row["fact_accuracy_heldout"]))
     widgets.verdict(page, verdicts.checkpoint(step, answer, snap.next.tokens[0], snap.next.probs[0], acc.seen,
