@@ -50,7 +50,16 @@ def spread(args: tuple, *, wait: bool) -> sparsity.SeedSpread | None:
 
 def _spread_later(args: tuple) -> bool:
     # One seed's run a turn: a student's experiment goes ahead between two of them.
-    return cache.later(("sparsity-spread", args), lambda: spread(args, wait=True))
+    return cache.later(_later_ident(args), lambda: spread(args, wait=True))
+
+
+def _spread_pending(args: tuple) -> bool:
+    """Whether the setting's runs over seeds are still training on their own thread (False too when that failed)."""
+    return cache.under_way(_later_ident(args))
+
+
+def _later_ident(args: tuple) -> tuple:
+    return ("sparsity-spread", args)
 
 
 def init_results(start: sparsity.AtInit) -> None:
@@ -102,7 +111,7 @@ def training_results(start: sparsity.AtInit, run: sparsity.Training, d: int, m: 
     # Those runs cost several times this one: the page answers with this run at once and adds them when done.
     args = (int(d), int(m), int(steps), task, act, init, bool(bias))
     across = spread(args, wait=False) if steps > 0 else None
-    if across is None and steps > 0 and not _spread_later(args) and not cache.under_way(("sparsity-spread", args)):
+    if across is None and steps > 0 and not _spread_later(args) and not _spread_pending(args):
         across = spread(args, wait=True)  # not started on its own thread (too many under way): computed in this run
     widgets.verdict(page, verdicts.judge(start, run, act, across))
     if across is None and steps > 0:
@@ -112,7 +121,7 @@ def training_results(start: sparsity.AtInit, run: sparsity.Training, d: int, m: 
 @widgets.timed(1)
 def seeds_pending(args: tuple) -> None:
     """Until the same setting's runs over seeds are done: a line saying so; then the page again, whole."""
-    if spread(args, wait=False) is not None or not cache.under_way(("sparsity-spread", args)):
+    if spread(args, wait=False) is not None or not _spread_pending(args):
         st.rerun(scope="app")  # done (or failed on its thread: the page's run computes it and shows why)
     d, m, steps = args[:3]
     st.caption(t("sparsity.seeds_pending", last=sparsity.spread_seeds(N_KEYS, d, m, steps) - 1))
