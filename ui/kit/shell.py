@@ -68,8 +68,9 @@ _WRAP_CSS = """
    projector): they wrap onto a second line instead. */
 [data-testid="stMultiSelectTagsContainer"] { flex-wrap: wrap !important; height: auto !important; overflow: visible !important; }
 [data-testid="stMultiSelect"] :has(> [data-testid="stMultiSelectTagsContainer"]) { height: auto !important; max-height: none !important; }
-[data-testid="stMain"] [data-testid="stMarkdownContainer"] :is(p, li, span, strong) {
-  word-break: keep-all; overflow-wrap: anywhere;
+[data-testid="stMain"] [data-testid="stMarkdownContainer"] :is(p, li, span, strong),
+[data-testid="stSidebar"] :is([data-testid="stWidgetLabel"], [data-testid="stMarkdownContainer"]) * {
+  word-break: keep-all; overflow-wrap: anywhere;  /* the sidebar's boxes are narrow on a projector too */
 }
 </style>
 """
