@@ -15,7 +15,7 @@ student is a Streamlit session over its websocket (bench/stclient.py). Scenarios
            see how many experiments are ahead; meanwhile another student's cached reruns (a
            watcher, rerunning all along) stay within 1 s.
 - follow:  N students following the instructor to a new setting of the width sweep: within 1 s each
-           page runs whole with the instructor's seed, as following does (ui/room/session.py sets the
+           page runs whole with the instructor's seed, as following does (ui/room/follow.py sets the
            instructor's values in the session, then reruns the whole page). Budget: all answered
            within 3 s on two replicas behind nginx (bench/load.py --balanced 2 --burst follow), 5 s on one.
 - abandon: N students each send a different seed within 1 s and close the tab at once; then one

@@ -14,7 +14,7 @@ with fsync on, tests/ui/pg.py).
 
 Each student joins over the first 2 s (the QR code goes up), and answers once at a moment drawn
 uniformly in the rest of the window (default 10 s); 30% of them follow the instructor, reading the
-room's view every 3 s (ui/room/session.py's follow fragment). The instructor's live view reads the
+room's view every 3 s (ui/room/follow.py's watching fragment). The instructor's live view reads the
 room's snapshot every 2 s (its fragment's pace). Once every student answered, the second vote (peer
 instruction): the instructor closes the vote, shows it, opens the second; each student, waiting for the
 Reveal, looks at the room every 5 s (its watcher's pace), finds the second vote open and answers again
@@ -79,7 +79,7 @@ FOLLOW_SHARE = 0.3
 FOLLOW_EVERY = 3.0
 INSTRUCTOR_EVERY = 2.0
 JOIN_WINDOW = 2.0
-WATCH_EVERY = 5.0  # a student waiting for the Reveal looks at the room this often (ui/room/session.py)
+WATCH_EVERY = 5.0  # a student waiting for the Reveal looks at the room this often (ui/room/follow.py)
 SECOND_WINDOW = 8.0  # the second vote: each student answers again within this many seconds of seeing it open
 
 
@@ -176,6 +176,7 @@ def run(url: str, label: str, n: int, replicas: int, window: float, seed: int, p
     import sqlalchemy
 
     from ui.room import store as room_store
+    from ui.room import store_tables
 
     engine = sqlalchemy.create_engine(url)
     store = room_store.Store(engine)
@@ -237,9 +238,9 @@ def run(url: str, label: str, n: int, replicas: int, window: float, seed: int, p
     wall = max(time.time() - t0, 1e-9)
     pg_cpu = cpu_of(pg_pids) - pg_cpu0
     with engine.connect() as conn:
-        counted = conn.execute(sqlalchemy.select(sqlalchemy.func.count()).select_from(room_store.guesses_table)
-                               .where(room_store.guesses_table.c.room == code,
-                                      room_store.guesses_table.c.question == QUESTION)).scalar_one()
+        counted = conn.execute(sqlalchemy.select(sqlalchemy.func.count()).select_from(store_tables.guesses_table)
+                               .where(store_tables.guesses_table.c.room == code,
+                                      store_tables.guesses_table.c.question == QUESTION)).scalar_one()
     store.close(code, key, time.time())
     engine.dispose()
     students = [s for o in outs for s in o["students"]]
@@ -431,6 +432,7 @@ def pages_run(target_url: str, replica_urls: list[str], db_url: str, label: str,
     import stclient
 
     from ui.room import store as room_store
+    from ui.room import store_tables
 
     strings = _strings(stclient.ROOT)
     stored_text = strings["questions.stored"]
@@ -513,8 +515,8 @@ def pages_run(target_url: str, replica_urls: list[str], db_url: str, label: str,
         teacher.tick()
         time.sleep(0.2)
     with engine.connect() as conn:
-        joined = conn.execute(sqlalchemy.select(sqlalchemy.func.count()).select_from(room_store.students)
-                              .where(room_store.students.c.room == code)).scalar_one()
+        joined = conn.execute(sqlalchemy.select(sqlalchemy.func.count()).select_from(store_tables.students)
+                              .where(store_tables.students.c.room == code)).scalar_one()
     answer_from[0] = t0 = time.time()
     cpu0, client0 = cpu(), time.process_time()
     go.set()
@@ -541,8 +543,8 @@ def pages_run(target_url: str, replica_urls: list[str], db_url: str, label: str,
         t.join(30)
     teacher.close()
     with engine.connect() as conn:
-        counted = conn.execute(sqlalchemy.select(sqlalchemy.func.count()).select_from(room_store.guesses_table)
-                               .where(room_store.guesses_table.c.room == code)).scalar_one()
+        counted = conn.execute(sqlalchemy.select(sqlalchemy.func.count()).select_from(store_tables.guesses_table)
+                               .where(store_tables.guesses_table.c.room == code)).scalar_one()
     store.close(code, key, time.time())
     engine.dispose()
     acks = [rec["ack_s"] for rec in records if rec.get("stored")]

@@ -1,10 +1,10 @@
-"""Page 7's checkpoint and word-in-context views against their budgets.
+"""Page 8's checkpoint and word-in-context views against their budgets.
 
     python bench/gpt_memory.py
 
 First compute at the page's defaults (France's capital, the English prompt, step 300, Germany second),
 from a fresh process: each view's core work, the checkpoint's loading and corpus pass included.
-Budget 0.5 s a view. Then page 7's warm rerun in AppTest (every result cached): script time, budget 200 ms
+Budget 0.5 s a view. Then page 8's warm rerun in AppTest (every result cached): script time, budget 200 ms
 for the page's new sections (printed for the whole page, all sections). The extra server memory for
 every checkpoint held at once: budget 60 MB. The load average is printed beside the numbers: the machine
 is shared and wall times count waiting for a core.
@@ -54,10 +54,10 @@ def main() -> None:
     at = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "dashboard.py"), default_timeout=300)
     at.query_params["lang"] = "en"
     at.run()
-    at.switch_page("pages/7_trained_gpt.py")
-    timed("page 7, first run in AppTest (all sections)", at.run)
+    at.switch_page("pages/8_trained_gpt.py")
+    timed("page 8, first run in AppTest (all sections)", at.run)
     for i in range(3):
-        timed(f"page 7, warm rerun {i + 1} (all sections)", at.run)
+        timed(f"page 8, warm rerun {i + 1} (all sections)", at.run)
     print(f"load average {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}")
 
 

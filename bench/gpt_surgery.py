@@ -1,4 +1,4 @@
-"""Page 8's computations, before and after the kept corpus pass, timed side by side in CPU seconds.
+"""Page 9's computations, before and after the kept corpus pass, timed side by side in CPU seconds.
 
     python bench/gpt_surgery.py [--threads 1] [--edits 3] [--repeat 1]
 
@@ -62,7 +62,7 @@ def load() -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--threads", type=int, default=1, help="torch threads (a server shares its cores)")
-    ap.add_argument("--edits", type=int, default=3, help="edits timed (page 8's default first)")
+    ap.add_argument("--edits", type=int, default=3, help="edits timed (page 9's default first)")
     ap.add_argument("--repeat", type=int, default=1, help="turns of each pair; the least CPU time is shown")
     args = ap.parse_args(argv)
     global REPEAT
@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     for p in model.parameters():
         p.requires_grad_(False)
     corpus.prompts("all")
-    print(f"page 8, CPU seconds on {args.threads} torch thread(s); {load()}")
+    print(f"page 9, CPU seconds on {args.threads} torch thread(s); {load()}")
     template = corpus.template_id("capital", "en", 0)
 
     # The page's first view: the scores, the default edit (France → Rome, block 1, ROME's update).

@@ -40,7 +40,7 @@ def _moves(session: Session, pid: int, first: Run, reruns: int) -> tuple[float |
     errors: list[str] = []
     for value in (there, back):  # each value computed once, before the timing
         errors += session.set(widget, value).exceptions
-    settle(pid)  # and what a page computes after its answer (page 6's seeds) done too
+    settle(pid)  # and what a page computes after its answer (page 7's seeds) done too
     walls, cpu0 = [], cpu_s(pid)
     for i in range(reruns):
         run = session.set(widget, there if i % 2 == 0 else back)

@@ -190,7 +190,7 @@ def cpu_s(pid: int) -> float:
 def settle(pid: int, most_s: float = 60.0, window_s: float = 0.5, busy: float = 0.05) -> float:
     """Wait until the server is idle (under `busy` of a core over `window_s`), at most `most_s`; the seconds waited.
 
-    A page may go on computing after its answer (page 6 trains its seeds later): a cost measured
+    A page may go on computing after its answer (page 7 trains its seeds later): a cost measured
     while that runs would be the background's, not the rerun's.
     """
     start = time.monotonic()

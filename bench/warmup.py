@@ -2,7 +2,7 @@
 
     python bench/warmup.py [--page gpt_surgery]
 
-1. A server with its warm-up off: the first visit of `--page` (page 8 by default, the costliest), as the
+1. A server with its warm-up off: the first visit of `--page` (page 9 by default, the costliest), as the
    first student of a fresh server met it before the warm-up started with the process, then a second
    visit (warm). The budget: a first visit within 1.5x a warm one.
 2. A server with its warm-up on (ui/compute/warmup.py, started by the App's lifespan, ui/server.py):

@@ -1,4 +1,4 @@
-"""The gated FFN, FFN_GLU(x) = W₂(act(W₁x) ⊙ W₃x) (Shazeer 2020; SwiGLU in LLaMA, Mistral, Qwen, Gemma).
+"""The gated FFN, FFN_GLU(x) = W₂(act(W₁x) ⊙ W₃x) (Shazeer 2020; SwiGLU in LLaMA, Mistral, Qwen; GeGLU in Gemma).
 
 Three measurements on ffn.FFN(glu=True), float64:
 - the activation removed, W₂(W₁x ⊙ W₃x) is a quadratic form of x, not a matrix: the best affine map's

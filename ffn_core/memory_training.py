@@ -47,8 +47,13 @@ def check_sizes(n: int, d: int, m: int, steps: int) -> None:
         raise ValueError(f"m must be in 1..{MAX_M}")
     if not 0 <= steps <= MAX_STEPS:
         raise ValueError(f"steps must be in 0..{MAX_STEPS}")
-    if n * d * m * steps > MAX_WORK:
+    if too_costly(n, d, m, steps):
         raise ValueError(f"n·d·m·steps must be at most {MAX_WORK}")
+
+
+def too_costly(n: int, d: int, m: int, steps: int) -> bool:
+    """Whether one run of these sizes is past MAX_WORK (the pages say so and compute nothing)."""
+    return n * d * m * steps > MAX_WORK
 
 
 def make_data(n: int, d: int, task: Task, seed: int) -> tuple[torch.Tensor, torch.Tensor]:

@@ -1,8 +1,8 @@
 """The mixture of experts: E expert FFNs and a router that sends each token to its top k.
 
 MoE(x) = Σ_{i ∈ topk(p(x))} p_i(x)·FFN_i(x), p(x) = softmax(W_r x), as in the Switch Transformer
-(Fedus et al. 2021, §2.1) and GShard: the chosen experts' router probabilities weight their outputs.
-(Mixtral renormalises the k chosen probabilities to sum to 1; with k = 1 that would leave the router
+(Fedus et al. 2021, §2.1): the chosen experts' router probabilities weight their outputs. (GShard's top-2
+and Mixtral renormalise the k chosen probabilities to sum to 1; with k = 1 that would leave the router
 no gradient, so the project's trained model keeps Switch's form.)
 
 Every expert is the project's ffn.FFN. The router reads one token at a time, so the layer stays
@@ -192,10 +192,8 @@ def measure(d_model: int = 64, d_ff: int = 256, n_experts: int = 8, k: int = 2, 
 
 
 def report(seed: int = 0) -> dict:
-    """The moe figures: the toy layer (8 experts, top 2) and the published configurations' totals."""
-    from ffn_core import moe_presets
-    from ffn_core.gpt import moe_probes
-
+    """The toy layer's figures (8 experts, top 2); ffn_core/report.py adds the published configurations and the
+    trained MoE GPT's."""
     res = measure(seed=seed)
     return {
         "d_model": res.d_model,
@@ -209,6 +207,4 @@ def report(seed: int = 0) -> dict:
         "off_diagonal_fraction": res.off_diagonal_fraction,
         "routing": [{"k": r.k, "tokens_per_expert": list(r.tokens_per_expert), "balance_loss": r.balance_loss,
                      "max_over_mean": r.max_over_mean} for r in res.routings],
-        "presets": moe_presets.report(),
-        "trained": moe_probes.report(),  # the shipped weights: no seed
     }

@@ -119,6 +119,15 @@ def _matrix(m: torch.Tensor) -> Matrix:
     return tuple(tuple(row) for row in m.tolist())
 
 
+def _influences(**maps: torch.Tensor) -> dict[str, Matrix | float]:
+    """Each named influence matrix as `<name>_influence` and its `<name>_off_diagonal_fraction`, the result's fields."""
+    out: dict[str, Matrix | float] = {}
+    for name, m in maps.items():
+        out[f"{name}_influence"] = _matrix(m)
+        out[f"{name}_off_diagonal_fraction"] = off_diagonal_fraction(m)
+    return out
+
+
 def _layers(n_tokens: int, d_model: int, d_ff: int, act: str, n_heads: int, causal: bool,
             seed: int) -> tuple[torch.Generator, ffn.FFN, attention.SelfAttention, torch.Tensor]:
     """The seed's FFN, attention and tokens (n, d), and its generator for whatever is drawn next.
@@ -174,10 +183,7 @@ def measure(
         permutation_row_diffs=tuple(perm_diff.amax(dim=1).tolist()),
         attention_rowwise_max_abs_diff=float((y_attn - attn_by_row).abs().max()),
         attention_permutation_max_abs_diff=float(attn_perm_diff),
-        ffn_influence=_matrix(i_ffn),
-        attention_influence=_matrix(i_attn),
-        ffn_off_diagonal_fraction=off_diagonal_fraction(i_ffn),
-        attention_off_diagonal_fraction=off_diagonal_fraction(i_attn),
+        **_influences(ffn=i_ffn, attention=i_attn),
     )
 
 
@@ -231,10 +237,7 @@ def block_influence(
         d_ff=d_ff,
         causal=causal,
         seed=seed,
-        block_influence=_matrix(i_block),
-        ffn_influence=_matrix(i_ffn),
-        block_off_diagonal_fraction=off_diagonal_fraction(i_block),
-        ffn_off_diagonal_fraction=off_diagonal_fraction(i_ffn),
+        **_influences(block=i_block, ffn=i_ffn),
     )
 
 

@@ -61,41 +61,49 @@ _LLAMA_FIELDS = ("hidden_size, intermediate_size, num_hidden_layers, num_attenti
 _LLAMA1_TOTAL = Source("Touvron et al. 2023a, LLaMA, Table 2", "https://arxiv.org/abs/2302.13971")
 _LLAMA2_TOTAL = Source("Touvron et al. 2023b, Llama 2", "https://arxiv.org/abs/2307.09288")
 
+# What every model of a family shares; a row below gives the rest.
+_GPT2 = dict(vocab=50257, n_positions=1024, type_vocab=0, tied=True, bias=True, glu=False, norm="layernorm", pooler=False)
+_BERT = dict(vocab=30522, n_positions=512, type_vocab=2, tied=True, bias=True, glu=False, norm="layernorm", pooler=True)
+_LLAMA = dict(vocab=32000, n_positions=0, type_vocab=0, tied=False, bias=False, glu=True, norm="rmsnorm", pooler=False)
+
+
+def _family(shared: dict, fields: str, rows: tuple[tuple, ...]) -> tuple[Preset, ...]:
+    """A family's models from rows (id, name, d_model, d_ff, n_layers, n_heads, n_kv_heads, published_total,
+    published_text, Hugging Face repo, source of the total)."""
+    return tuple(Preset(*shape, **shared, published_total=total, published_text=text,  # type: ignore[arg-type]
+                        config=_hf_config(repo, fields), published=source)
+                 for *shape, total, text, repo, source in rows)
+
+
 # One row per model: adding a model is adding a row here (its sources included), nothing else.
 PRESETS: tuple[Preset, ...] = (
-    Preset("gpt2-small", "GPT-2 small", 768, 3072, 12, 12, 12, 50257, 1024, 0, True, True, False,
-           "layernorm", False, 124_000_000, "124M", _hf_config("openai-community/gpt2", _GPT2_FIELDS), _GPT2_TOTAL),
-    Preset("gpt2-medium", "GPT-2 medium", 1024, 4096, 24, 16, 16, 50257, 1024, 0, True, True, False,
-           "layernorm", False, 355_000_000, "355M", _hf_config("openai-community/gpt2-medium", _GPT2_FIELDS),
-           _GPT2_TOTAL),
-    Preset("gpt2-large", "GPT-2 large", 1280, 5120, 36, 20, 20, 50257, 1024, 0, True, True, False,
-           "layernorm", False, 774_000_000, "774M", _hf_config("openai-community/gpt2-large", _GPT2_FIELDS),
-           _GPT2_TOTAL),
-    Preset("gpt2-xl", "GPT-2 XL", 1600, 6400, 48, 25, 25, 50257, 1024, 0, True, True, False,
-           "layernorm", False, 1_558_000_000, "1558M", _hf_config("openai-community/gpt2-xl", _GPT2_FIELDS),
-           _GPT2_TOTAL),
-    Preset("bert-base", "BERT-base", 768, 3072, 12, 12, 12, 30522, 512, 2, True, True, False,
-           "layernorm", True, 110_000_000, "110M", _hf_config("google-bert/bert-base-uncased", _BERT_FIELDS),
-           _BERT_TOTAL),
-    Preset("bert-large", "BERT-large", 1024, 4096, 24, 16, 16, 30522, 512, 2, True, True, False,
-           "layernorm", True, 340_000_000, "340M", _hf_config("google-bert/bert-large-uncased", _BERT_FIELDS),
-           _BERT_TOTAL),
-    Preset("llama2-7b", "LLaMA-2 7B", 4096, 11008, 32, 32, 32, 32000, 0, 0, False, False, True,
-           "rmsnorm", False, 6_700_000_000, "6.7B", _hf_config("meta-llama/Llama-2-7b-hf", _LLAMA_FIELDS),
-           _LLAMA1_TOTAL),
-    Preset("llama2-13b", "LLaMA-2 13B", 5120, 13824, 40, 40, 40, 32000, 0, 0, False, False, True,
-           "rmsnorm", False, 13_000_000_000, "13.0B", _hf_config("meta-llama/Llama-2-13b-hf", _LLAMA_FIELDS),
-           _LLAMA1_TOTAL),
-    # d_ff 28672 is Meta's rule with params.json's ffn_dim_multiplier 1.3 and multiple_of 4096 (llama_d_ff).
-    Preset("llama2-70b", "LLaMA-2 70B", 8192, 28672, 80, 64, 8, 32000, 0, 0, False, False, True,
-           "rmsnorm", False, 70_000_000_000, "70B", _hf_config("meta-llama/Llama-2-70b-hf", _LLAMA_FIELDS),
-           _LLAMA2_TOTAL),
-    # Its paper (Jiang et al. 2023, Table 1) gives the same shape: dim 4096, n_layers 32, head_dim 128, hidden_dim 14336,
-    # n_heads 32, n_kv_heads 8, vocab 32000.
-    Preset("mistral-7b", "Mistral 7B", 4096, 14336, 32, 32, 8, 32000, 0, 0, False, False, True,
-           "rmsnorm", False, 7_300_000_000, "7.3B",
-           _hf_config("mistralai/Mistral-7B-v0.1", _LLAMA_FIELDS),
-           Source("Mistral AI, Announcing Mistral 7B", "https://mistral.ai/news/announcing-mistral-7b/")),
+    *_family(_GPT2, _GPT2_FIELDS, (
+        ("gpt2-small", "GPT-2 small", 768, 3072, 12, 12, 12, 124_000_000, "124M", "openai-community/gpt2", _GPT2_TOTAL),
+        ("gpt2-medium", "GPT-2 medium", 1024, 4096, 24, 16, 16, 355_000_000, "355M", "openai-community/gpt2-medium",
+         _GPT2_TOTAL),
+        ("gpt2-large", "GPT-2 large", 1280, 5120, 36, 20, 20, 774_000_000, "774M", "openai-community/gpt2-large",
+         _GPT2_TOTAL),
+        ("gpt2-xl", "GPT-2 XL", 1600, 6400, 48, 25, 25, 1_558_000_000, "1558M", "openai-community/gpt2-xl", _GPT2_TOTAL),
+    )),
+    *_family(_BERT, _BERT_FIELDS, (
+        ("bert-base", "BERT-base", 768, 3072, 12, 12, 12, 110_000_000, "110M", "google-bert/bert-base-uncased",
+         _BERT_TOTAL),
+        ("bert-large", "BERT-large", 1024, 4096, 24, 16, 16, 340_000_000, "340M", "google-bert/bert-large-uncased",
+         _BERT_TOTAL),
+    )),
+    *_family(_LLAMA, _LLAMA_FIELDS, (
+        ("llama2-7b", "LLaMA-2 7B", 4096, 11008, 32, 32, 32, 6_700_000_000, "6.7B", "meta-llama/Llama-2-7b-hf",
+         _LLAMA1_TOTAL),
+        ("llama2-13b", "LLaMA-2 13B", 5120, 13824, 40, 40, 40, 13_000_000_000, "13.0B", "meta-llama/Llama-2-13b-hf",
+         _LLAMA1_TOTAL),
+        # d_ff 28672 is Meta's rule with params.json's ffn_dim_multiplier 1.3 and multiple_of 4096 (llama_d_ff).
+        ("llama2-70b", "LLaMA-2 70B", 8192, 28672, 80, 64, 8, 70_000_000_000, "70B", "meta-llama/Llama-2-70b-hf",
+         _LLAMA2_TOTAL),
+        # Its paper (Jiang et al. 2023, Table 1) gives the same shape: dim 4096, n_layers 32, head_dim 128,
+        # hidden_dim 14336, n_heads 32, n_kv_heads 8, vocab 32000.
+        ("mistral-7b", "Mistral 7B", 4096, 14336, 32, 32, 8, 7_300_000_000, "7.3B", "mistralai/Mistral-7B-v0.1",
+         Source("Mistral AI, Announcing Mistral 7B", "https://mistral.ai/news/announcing-mistral-7b/")),
+    )),
 )
 
 IDS: tuple[str, ...] = tuple(p.id for p in PRESETS)

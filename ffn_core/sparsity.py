@@ -22,6 +22,8 @@ MAX_TOKENS = 4096
 TABLE_TOKENS = 1024
 # Li et al. 2023, "The Lazy Neuron Phenomenon: On Emergence of Activation Sparsity in Transformers" (ICLR).
 PUBLISHED = {"T5-Base": 0.030, "ViT-B/16": 0.063}
+# The pairs (or labelled keys) a training run memorises: the page's run, and the default of train and seed_spread.
+N_KEYS = 128
 
 
 def active(model: ffn.FFN, x: torch.Tensor) -> torch.Tensor:
@@ -153,7 +155,7 @@ class Training:
 
 
 def train(
-    n: int = 128,
+    n: int = N_KEYS,
     d: int = 64,
     m: int = 256,
     steps: int = memory_training.DEFAULT_STEPS,
@@ -199,7 +201,7 @@ def report(seed: int = 0) -> dict:
 SPREAD_SEEDS = 8
 # The spread's whole budget: eight runs of the default (128 keys, d = 64, m = 256, 100 steps); a heavier
 # setting gets fewer seeds (never fewer than two), so one view's compute stays bounded.
-SPREAD_WORK = SPREAD_SEEDS * 128 * 64 * 256 * memory_training.DEFAULT_STEPS
+SPREAD_WORK = SPREAD_SEEDS * N_KEYS * 64 * 256 * memory_training.DEFAULT_STEPS
 
 
 @dataclass(frozen=True)
@@ -216,17 +218,8 @@ def spread_seeds(n: int, d: int, m: int, steps: int) -> int:
     return max(2, min(SPREAD_SEEDS, SPREAD_WORK // max(1, n * d * m * steps)))
 
 
-def seed_change(
-    n: int = 128,
-    d: int = 64,
-    m: int = 256,
-    steps: int = memory_training.DEFAULT_STEPS,
-    task: memory_training.Task = "memorise",
-    act: ffn.Activation = "relu",
-    init: ffn.Init = "default",
-    bias: bool = True,
-    seed: int = 0,
-) -> tuple[float, float]:
+def seed_change(n: int, d: int, m: int, steps: int, task: memory_training.Task, act: ffn.Activation, init: ffn.Init,
+                bias: bool, seed: int) -> tuple[float, float]:
     """One seed's run of the spread: how much it moved the active fraction on the training keys and on fresh tokens."""
     run = memory_training.train_module(n, d, m, steps, task, act, init, bias, seed=seed, points=1)
     return run.active_train[-1] - run.active_train[0], run.active_probe[-1] - run.active_probe[0]
@@ -238,7 +231,7 @@ def spread_of(changes: Sequence[tuple[float, float]]) -> SeedSpread:
 
 
 def seed_spread(
-    n: int = 128,
+    n: int = N_KEYS,
     d: int = 64,
     m: int = 256,
     steps: int = memory_training.DEFAULT_STEPS,

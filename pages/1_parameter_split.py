@@ -78,8 +78,7 @@ def block_section() -> None:
 
     s = count_block(d, expansion, n_heads, n_kv_heads, bias, glu)
     full = count_block(d, expansion, n_heads, n_heads, bias, glu)
-    asked = questions.block(s, expansion)
-    quiz.questions(page, asked, asking)
+    asked = quiz.questions(page, questions.block(s, expansion), asking, measured=("block", {"split": s}))
     lede.headline(page, headline, asked,
                   (t("split.metric_attention"), f"{s.attention_params:,}", t("split.metric_attention_help")),
                   (t("split.metric_ffn"), f"{s.ffn_params:,}", t("split.metric_ffn_help")),
@@ -113,8 +112,7 @@ def models_section() -> None:
     catalogue, table, parts = count_models()
     model_id = controls.draw(page, "model")
     m = catalogue.models[presets.IDS.index(model_id)]
-    model_asked = questions.model(m)
-    quiz.questions(page, (model_asked,))
+    model_asked = quiz.questions(page, (questions.model(m),), measured=("model", {"model": m}))
     if quiz.shown(page, model_asked):
         c1, c2, c3, c4 = st.columns(4)
         c1.metric(t("split.metric_model_block"), f"{m.block.ffn_share:.2%}")

@@ -55,7 +55,7 @@ def block_section(n: int, d: int, act: str, heads: int, causal: bool, seed: int,
         blk = block(int(n), int(d), act, int(heads), bool(causal), int(seed))
     block_asked = questions.block(blk, {"n": int(n), "d": int(d), "act": act, "heads": int(heads),
                                         "causal": bool(causal), "seed": int(seed)})
-    quiz.questions(page, block_asked)
+    block_asked = quiz.questions(page, block_asked, measured=("block", {"block": blk}))
     # Its FFN map answers the first question too (0% off the diagonal): it waits for both.
     if quiz.shown(page, asked + block_asked):
         block_frame = cache.derive(blk.to_frame)
@@ -84,10 +84,7 @@ def experiment() -> None:
     headline = st.container()  # the measured headline, above the fold on a projector
     asking = st.container()  # the questions, filled once the result they are about is measured
 
-    left, middle, right = st.columns(3)
-    n = controls.draw(page, "n", left)
-    d = controls.draw(page, "d", middle)
-    act = controls.draw(page, "act", right)
+    n, d, act = controls.row(page, "n", "d", "act")
     left, middle, right = lede.less_used(page, 3)
     heads = controls.draw(page, "heads", left)
     perm = controls.draw(page, "perm", middle)
@@ -100,8 +97,7 @@ def experiment() -> None:
 
     with st.spinner(t("common.computing")):
         res = measure(int(n), int(d), act, int(heads), bool(causal), perm, int(seed))
-    asked = questions.ask(res)
-    quiz.questions(page, asked, asking)
+    asked = quiz.questions(page, questions.ask(res), asking, measured=("experiment", {"res": res}))
     lede.headline(page, headline, asked,
                   (t("position.metric_ffn_off"), text.pct(res.ffn_off_diagonal_fraction), t("position.metric_off_help")),
                   (t("position.metric_attention_off"), text.pct(res.attention_off_diagonal_fraction),

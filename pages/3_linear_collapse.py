@@ -83,8 +83,7 @@ def stack_section(d: int, bias: bool, seed: int) -> None:
     narrow = controls.draw(page, "narrow", right)  # 0: every hidden layer d wide
     with st.spinner(t("common.computing")):
         tower = stack(d, int(layers), int(narrow), bias, seed)
-    stack_asked = questions.stack(tower, bias)
-    quiz.questions(page, stack_asked)
+    stack_asked = quiz.questions(page, questions.stack(tower, bias), measured=("stack", {"stack": tower}))
     if quiz.shown(page, stack_asked):
         chart_column, numbers = st.columns([3, 2], gap="large")
         with chart_column:
@@ -104,18 +103,14 @@ def experiment() -> None:
     headline = st.container()  # the measured headline, above the fold on a projector
     asking = st.container()  # the questions, filled once the result they are about is measured
 
-    left, middle, right = st.columns(3)
-    d = controls.draw(page, "d", left)
-    m = controls.draw(page, "m", middle)
-    act = controls.draw(page, "act", right)
+    d, m, act = controls.row(page, "d", "m", "act")
     left, right = lede.less_used(page, [1, 2])
     bias = controls.draw(page, "bias", left)
     seed = controls.draw(page, "seed", right)
 
     with st.spinner(t("common.computing")):
         res = measure(int(d), int(m), act, bool(bias), int(seed))
-    asked = questions.ask(res)
-    quiz.questions(page, asked, asking)
+    asked = quiz.questions(page, questions.ask(res), asking, measured=("experiment", {"res": res}))
     if act == "none":
         lede.headline(page, headline, asked, (t("collapse.metric_rank"), str(res.rank), t("collapse.metric_rank_help")),
                       (t("collapse.metric_residual"), text.error(res.max_abs_residual), t("collapse.metric_residual_help")))

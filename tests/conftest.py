@@ -7,7 +7,9 @@ the Streamlit-side fixtures live in tests/ui/conftest.py.
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -131,6 +133,42 @@ def open_page(path: str = "dashboard.py", lang: str = "en", *, folded: bool = Fa
         at.query_params[key] = value
     at.run()
     return at if folded or at.exception else unfold(at)
+
+
+def fresh_import(statements: str, packages: Sequence[str]) -> list[str]:
+    """Run the import `statements` in a fresh interpreter: the lines it printed, the last one the loaded modules of
+    `packages` (JSON, sorted). What a module loads or prints on import, unmasked by this process's imports."""
+    code = f"import json, sys\n{statements}\nprint(json.dumps(sorted(n for n in sys.modules if n.split('.')[0] in {tuple(packages)!r})))\n"
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    return out.stdout.strip().splitlines()
+
+
+# Values a crafted or broken link may carry for any control: not a number, out of range, not whole, empty, markup.
+BAD_VALUES = ("abc", "-1", "99999", "1.5", "", "<script>alert(1)</script>")
+
+
+def open_unbroken(path: str, lang: str = "en", **query: Any):
+    """open_page, checked to have run without an exception (a bad link falls back; it never breaks the page)."""
+    at = open_page(path, lang, **query)
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def before_after(shown: str, kind: Callable[[str], Any] = float) -> tuple[Any, Any]:
+    """The two numbers of a metric shown as "before → after"."""
+    before, after = shown.split(" → ")
+    return kind(before), kind(after)
+
+
+def open_titled(path: str, lang: str, title: str) -> tuple[Any, Any]:
+    """open_page at the page's defaults in `lang`, checked to have run without an exception and to show the
+    title of locale key `title`: the AppTest and the language's translator."""
+    from ui.base import i18n
+
+    at = open_unbroken(path, lang)
+    t = i18n.Translator(lang)
+    assert at.title[0].value == t(title)
+    return at, t
 
 
 def chart_specs(at) -> list[dict[str, Any]]:

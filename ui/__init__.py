@@ -14,12 +14,12 @@ features                    what a page adds to its lesson
   │                             chart.py (the class's guesses)
   │  room/                      the class room: session.py (seat, store calls), views.py, chart.py, store.py, config.py,
   │                             passes.py (the cookie route: seats outlive reloads), push.py (Reveal reaches waiting pages)
-  │  gpt/                       the GPT pages: probes.py, checkpoints.py (the memory forming in training), sections.py (page 7's extra sections)
+  │  gpt/                       the GPT pages: probes.py, checkpoints.py (the memory forming in training), sections.py (page 8's extra sections)
 blocks                      what a page draws with
   │  widgets.py                 chart, table, claim, takeaway, folded box, show the code, verdict
   │  charts/                    Altair builders, one module per page
   │  verdicts/                  a core result → the claims and takeaway a page shows (pure)
-compute/                    cache.py (the pages' one cache), fair_queue.py, chart_spec.py, metrics.py,
+compute/                    cache.py (the pages' one cache), calls.py, sessions.py, fair_queue.py, result_cache.py, chart_spec.py, metrics.py,
   │                           allocator.py (process memory), warmup.py (a new server opens every default view),
   │                           neighbours.py (the views one move away), disk_cache.py (results shared on disk)
 registry/                   catalog.py (every page and the controls its link carries), kinds.py (control kinds),

@@ -6,6 +6,7 @@ bigger type on a projector) is ui/compute/chart_spec.py.
 from __future__ import annotations
 
 import functools
+import hashlib
 import inspect
 from collections.abc import Callable
 from typing import Any
@@ -15,9 +16,11 @@ import pandas as pd
 import pyarrow as pa
 import streamlit as st
 from streamlit import dataframe_util
+from streamlit.errors import StreamlitDuplicateElementKey
 
 from ui import verdicts
 from ui.base.page import Page
+from ui.charts import text as chart_text
 from ui.compute import chart_spec, lru
 from ui.registry import links
 
@@ -29,14 +32,56 @@ def chart(page: Page, builder: Callable[..., alt.TopLevelMixin] | alt.TopLevelMi
     are each seen once.
     """
     if isinstance(builder, alt.TopLevelMixin):
+        name = "built"
         spec = chart_spec.to_spec(builder)
+        told = chart_text.describe(spec, page.t)
     else:
-        spec = chart_spec.cached_spec(f"{builder.__module__}.{builder.__qualname__}", builder, *args, **kwargs)
+        name = f"{builder.__module__}.{builder.__qualname__}"
+        spec = chart_spec.cached_spec(name, builder, *args, **kwargs)
+        # Told from the shared spec: a phone's one column and a projector's type change no field or value.
+        told = chart_text.describe_shared(spec, page.t)
     if page.phone:  # panels side by side would be wider than the screen
         spec = chart_spec.one_column(spec)
     if page.presenter:
         spec = chart_spec.presenter(spec)
-    st.vega_lite_chart(spec, width="stretch")
+    # The caption is also the chart's accessible name: Vega gives its drawing the spec's description as aria-label.
+    st.vega_lite_chart({**spec, "description": told.caption}, width="stretch")
+    _values(page, told, (name, *sorted(spec.get("datasets", ())),
+                         *(a for a in (*args, *kwargs.values()) if isinstance(a, str | int | float))))
+
+
+def _values(page: Page, told: chart_text.Described, identity: tuple[Any, ...]) -> None:
+    """Under a chart, its text alternative: the caption with its values, which opens onto its data as tables.
+
+    A folded box, so a page's run sends no table until a student opens it. `identity` tells the box apart
+    from another chart's on the page (its builder, data and plain arguments).
+    """
+    label = ":material/table_chart: " + _escape_markdown(told.caption)
+    digest = hashlib.blake2b(repr(identity).encode(), digest_size=8).hexdigest()
+    for n in range(8):  # the same chart drawn twice on one page: a box of its own each
+        try:
+            box = folded(label, f"chart:{digest}:{n}" if n else f"chart:{digest}")
+            break
+        except StreamlitDuplicateElementKey:
+            continue
+    else:
+        return
+    if box.open:
+        with box:
+            for frame in told.tables:
+                # A real <table> for a screen reader where it stays short; a long one scrolls in a grid.
+                if len(frame) <= TABLE_ROWS:
+                    st.table(frame, hide_index=True)
+                else:
+                    st.dataframe(frame, hide_index=True, width="stretch", height=280)
+
+
+TABLE_ROWS = 60
+
+
+def _escape_markdown(text: str) -> str:
+    """Plain text in a Markdown label: its *, _, [, ], `, $ and ~ shown as they are."""
+    return "".join(f"\\{c}" if c in "\\*_[]`$~#<>|" else c for c in text)
 
 
 def side_by_side(page: Page, *panels: tuple[Any, ...]) -> None:

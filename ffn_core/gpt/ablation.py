@@ -82,7 +82,7 @@ def ffn_means(model: gpt_model.GPT) -> tuple[torch.Tensor, ...]:
     sums = [torch.zeros(model.config.d_model, dtype=torch.float64) for _ in model.blocks]
     tokens = 0
     for b in evaluate.corpus_batches():
-        for layer, s in enumerate(forward.steps(model, forward.embed(model, b.ids))):
+        for layer, s in enumerate(forward.steps(model, model.embed(b.ids))):
             sums[layer] += s.ffn.to(torch.float64).sum(dim=(0, 1))
         tokens += b.ids.numel()
     return tuple((total / tokens).to(model.head.weight.dtype) for total in sums)

@@ -89,7 +89,7 @@ def _find_delta(model: gpt_model.GPT, layer: int, prompts: Sequence[corpus.Promp
     with torch.no_grad():
         below = []
         for ids in batches.values():
-            x = forward.embed(model, torch.tensor(ids, dtype=torch.long))
+            x = model.embed(torch.tensor(ids, dtype=torch.long))
             below.append(forward.residual(model, x, stop=layer))
     state = adam.moments([delta])
     for t in range(1, steps + 1):

@@ -1,13 +1,14 @@
-"""The small GPT's forward pass, written once: the embedding, one step per block, the final norm and head.
+"""The probes' view of the small GPT's pass (model.py): each block's step in named pieces, kept or changed.
 
-A block's step is Block.forward in four named pieces, so a probe can keep or change any one of them:
+A step is Block.forward taken apart, so a probe can keep or change any one of its pieces:
 
     x ← x + attend(block, x)                 attention reads the words up to each position
     h  = hidden(block, x)                    the FFN's key coefficients act(W1·ln_2(x) + b1)
     x ← x + write(block, h)                  what the FFN adds: W2·h + b2
 
-GPT.forward, the evaluation's pass, the trace, the writers, the edit's δ search and the kept corpus
-pass (states.py) all run these pieces. A Change names what a probe does differently at one block:
+The trace, the attribution, the writers, the neurons and the kept corpus pass (states.py) read these
+pieces; a pass that only needs the residual (the evaluation, the edit's δ search) runs the model's own
+blocks wherever nothing is changed. A Change names what a probe does differently at one block:
 switch a part off (it writes nothing), put a constant vector in the FFN's place at every position
 (mean ablation), write through an edited W2, or add δ to the FFN's output at the last position.
 With no Change every step computes what the model's own modules compute, bit for bit (tested).
@@ -16,13 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
 import torch
 from torch.nn import functional as F
 
-if TYPE_CHECKING:
-    from ffn_core.gpt.model import GPT, Block
+from ffn_core.gpt.model import GPT, Block
 
 
 @dataclass(frozen=True)
@@ -52,11 +50,6 @@ class Step:
     hidden: torch.Tensor | None
     ffn: torch.Tensor
     output: torch.Tensor
-
-
-def embed(model: GPT, idx: torch.Tensor) -> torch.Tensor:
-    """Token plus position embedding of ids (..., T): (..., T, d)."""
-    return model.wte(idx) + model.wpe(torch.arange(idx.shape[-1], device=idx.device))
 
 
 def attend(block: Block, x: torch.Tensor) -> torch.Tensor:
@@ -107,16 +100,19 @@ def steps(model: GPT, x: torch.Tensor, changes: Mapping[int, Change] | None = No
 
 def residual(model: GPT, x: torch.Tensor, changes: Mapping[int, Change] | None = None, start: int = 0,
              stop: int | None = None) -> torch.Tensor:
-    """The residual after block stop-1 (the last by default), from block `start`'s input x."""
-    for s in steps(model, x, changes, start, stop):
-        x = s.output
+    """The residual after block stop-1 (the last by default), from block `start`'s input x: the model's own
+    blocks where `changes` names none."""
+    changes = changes or {}
+    for layer in range(start, len(model.blocks) if stop is None else stop):
+        block = model.blocks[layer]
+        x = block(x) if layer not in changes else step(block, x, changes[layer]).output
     return x
 
 
 def final_states(model: GPT, idx: torch.Tensor, changes: Mapping[int, Change] | None = None) -> torch.Tensor:
     """GPT.forward without its head: (..., T, d) after ln_f. The head is as costly as a block's FFN,
     and most probes read it at a few positions only."""
-    return model.ln_f(residual(model, embed(model, idx), changes))
+    return model.ln_f(residual(model, model.embed(idx), changes))
 
 
 def logits(model: GPT, x: torch.Tensor) -> torch.Tensor:

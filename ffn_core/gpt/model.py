@@ -15,7 +15,6 @@ from torch import nn
 from torch.nn import functional as F
 
 from ffn_core import ffn
-from ffn_core.gpt import forward as gpt_forward
 
 
 @dataclass(frozen=True)
@@ -70,8 +69,9 @@ class Block(nn.Module):
         self.ffn = ffn.FFN(config.d_model, config.d_ff, act=config.act, bias=config.bias) if ffn_layer is None else ffn_layer
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """x + attn(ln_1(x)), then + FFN(ln_2(x)): forward.step, the one place a block's pass is written."""
-        return gpt_forward.step(self, x).output
+        x = x + self.attn(self.ln_1(x))
+        x = x + self.ffn(self.ln_2(x))
+        return x
 
 
 class GPT(nn.Module):
@@ -107,5 +107,12 @@ class GPT(nn.Module):
                 else:
                     p.zero_()
 
+    def embed(self, idx: torch.Tensor) -> torch.Tensor:
+        """Token plus position embedding of ids (..., T): (..., T, d)."""
+        return self.wte(idx) + self.wpe(torch.arange(idx.shape[-1], device=idx.device))
+
     def forward(self, idx: torch.Tensor) -> torch.Tensor:
-        return self.head(gpt_forward.final_states(self, idx))
+        x = self.embed(idx)
+        for block in self.blocks:
+            x = block(x)
+        return self.head(self.ln_f(x))

@@ -13,7 +13,7 @@ import torch
 from torch import nn
 
 from ffn_core import moe
-from ffn_core.gpt import forward as gpt_forward, model as gpt_model
+from ffn_core.gpt import model as gpt_model
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,7 @@ class MoEBlock(gpt_model.Block):
 
     def forward(self, x: torch.Tensor, drop: int | None = None) -> torch.Tensor:
         """The dense block's pass with the mixture in the FFN's place; drop zeroes that expert."""
-        x = x + gpt_forward.attend(self, x)
+        x = x + self.attn(self.ln_1(x))
         x = x + self.ffn(self.ln_2(x), drop)
         return x
 
@@ -62,7 +62,7 @@ class MoEGPT(gpt_model.GPT):
 
     def final_states(self, idx: torch.Tensor, drop: tuple[int, int] | None = None) -> torch.Tensor:
         """(B, T, d_model) after ln_f; drop = (block, expert) zeroes that one expert."""
-        x = gpt_forward.embed(self, idx)
+        x = self.embed(idx)
         for layer, block in enumerate(self.blocks):
             x = block(x, drop[1] if drop is not None and drop[0] == layer else None)
         return self.ln_f(x)

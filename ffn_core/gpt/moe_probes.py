@@ -14,7 +14,7 @@ import pandas as pd
 import torch
 
 from ffn_core import moe
-from ffn_core.gpt import corpus, moe_model, vocab as gpt_vocab
+from ffn_core.gpt import corpus, moe_model, moe_train, vocab as gpt_vocab
 
 GROUPS = ("relation", "lang")
 
@@ -207,8 +207,6 @@ def ablate(model: moe_model.MoEGPT, block: int, expert: int, base: Pass | None =
 
 def report() -> dict:
     """The trained MoE GPT's figures: size, accuracy, balance, block 1's routes and its costliest expert."""
-    from ffn_core.gpt import moe_train
-
     model = moe_train.load()
     base = run(model)
     r = routes(model, base)

@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from safetensors.torch import load_file, save_file
 import torch
 
 from ffn_core import moe
@@ -88,8 +89,6 @@ def _train(tc: MoETrainConfig, n_experts: int, k: int) -> Result:
 
 def write(result: Result, tc: MoETrainConfig, out: Path) -> None:
     """model.safetensors (float32, the tied head left out), config.json and log.json."""
-    from safetensors.torch import save_file
-
     out.mkdir(parents=True, exist_ok=True)
     state = {k: t.detach().clone().contiguous() for k, t in dense_train.unique_state(result.model).items()}
     save_file(state, str(out / FILE))
@@ -109,8 +108,6 @@ def config(directory: Path = WEIGHTS_DIR) -> moe_model.MoEGPTConfig:
 
 def load(directory: Path = WEIGHTS_DIR) -> moe_model.MoEGPT:
     """The shipped MoE GPT, float32, in eval mode."""
-    from safetensors.torch import load_file
-
     model = moe_model.MoEGPT(config(directory))
     state = load_file(directory / FILE)
     model.load_state_dict({**state, "head.weight": state["wte.weight"]})

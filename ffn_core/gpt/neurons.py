@@ -72,7 +72,7 @@ def prompt_batches(model: gpt_model.GPT, prompts: Sequence[corpus.Prompt]) -> It
         by_length.setdefault(len(p.words), []).append(i)
     for members in by_length.values():
         idx = torch.tensor([v.encode(list(prompts[i].words)) for i in members], dtype=torch.long)
-        x = forward.embed(model, idx)
+        x = model.embed(idx)
         captured = []
         for s in forward.steps(model, x):
             x = s.output

@@ -92,7 +92,7 @@ class Snapshot:
 
 def snapshot(model: gpt_model.GPT, step: int, words: Sequence[str], answer: str | None,
              keys: neurons.Keys | None = None) -> Snapshot:
-    """Everything page 7 shows for the final model, recomputed on the checkpoint `model` (taken at `step`).
+    """Everything page 8 shows for the final model, recomputed on the checkpoint `model` (taken at `step`).
 
     keys: neurons.corpus_keys(model), when the caller keeps it (its predictions give the accuracy).
     """

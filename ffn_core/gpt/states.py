@@ -290,4 +290,4 @@ def key_covariance(model: gpt_model.GPT, states: States, layer: int) -> torch.Te
 def whole_pass_inputs(model: gpt_model.GPT, ids: torch.Tensor) -> list[torch.Tensor]:
     """Each block's input on one batch (n, T) as the model's own pass computes it, every sentence whole:
     the reference the kept pass is checked against, bit for bit."""
-    return [s.input for s in forward.steps(model, forward.embed(model, ids))]
+    return [s.input for s in forward.steps(model, model.embed(ids))]

@@ -45,7 +45,7 @@ def encode(words: Sequence[str]) -> torch.Tensor:
 @torch.no_grad()
 def run(model: gpt_model.GPT, idx: torch.Tensor) -> Trace:
     """The model's forward pass (forward.steps) on one sequence idx (T,), every part kept."""
-    x = forward.embed(model, idx[None])  # (1, T, d)
+    x = model.embed(idx[None])  # (1, T, d)
     steps = list(forward.steps(model, x))
     hidden = tuple(s.hidden[0] for s in steps if s.hidden is not None)
     residual = (x[0], *(s.output[0] for s in steps))

@@ -33,8 +33,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
+from safetensors.torch import save_file
 import torch
 from torch.nn import functional as F
+from tqdm import tqdm
 
 from ffn_core import adam
 from ffn_core.gpt import corpus, evaluate, model as gpt_model, vocab as gpt_vocab, weights, writers
@@ -219,8 +221,6 @@ def _train(tc: TrainConfig, until: int | None, measure: bool, progress: bool, sh
     checkpoints: dict[int, dict[str, torch.Tensor]] = {}
     bar = None
     if progress:
-        from tqdm import tqdm
-
         bar = tqdm(total=stop, desc="training", unit="step")
     losses: list[float] = []
     for step in range(1, stop + 1):
@@ -264,8 +264,6 @@ def write_manifest(out: Path, model: torch.nn.Module, train: dict, log: list[dic
 
 def write(result: Result, tc: TrainConfig, out: Path) -> None:
     """Write the checkpoints, config.json and log.json into `out`."""
-    from safetensors.torch import save_file
-
     out.mkdir(parents=True, exist_ok=True)
     for old in out.glob("step_*.safetensors"):
         old.unlink()

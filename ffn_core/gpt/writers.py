@@ -1,4 +1,4 @@
-"""Which block writes the answer, over a whole set of prompts: page 7's attribution, averaged.
+"""Which block writes the answer, over a whole set of prompts: page 8's attribution, averaged.
 
 For each prompt, the answer's logit splits into the embedding's, each block's attention's and FFN's
 direct terms and a constant (trace.py, attribution.py: the final LayerNorm's scale frozen at its real
@@ -46,7 +46,7 @@ def writers(model: gpt_model.GPT, prompts: Sequence[corpus.Prompt]) -> Writers:
     for _, rows in sorted(groups.items()):
         ids = torch.tensor([v.encode(prompts[i].words) for i in rows], dtype=torch.long)
         answers = torch.tensor(v.encode([prompts[i].answer for i in rows]), dtype=torch.long)
-        x = forward.embed(m, ids)
+        x = m.embed(ids)
         parts = [x[:, -1]]
         attn, ffn = [], []
         for s in forward.steps(m, x):

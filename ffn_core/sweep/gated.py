@@ -1,11 +1,11 @@
-"""Page 4's fit with a gate: y = Σ_i v_i·act(w_i·x + b_i)·(u_i·x + e_i) + c against y = Σ_i v_i·act(w_i·x + b_i) + c.
+"""Page 5's fit with a gate: y = Σ_i v_i·act(w_i·x + b_i)·(u_i·x + e_i) + c against y = Σ_i v_i·act(w_i·x + b_i) + c.
 
 The gated unit multiplies its activation by a second linear map of the input, as W₂(act(W₁x) ⊙ W₃x) does
 in a transformer. On one input a plain unit holds 3 weights (w, b, v) and a gated one 5 (w, b, u, e, v),
 so 3m + 1 = 5k + 1 puts a plain width m = 5j beside a gated width k = 3j at exactly the same count.
 
 Both kinds are trained by the same program, so the comparison is the architecture's, not the optimiser's:
-the output layer (v, c) solved by least squares at every step (variable projection, as page 4's "pieces"
+the output layer (v, c) solved by least squares at every step (variable projection, as page 5's "pieces"
 training does), Adam on the hidden weights, several restarts from kinks spread over the range, the best
 restart kept. float64 throughout.
 """
@@ -71,7 +71,7 @@ def solve_output(h: torch.Tensor, mask: torch.Tensor, y: torch.Tensor) -> torch.
 
 def _init(widths: list[int], x_range: tuple[float, float], restarts: int,
           g: torch.Generator) -> tuple[list[torch.Tensor], torch.Tensor]:
-    """Every (network, restart) row: kinks spread over the range with jitter, signs at random (page 4's start)."""
+    """Every (network, restart) row: kinks spread over the range with jitter, signs at random (page 5's start)."""
     lo, hi = x_range
     m_max = max(widths)
     rows = [m for m in widths for _ in range(restarts)]

@@ -295,7 +295,9 @@ def fit_widths(target: str = targets.DEFAULT, widths: tuple[int, ...] = WIDTHS,
             return output(res_w, res_b, mask), history
         xm = midpoints(x)
         ym = _between_values(key, xm)
-        w, b, v, c = snap.snap_fit(res_w, res_b, mask, x, y, corners, None if ym is None else (xm, ym))
+        w, b, v, c = snap.snap_fit(res_w, res_b, mask, x, y, corners, None if ym is None else (xm, ym),
+                                   exact_rmse=EXACT_REL * float(y.abs().max()),
+                                   jumps=any(x[0] < j <= x[-1] for j in targets.JUMPS.get(key, ())))
         history = history.clone()
         rmse = ((net1d.forward(w, b, v, c, mask, x, act) - y) ** 2).mean(-1).sqrt()
         history[:, -1] = torch.minimum(history[:, -1], rmse)

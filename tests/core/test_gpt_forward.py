@@ -59,4 +59,4 @@ def test_steps_run_from_start_to_stop_with_changes_per_block():
     assert torch.equal(forward.residual(m, x, off, start=1, stop=3), want)
     assert len(list(forward.steps(m, x, start=1, stop=3))) == 2
     idx = torch.randint(0, CONFIG.vocab_size, (2, 5), generator=torch.Generator().manual_seed(4))
-    assert torch.equal(forward.logits(m, forward.residual(m, forward.embed(m, idx))), m(idx))
+    assert torch.equal(forward.logits(m, forward.residual(m, m.embed(idx))), m(idx))

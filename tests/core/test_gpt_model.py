@@ -110,18 +110,8 @@ def test_gelu_option():
 
 
 def test_importing_the_package_runs_nothing():
-    import json
-    import subprocess
-    import sys
+    from tests.conftest import fresh_import
 
-    from tests.conftest import ROOT
-
-    code = (
-        "import json, sys\n"
-        "from ffn_core.gpt import corpus, evaluate, facts, model, train, vocab, weights\n"
-        "print(json.dumps(sorted(n for n in sys.modules if n.split('.')[0] in ('streamlit', 'altair', 'sympy'))))\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
-    # One line: no module prints on import.
-    assert out.stdout.strip().splitlines() == ["[]"]
-    assert json.loads(out.stdout) == []
+    lines = fresh_import("from ffn_core.gpt import corpus, evaluate, facts, model, train, vocab, weights",
+                         ("streamlit", "altair", "sympy"))
+    assert lines == ["[]"]  # one line: no module prints on import, and none of those loaded

@@ -72,3 +72,28 @@ def test_jumps_are_fitted_exactly_once_wide_enough(target, widths):
     for seed in range(3):
         res = sweep.fit_widths(target, widths=widths, seed=seed)
         assert all(f.exact_on_grid for f in res.fits), (target, seed, [f.rmse for f in res.fits])  # between the points a jump is a ramp
+
+
+def test_a_corner_training_left_bare_is_given_neurons_and_the_fit_is_exact():
+    # Where training leaves kinks follows the CPU's rounding: a fit must not need one near each corner to
+    # be exact. Here every kink sits far from the sawtooth's four corners (its two jumps as ramps).
+    x = targets.grid(sweep.X_RANGE, sweep.POINTS)
+    y = targets.values("sawtooth", x)
+    corners = targets.kinks("sawtooth", x)
+    w = torch.tensor([[1.0, -1.0] * 6], dtype=torch.float64)
+    b = -w * torch.linspace(-1.9, -1.6, 12, dtype=torch.float64)
+    mask = torch.ones_like(w)
+    tol = sweep.EXACT_REL * float(y.abs().max())
+    v0, c0 = net1d.solve_output(w, b, mask, x, y, "relu")
+    assert ((net1d.forward(w, b, v0, c0, mask, x, "relu") - y) ** 2).mean().sqrt() > 0.1  # far from exact
+    ws, bs, vs, cs = snap.snap_fit(w, b, mask, x, y, corners, exact_rmse=tol)
+    assert ((net1d.forward(ws, bs, vs, cs, mask, x, "relu") - y) ** 2).mean().sqrt() <= tol
+    on = net1d.kinks(ws, bs)[0]
+    assert all(min(abs(float(k) - c) for c in corners) < 1e-12 for k in on)
+    # two on each corner at least, facing both ways
+    for c in corners:
+        here = [float(ws[0, i]) for i in range(12) if abs(float(on[i]) - c) < 1e-12]
+        assert len(here) >= 2 and min(here) < 0 < max(here)
+    # the snaps by reach alone leave them bare: no kink is within their farthest reach of a corner
+    spacing = float(x[1] - x[0])
+    assert min(abs(float(k) - c) for k in net1d.kinks(w, b)[0] for c in corners) > max(snap.SNAP_POINTS) * spacing

@@ -1,5 +1,6 @@
 """Fixtures of the browser tests: one `streamlit run dashboard.py` server and one Chromium per
-session, a fresh browser context per page opened. Helpers live in e2e_support.py.
+session, a fresh browser context per page opened, and a file's own server for a class room
+(`classroom`). Helpers live in e2e_support.py.
 
 What every file here shares is set once below: each test carries the `e2e` mark, and a test that
 opens a browser skips, saying why, where /usr/bin/chromium is missing (the `browser` fixture).
@@ -21,6 +22,7 @@ from e2e_support import (
     VIEWPORT_HEIGHT,
     VIEWPORT_WIDTH,
     Server,
+    class_server,
     free_port,
 )
 
@@ -47,6 +49,13 @@ def server() -> Iterator[Server]:
         pytest.fail(str(e), pytrace=False)
     yield srv
     srv.stop()
+
+
+@pytest.fixture(scope="module")
+def classroom(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """A server of the test file's own for a class room, its class store in a temporary folder."""
+    with class_server(tmp_path_factory.mktemp("class")) as srv:
+        yield srv
 
 
 @pytest.fixture(autouse=True)

@@ -44,6 +44,7 @@ MAX_VIEWPORT_HEIGHT = 12_000
 CHART = '[data-testid="stVegaLiteChart"]'
 EXCEPTION = '[data-testid="stException"]'
 MAIN = '[data-testid="stMain"]'
+PRESENTER = f'{MAIN} [class*="st-key-room_presenter"]'  # the class room's panel on the instructor's page
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
 PHONE_AGENT = ("Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) "
                "Chrome/126.0.0.0 Mobile Safari/537.36")
@@ -111,6 +112,37 @@ def class_context(browser, *, phone: bool = False, lang: str = "en-US", height: 
     ctx = browser.new_context(locale=lang, **options, **screen)
     ctx.set_default_timeout(timeout_ms)
     return ctx
+
+
+@contextlib.contextmanager
+def class_server(folder: Path, **env: str) -> Iterator[Server]:
+    """A server of its own whose class store is a database in `folder` (the default one would be written into the
+    checkout), with `env` added to its environment; stopped on leaving."""
+    srv = Server(APP_ROOT, env={"FFNLAB_CLASS_DB": f"sqlite:///{folder / 'class.sqlite'}", **env})
+    try:
+        srv.wait_healthy()
+        yield srv
+    finally:
+        srv.stop()
+
+
+def press_presenter_button(teacher, name: str) -> None:
+    """Press one of the presenter's buttons and wait for the run. The panel reruns on its own every 2 s, and while a
+    rerun that moves its buttons draws, the button from before can stand beside the new one for a moment: it is
+    pressed once alone."""
+    button = teacher.locator(PRESENTER).first.get_by_role("button", name=name, exact=True)
+    for _ in range(100):
+        if button.count() == 1:
+            try:
+                button.click(timeout=5_000)
+                break
+            except Exception as e:  # a redraw began between the count and the press
+                if "strict mode violation" not in str(e):
+                    raise
+        teacher.wait_for_timeout(100)
+    else:
+        raise AssertionError(f"the presenter's {name!r} button was never alone on screen for 10 s")
+    wait_for_app_run(teacher)
 
 
 def fit_viewport(page, width: int = VIEWPORT_WIDTH) -> None:
@@ -410,3 +442,21 @@ def balancer(run_dir: Path, **env: str) -> Iterator[tuple[str, list[int]]]:
         alive = [name for name, pid in pids.items() if Path(f"/proc/{pid}").exists()
                  and "zombie" not in Path(f"/proc/{pid}/status").read_text().lower()]
         assert not alive, f"still running after run.sh stop: {alive}"
+
+
+def start_linked_lesson(teacher, t, steps: int) -> str:
+    """On a page opened from a lesson's link: start a class, pick the linked lesson, start it; the join address.
+
+    The lesson bar then says "step 1 of <steps>"."""
+    sidebar = teacher.locator('[data-testid="stSidebar"]')
+    sidebar.get_by_text(t("lesson.linked")).wait_for()
+    sidebar.get_by_role("button", name=t("room.start")).click()
+    wait_for_app_run(teacher)
+    sidebar.locator(".st-key-room_lesson_pick").click()
+    teacher.get_by_role("option", name=t("lesson.from_link", n=steps)).click()
+    wait_for_app_run(teacher)
+    sidebar.get_by_role("button", name=t("lesson.start")).click()
+    wait_for_app_run(teacher)
+    teacher.locator(".st-key-room_lesson_bar").get_by_text(f"step 1 of {steps}").wait_for()
+    short = teacher.locator('.st-key-room_join_card [data-testid="stCode"]').inner_text().strip()
+    return f"http://{short}"

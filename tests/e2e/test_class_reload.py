@@ -1,8 +1,8 @@
 """A class that survives reloads, in real browsers on one `streamlit run dashboard.py` (the app's st.App with
 its cookie route and watcher): an instructor at 1280×720 and three students, one a Korean phone at 390×844,
-on page 8's memory edit.
+on page 9's memory edit.
 
-- Page 8's edit question is one question for the room: the English and the Korean student answer it and the
+- Page 9's edit question is one question for the room: the English and the Korean student answer it and the
   instructor's panel counts both under it (its prompt language is the instructor's, carried by the join address).
 - A student reloads: the same seat (the panel's counts do not move) and their guess is shown again.
 - The instructor reloads: the panel, the join card and the room's code are back, the key nowhere on the page.
@@ -23,7 +23,7 @@ from ui.base import i18n
 pytestmark = pytest.mark.e2e
 SURGERY = next(p for p in discover_pages() if p.file.endswith("gpt_surgery.py"))
 EN, KO = i18n.Translator("en"), i18n.Translator("ko")
-EDIT_BOX = 1  # page 8's question boxes: the ablation's, the edit's, the sparsity's
+EDIT_BOX = 1  # page 9's question boxes: the ablation's, the edit's, the sparsity's
 
 
 @pytest.fixture(scope="module")

@@ -18,8 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from e2e_support import APP_ROOT, CHART, MAIN, class_context, open_link, wait_for_app_run
-from stclient import Server
+from e2e_support import (APP_ROOT, CHART, MAIN, class_context, class_server, open_link, start_linked_lesson,
+                         wait_for_app_run)
+# test_teacher_question.py presses the presenter's buttons by this name too.
+from e2e_support import press_presenter_button as _click
 
 sys.path.insert(0, str(APP_ROOT))
 from ui.base import i18n  # noqa: E402
@@ -34,22 +36,10 @@ OWN = "#2563eb"
 
 @pytest.fixture(scope="module")
 def classroom(tmp_path_factory):
+    """This file's class room (in place of conftest's): its vote timer, and its database's path for the results CSV."""
     folder = tmp_path_factory.mktemp("vote")
-    db = folder / "class.sqlite"
-    old = {k: os.environ.get(k) for k in ("FFNLAB_CLASS_DB", "FFNLAB_VOTE_TIMER")}
-    os.environ.update(FFNLAB_CLASS_DB=f"sqlite:///{db}", FFNLAB_VOTE_TIMER=str(TIMER))
-    srv = Server(APP_ROOT)
-    try:
-        srv.wait_healthy()
-        yield srv, db
-    finally:
-        srv.proc.terminate()
-        srv.proc.wait(timeout=30)
-        for k, v in old.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+    with class_server(folder, FFNLAB_VOTE_TIMER=str(TIMER)) as srv:
+        yield srv, folder / "class.sqlite"
 
 
 def _context(browser, **screen):
@@ -101,24 +91,6 @@ def _bottom_in_first_screen(teacher, locator) -> float:
     box = locator.bounding_box()
     assert box is not None
     return box["y"] + box["height"]
-
-
-def _click(teacher, name: str) -> None:
-    """Press one of the presenter's buttons. The panel reruns on its own every 2 s, and while a rerun that moves
-    its buttons draws, the button from before can stand beside the new one for a moment: press it when alone."""
-    button = _presenter(teacher).get_by_role("button", name=name, exact=True)
-    for _ in range(100):
-        if button.count() == 1:
-            try:
-                button.click(timeout=5_000)
-                break
-            except Exception as e:  # a redraw began between the count and the press
-                if "strict mode violation" not in str(e):
-                    raise
-        teacher.wait_for_timeout(100)
-    else:
-        raise AssertionError(f"the presenter's {name!r} button was never alone on screen for 10 s")
-    wait_for_app_run(teacher)
 
 
 def test_a_projector_shows_one_question_its_counts_and_after_reveal_its_distribution_in_the_first_screen(
@@ -277,20 +249,10 @@ def test_a_lesson_of_three_steps_moves_a_following_student_with_next(browser, cl
         teacher, student = (ctx.new_page() for ctx in contexts)
         open_link(teacher, f"{srv.url}/linear_collapse?lang=en&plan={plan.encode(three)}")
         assert "plan=" not in teacher.url  # read once, then out of the address
-        sidebar = teacher.locator('[data-testid="stSidebar"]')
-        sidebar.get_by_text(EN("lesson.linked")).wait_for()
-        sidebar.get_by_role("button", name=EN("room.start")).click()
-        wait_for_app_run(teacher)
-        sidebar.locator(".st-key-room_lesson_pick").click()
-        teacher.get_by_role("option", name=EN("lesson.from_link", n=3)).click()
-        wait_for_app_run(teacher)
-        sidebar.get_by_role("button", name=EN("lesson.start")).click()
-        wait_for_app_run(teacher)
+        join = start_linked_lesson(teacher, EN, 3)
         bar = teacher.locator(".st-key-room_lesson_bar")
-        bar.get_by_text("step 1 of 3").wait_for()
-        short = teacher.locator('.st-key-room_join_card [data-testid="stCode"]').inner_text().strip()
 
-        open_link(student, f"http://{short}")
+        open_link(student, join)
         # In a lesson the student follows by default (the toggle is on, in the closed sidebar).
         assert student.locator(".st-key-_room_follow_widget input").is_checked()
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 import sqlalchemy as sa
 
-from ui.room import store
+from ui.room import store, store_inputs, store_tables
 
 
 @pytest.fixture(scope="module")
@@ -24,7 +24,7 @@ def engine(request, tmp_path):
     else:
         # Ten connections: the threads tests hold several at once.
         eng = sa.create_engine(request.getfixturevalue("pg_url"), pool_size=10)
-        store.metadata.drop_all(eng)
+        store_tables.metadata.drop_all(eng)
     yield eng
     eng.dispose()
 
@@ -45,3 +45,23 @@ def is_instructor(db: store.Store, code: object, key: object, now: float) -> boo
     """Whether `key` is the instructor key of the live room `code` (the check every key action makes)."""
     with db._read() as conn:
         return db._instructor(conn, code, key, now) is store.Status.OK
+
+
+def older_database(engine: sa.Engine, version: int, made_later: str, columns_later: dict[str, tuple[str, ...]],
+                   now: float) -> None:
+    """A database as schema `version` left it: today's tables without the table and the columns a later version
+    added, holding the room ABCDEF (live for 1000 s from `now`) and its student "old", joined at `now`."""
+    older = sa.MetaData()
+    for table in store_tables.metadata.sorted_tables:
+        if table.name == made_later:
+            continue
+        cols = [sa.Column(c.name, c.type, primary_key=c.primary_key, nullable=c.nullable) for c in table.columns
+                if c.name not in columns_later.get(table.name, ())]
+        sa.Table(table.name, older, *cols)
+    older.create_all(engine)
+    with engine.begin() as conn:
+        conn.execute(sa.text("INSERT INTO class_schema (version) VALUES (:v)"), {"v": version})
+        conn.execute(sa.text("INSERT INTO class_rooms (code, salt, key_hash, created, expires, view_version) "
+                             "VALUES ('ABCDEF', 's', 'h', :t, :e, 0)"), {"t": now, "e": now + 1000})
+        conn.execute(sa.text("INSERT INTO class_students (room, token_hash, joined) VALUES ('ABCDEF', :h, :t)"),
+                     {"h": store_inputs._sha("old"), "t": now})

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from ui.compute import cache, fair_queue
+from ui.compute import cache, fair_queue, result_cache
 
 pytestmark = pytest.mark.usefixtures("fresh_caches")  # counts what is computed: starts from empty caches
 
@@ -293,7 +293,7 @@ def test_many_presses_from_one_session_and_from_many_train_a_bounded_number_of_t
 
 
 def test_plain_keys_keep_types_and_float_bits_apart():
-    key = fair_queue.plain_key
+    key = result_cache.plain_key
     assert key((1, 2.0, "a")) == key([1, 2.0, "a"])
     assert len({key(1), key(True), key(1.0), key("1")}) == 4
     assert key(0.0) != key(-0.0)
@@ -303,7 +303,7 @@ def test_plain_keys_keep_types_and_float_bits_apart():
 
 
 def test_cache_bounds_entries_per_function_and_bytes_in_all():
-    results = fair_queue.ResultCache(max_bytes=1000)
+    results = result_cache.ResultCache(max_bytes=1000)
     for i in range(5):
         results.put("f", i, b"x" * 100, max_entries=3)
     assert [results.get("f", i) is not None for i in range(5)] == [False, False, True, True, True]
@@ -319,7 +319,7 @@ def test_cache_bounds_entries_per_function_and_bytes_in_all():
 
 
 def test_background_results_fill_only_free_room_and_never_evict_a_students():
-    results = fair_queue.ResultCache(max_bytes=1000)
+    results = result_cache.ResultCache(max_bytes=1000)
     results.put("f", "student", b"s" * 100, max_entries=2)
     results.put("f", "neighbour", b"n" * 100, max_entries=2, evict=False)  # room left: kept
     results.put("f", "another", b"a" * 100, max_entries=2, evict=False)  # full: not kept, nothing evicted

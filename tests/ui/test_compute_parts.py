@@ -4,7 +4,7 @@ import pickle
 
 import pytest
 
-from ui.compute import allocator, cache, fair_queue, lru, metrics
+from ui.compute import allocator, cache, fair_queue, lru, metrics, result_cache
 
 pytestmark = pytest.mark.usefixtures("fresh_caches")  # counts what is computed: starts from empty caches
 
@@ -17,14 +17,14 @@ def test_lookups_are_counted_per_function_and_result():
     name = "test_compute_parts.lookups"
     for hit in (True, False, False):
         metrics.count_lookup(name, hit)
-    stats = _stats(fair_queue.ResultCache(1000), fair_queue.Scheduler(poll_s=0.01), "cache_lookups")
+    stats = _stats(result_cache.ResultCache(1000), fair_queue.Scheduler(poll_s=0.01), "cache_lookups")
     mine = {s.labels["result"]: s.value for s in stats if s.labels["cache"] == name}
     assert mine == {"hit": 1, "miss": 2}
     assert all(s.labels["cache_type"] == "ffnlab_compute" for s in stats)
 
 
 def test_the_gauges_and_evictions_are_the_given_caches():
-    results = fair_queue.ResultCache(max_bytes=10_000)
+    results = result_cache.ResultCache(max_bytes=10_000)
     blobs = [pickle.dumps(i) for i in range(3)]
     for i, blob in enumerate(blobs):
         results.put("f", i, blob, max_entries=2)  # the third evicts the first

@@ -12,7 +12,7 @@ from ui.compute import cache
 
 pytestmark = pytest.mark.usefixtures("fresh_caches")  # counts what is computed: starts from empty caches
 
-PAGE = "pages/4_width_sweep.py"
+PAGE = "pages/5_width_sweep.py"
 
 
 def _press(at) -> int:

@@ -117,10 +117,10 @@ def test_the_pages_python_bound_experiments_share_the_python_lane():
     pages = {path.name: path.read_text(encoding="utf-8") for path in (ROOT / "pages").glob("*.py")}
     laned = {(name, fn) for name, text in pages.items()
              for fn in re.findall(r"@cache\.cached\([^)]*lane=cache\.LANE_PYTHON\)\ndef (\w+)", text)}
-    assert laned == {("4_width_sweep.py", "run"), ("4_width_sweep.py", "reference"), ("5_key_value.py", "memorise_pairs"),
-                     ("5_key_value.py", "measure"), ("6_activation_sparsity.py", "train"),
-                     ("6_activation_sparsity.py", "seed_change"), ("11_mixture_of_experts.py", "measure")}
-    assert "lane=cache.LANE_PYTHON" in pages["4_width_sweep.py"].split("cache.train(", 1)[1].split("\n\n", 1)[0]
+    assert laned == {("5_width_sweep.py", "run"), ("5_width_sweep.py", "reference"), ("6_key_value.py", "memorise_pairs"),
+                     ("6_key_value.py", "measure"), ("7_activation_sparsity.py", "train"),
+                     ("7_activation_sparsity.py", "seed_change"), ("10_mixture_of_experts.py", "measure")}
+    assert "lane=cache.LANE_PYTHON" in pages["5_width_sweep.py"].split("cache.train(", 1)[1].split("\n\n", 1)[0]
     assert cache.LANE_PYTHON in cache._LANES and cache.LANE_PYTHON != cache.LANE_GPT
 
 

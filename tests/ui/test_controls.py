@@ -10,6 +10,7 @@ import urllib.parse
 from typing import Any
 
 import pytest
+from streamlit import source_util
 from streamlit.elements.lib import policies
 from streamlit.testing.v1 import AppTest
 
@@ -42,6 +43,29 @@ def test_every_page_file_is_registered_and_every_row_has_its_file():
     assert files == rows, (sorted(files - rows), sorted(rows - files))
 
 
+# Every page's address as the menu had it when the files were numbered in its order (issue 36): links
+# shared before, and lessons/*.toml, name these. A file renamed or renumbered must keep its address.
+ADDRESSES = {
+    "home": "", "split": "parameter_split", "position": "position_wise", "collapse": "linear_collapse",
+    "gated": "gated_ffn", "sweep": "width_sweep", "keyvalue": "key_value", "sparsity": "activation_sparsity",
+    "gpt": "trained_gpt", "gptsurgery": "gpt_surgery", "moe": "mixture_of_experts", "glossary": "glossary",
+}
+
+
+def test_every_page_keeps_its_address():
+    """Streamlit's pages/ router names a page by its file minus the number; ours (query.url_path) agrees."""
+    assert {entry.section for entry in catalog.PAGES} == set(ADDRESSES)
+    for entry in catalog.PAGES:
+        assert query.url_path(entry.path) == ADDRESSES[entry.section], entry.path
+        if entry.path.startswith("pages/"):
+            assert source_util.page_icon_and_name(ROOT / entry.path)[1] == ADDRESSES[entry.section], entry.path
+
+
+def test_every_page_file_is_numbered_as_the_menu_shows_it():
+    for position, entry in enumerate(catalog.PAGES[1:], start=1):
+        assert entry.path.startswith(f"pages/{position}_"), (position, entry.path)
+
+
 def test_every_registered_page_declares_its_controls_under_its_own_section():
     assert list(catalog.CONTROLS) == SECTIONS
     for entry in catalog.PAGES:
@@ -58,9 +82,13 @@ def test_every_control_a_page_draws_is_declared_and_every_declared_one_is_drawn(
         source = (ROOT / entry.path).read_text(encoding="utf-8")
         assert 'bind="query-params"' not in source, entry.path
         tree = ast.parse(source)
-        drawn = [node.args[1].value for node in ast.walk(tree)
-                 if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "draw"
-                 and isinstance(node.func.value, ast.Name) and node.func.value.id == "controls"]
+        # controls.draw(page, "<key>", ...) draws one; controls.row(page, "<key>", "<key>", ...) several.
+        drawn = [arg.value for node in ast.walk(tree)
+                 if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                 and node.func.attr in ("draw", "row") and isinstance(node.func.value, ast.Name)
+                 and node.func.value.id == "controls"
+                 for arg in (node.args[1:2] if node.func.attr == "draw" else node.args[1:])
+                 if isinstance(arg, ast.Constant) and isinstance(arg.value, str)]
         assert sorted(drawn) == sorted(c.key for c in catalog.CONTROLS[entry.section]), entry.path
 
 
@@ -270,7 +298,7 @@ def test_a_link_of_bad_values_opens_every_control_on_its_default(section, positi
 
 
 def test_a_number_past_the_range_is_the_default_not_the_end_of_the_range():
-    at = open_page("pages/5_key_value.py", "en", d="4096", top="7")
+    at = open_page("pages/6_key_value.py", "en", d="4096", top="7")
     assert not at.exception
     assert at.slider(key="d").value == 64  # Streamlit alone would clamp it to 128
     assert at.slider(key="top").value == 7
@@ -284,7 +312,7 @@ def test_a_toggle_spelled_one_way_is_written_the_way_it_is_read():
 
 
 def test_old_links_that_repeat_the_widths_still_open():
-    at = open_page("pages/4_width_sweep.py", "en", widths=["2", "8"])
+    at = open_page("pages/5_width_sweep.py", "en", widths=["2", "8"])
     assert not at.exception
     assert at.multiselect(key="widths").value == [2, 8]
     assert at.query_params["widths"] == "2,8"
@@ -329,7 +357,7 @@ def test_apply_before_the_controls_are_drawn_takes_effect_in_the_same_run(caplog
 
 
 def test_apply_before_opening_another_page_opens_it_on_those_values():
-    at = open_page("pages/5_key_value.py", "en")
+    at = open_page("pages/6_key_value.py", "en")
     at.session_state["_controls_pending"] = ("collapse", links.clean(catalog.CONTROLS["collapse"], {"act": "gelu", "seed": "3"}))
     at.switch_page("pages/3_linear_collapse.py").run()
     assert not at.exception

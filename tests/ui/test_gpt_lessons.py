@@ -67,6 +67,10 @@ def test_parameter_split(ffn, attention, embeddings, norms):
     assert_readable(v)
     assert v.takeaway_values["total"] == ffn + attention + embeddings + norms
     assert _ok(v, "gpt.claim_two_thirds") == (abs(ffn / (ffn + attention) - 2 / 3) <= verdicts.TWO_THIRDS_SLACK)
+    keys = v.takeaway.split()
+    # "two thirds of every block" and "the largest single part" are said only where they hold
+    assert ("gpt.takeaway_split_blocks" in keys) == (abs(ffn / (ffn + attention) - 2 / 3) <= verdicts.TWO_THIRDS_SLACK)
+    assert ("gpt.takeaway_split_largest" in keys) == (ffn > max(attention, embeddings, norms))
 
 
 @SETTINGS

@@ -1,4 +1,4 @@
-"""Page 7's checkpoint and word-in-context verdicts over the whole control space: every sentence renders in
+"""Page 8's checkpoint and word-in-context verdicts over the whole control space: every sentence renders in
 both languages and each ✓/✗ follows its rule from the numbers. The page-level sweep at the end runs the
 verdicts on the real measurements at every shipped checkpoint, every country and both languages."""
 import math

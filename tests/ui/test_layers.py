@@ -1,6 +1,6 @@
-"""The ui/ wing's layers (ui/__init__.py is the map): read from the source with `ast`, every module is in a
-layer, imports go only downward or sideways, there is no import cycle, no import inside a function
-(unless listed below with the measurement that needs it), and each package's docstring names its modules."""
+"""The layers of ui/ (ui/__init__.py is the map) and of the core below it: read from the source with `ast`, every
+module is in a layer, imports go only downward or sideways, there is no import cycle, no import inside a function
+(unless listed below with the measurement that needs it), and each ui package's docstring names its modules."""
 from __future__ import annotations
 
 import ast
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-UI = ROOT / "ui"
+PACKAGES = ("ui", "ffn_core")
 
 # Top to bottom, as ui/__init__.py draws them. A module belongs to the first layer one of whose
 # prefixes it starts with; it may import its own layer and the ones below.
@@ -21,6 +21,11 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("compute", ("ui.compute",)),
     ("registry", ("ui.registry",)),
     ("base", ("ui.base",)),
+    # The core: its report gathers every section (it may import everything); the GPT is built from the
+    # primitives (ffn_core/*.py, sweep/), which never reach up to it.
+    ("core report", ("ffn_core.report",)),
+    ("core gpt", ("ffn_core.gpt",)),
+    ("core primitives", ("ffn_core",)),
 )
 
 # Imports made inside a function, each with the reason that needs it: (module, imported) → why.
@@ -33,12 +38,12 @@ def _name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-MODULES: dict[str, Path] = {_name(p): p for p in sorted(UI.rglob("*.py"))}
+MODULES: dict[str, Path] = {_name(p): p for package in PACKAGES for p in sorted((ROOT / package).rglob("*.py"))}
 TREES: dict[str, ast.Module] = {name: ast.parse(path.read_text(), str(path)) for name, path in MODULES.items()}
 
 
 def _resolve(node: ast.Import | ast.ImportFrom) -> list[str]:
-    """The ui modules an import statement loads (a name imported from a package may be a module of it)."""
+    """The ui and core modules an import statement loads (a name imported from a package may be a module of it)."""
     out = []
     if isinstance(node, ast.Import):
         out = [alias.name for alias in node.names]
@@ -46,7 +51,7 @@ def _resolve(node: ast.Import | ast.ImportFrom) -> list[str]:
         for alias in node.names:
             sub = f"{node.module}.{alias.name}"
             out.append(sub if sub in MODULES else node.module)
-    return [m for m in out if m == "ui" or m.startswith("ui.")]
+    return [m for m in out if m.split(".")[0] in PACKAGES]
 
 
 def _imports(tree: ast.Module) -> list[tuple[ast.Import | ast.ImportFrom, bool]]:
@@ -81,6 +86,8 @@ def test_the_graph_is_read():
     assert "ui.room.session" in GRAPH["ui.kit.shell"]
     assert "ui.registry.catalog" in GRAPH["ui.compute.warmup"]
     assert "ui.registry.kinds" in GRAPH["ui.registry.catalog"]
+    assert "ffn_core.ffn" in GRAPH["ffn_core.gpt.model"]
+    assert "ffn_core.gpt.moe_probes" in GRAPH["ffn_core.report"]
 
 
 def test_questions_and_verdicts_import_no_streamlit():
@@ -98,14 +105,14 @@ def test_questions_and_verdicts_import_no_streamlit():
 
 
 def test_every_module_is_in_a_layer():
-    outside = [m for m in MODULES if m != "ui" and _layer(m) is None]
+    outside = [m for m in MODULES if m not in PACKAGES and _layer(m) is None]
     assert outside == [], f"add these to a layer in LAYERS and ui/__init__.py: {outside}"
 
 
 def test_no_upward_import():
     upward = [(m, dep, LAYERS[_layer(m)][0], LAYERS[_layer(dep)][0])  # type: ignore[index]
-              for m, deps in GRAPH.items() if m != "ui" for dep in sorted(deps)
-              if dep != "ui" and _layer(dep) is not None and _layer(dep) < _layer(m)]  # type: ignore[operator]
+              for m, deps in GRAPH.items() if m not in PACKAGES for dep in sorted(deps)
+              if dep not in PACKAGES and _layer(dep) is not None and _layer(dep) < _layer(m)]  # type: ignore[operator]
     assert upward == []
 
 
@@ -153,7 +160,7 @@ def test_no_import_inside_a_function():
     assert all(why.strip() for why in INNER_IMPORTS_ALLOWED.values())
 
 
-@pytest.mark.parametrize("package", sorted(p for p in MODULES if MODULES[p].name == "__init__.py"))
+@pytest.mark.parametrize("package", sorted(p for p in MODULES if MODULES[p].name == "__init__.py" and p.startswith("ui")))
 def test_each_package_names_its_modules(package: str):
     folder = MODULES[package].parent
     doc = ast.get_docstring(TREES[package]) or ""

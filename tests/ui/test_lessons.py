@@ -1,21 +1,15 @@
 """The verdicts' shared rules: no UI imports, Korean sentences that follow the glossary."""
 import json
 import re
-import subprocess
-import sys
 
-from tests.conftest import ROOT
+from tests.conftest import fresh_import
 from ui.base import i18n
 
 
 def test_lessons_import_no_ui_package():
-    code = (
-        "import json, sys\n"
-        "import ui.base.text, ui.verdicts.home, ui.verdicts.split, ui.verdicts.position, ui.verdicts.collapse\n"
-        "print(json.dumps(sorted(n for n in sys.modules if n.split('.')[0] in ('streamlit', 'altair'))))\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
-    assert json.loads(out.stdout.strip().splitlines()[-1]) == []
+    lines = fresh_import("import ui.base.text, ui.verdicts.home, ui.verdicts.split, ui.verdicts.position, ui.verdicts.collapse",
+                         ("streamlit", "altair"))
+    assert json.loads(lines[-1]) == []
 
 
 # The glossary's rules, for the sections of home, split, position-wise and collapse (and the shared ones).

@@ -36,6 +36,11 @@ def test_gated_verdict_agrees_with_its_numbers(d, act, token, seed):
         if "gated.takeaway_nonlinear" in keys:
             GATED.reach("nonlinear")
             assert claim.values["error"] > 0.01
+        # "further from any linear map than the plain FFN" is said exactly when its error is the larger
+        assert ("gated.takeaway_nonlinear" in keys) == (res.gated_fit_error > verdicts.NONLINEAR
+                                                        and res.gated_fit_error > res.plain_fit_error)
+        assert ("gated.takeaway_nonlinear_closer" in keys) == (res.gated_fit_error > verdicts.NONLINEAR
+                                                               and res.gated_fit_error <= res.plain_fit_error)
     counts = by_key["gated.fact_params"]
     assert counts.ok is None and counts.values["gated"] == counts.values["plain"] == counts.values["eight"] == 8 * d * d
     relu = by_key["gated.fact_relu"]

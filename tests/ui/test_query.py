@@ -20,12 +20,12 @@ CHOICES = [
     ("pages/2_position_wise.py", "act", "gelu"),
     ("pages/2_position_wise.py", "perm", "roll"),
     ("pages/3_linear_collapse.py", "act", "silu"),
-    ("pages/4_width_sweep.py", "target", "custom"),
-    ("pages/4_width_sweep.py", "act", "gelu"),
-    ("pages/4_width_sweep.py", "method", "both"),
-    ("pages/6_activation_sparsity.py", "act", "gelu"),
-    ("pages/6_activation_sparsity.py", "init", "kaiming"),
-    ("pages/6_activation_sparsity.py", "task", "random_labels"),
+    ("pages/5_width_sweep.py", "target", "custom"),
+    ("pages/5_width_sweep.py", "act", "gelu"),
+    ("pages/5_width_sweep.py", "method", "both"),
+    ("pages/7_activation_sparsity.py", "act", "gelu"),
+    ("pages/7_activation_sparsity.py", "init", "kaiming"),
+    ("pages/7_activation_sparsity.py", "task", "random_labels"),
 ]
 
 
@@ -68,7 +68,7 @@ def test_non_finite_numbers_in_any_key_open_every_page_on_its_defaults():
 
 
 def test_token_inf_on_key_value():
-    at = open_page("pages/5_key_value.py", "ko", token="inf", seed="1e400")
+    at = open_page("pages/6_key_value.py", "ko", token="inf", seed="1e400")
     assert not at.exception
     assert at.number_input(key="token").value == 0
     assert at.number_input(key="seed").value == 0
@@ -76,7 +76,7 @@ def test_token_inf_on_key_value():
 
 
 def test_a_finite_number_is_kept():
-    at = open_page("pages/5_key_value.py", "en", token="7", seed="3")
+    at = open_page("pages/6_key_value.py", "en", token="7", seed="3")
     assert at.number_input(key="token").value == 7
     assert at.query_params["token"] == "7"
 
@@ -108,13 +108,13 @@ def test_the_choices_go_into_the_address_by_id_and_back(path):
 @pytest.mark.parametrize("lang", i18n.LANGS)
 def test_a_label_in_a_link_becomes_the_id_in_the_address(lang):
     label = i18n.Translator("ko" if lang == "en" else "en")("sparsity.init_xavier")
-    at = open_page("pages/6_activation_sparsity.py", lang, init=label)
+    at = open_page("pages/7_activation_sparsity.py", lang, init=label)
     assert at.selectbox(key="init").value == "xavier"
     assert at.query_params["init"] == "xavier"
 
 
 def test_a_custom_target_keeps_its_expression():
-    at = open_page("pages/4_width_sweep.py", "en", target="custom", expr="x**3")
+    at = open_page("pages/5_width_sweep.py", "en", target="custom", expr="x**3")
     assert not at.exception
     assert at.selectbox(key="target").value == "custom"
     assert at.text_input(key="expr").value == "x**3"

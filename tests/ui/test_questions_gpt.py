@@ -1,4 +1,4 @@
-"""Page 7's questions: each answer is what the page shows for the prompt on screen (numbers drawn over their
+"""Page 8's questions: each answer is what the page shows for the prompt on screen (numbers drawn over their
 whole range, then the shipped model at a few prompts of the corpus)."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Page 8's questions: each answer is what the page shows for the ablation, the edit and the checkpoint on screen
+"""Page 9's questions: each answer is what the page shows for the ablation, the edit and the checkpoint on screen
 (numbers drawn over their whole range, then the shipped model at the page's defaults)."""
 from __future__ import annotations
 

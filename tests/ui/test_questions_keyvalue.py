@@ -1,4 +1,4 @@
-"""Page 5's questions: each answer is what the page shows for the key on screen."""
+"""Page 6's questions: each answer is what the page shows for the key on screen."""
 from __future__ import annotations
 
 from hypothesis import assume, example, given, settings

@@ -1,4 +1,4 @@
-"""Page 6's questions: each answer is what the page shows at init and after training."""
+"""Page 7's questions: each answer is what the page shows at init and after training."""
 from __future__ import annotations
 
 from hypothesis import assume, given, settings

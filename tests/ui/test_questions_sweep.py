@@ -1,4 +1,4 @@
-"""Page 4's questions: each answer is what the page shows for the fits on screen."""
+"""Page 5's questions: each answer is what the page shows for the fits on screen."""
 from __future__ import annotations
 
 from hypothesis import example, given, settings

@@ -19,7 +19,7 @@ from ui import questions
 from ui.base import i18n
 from ui.questions import Asked, Question
 from ui.questions import collapse as collapse_questions
-from ui.room import views, session, store
+from ui.room import config, panel, seating, session, store, views
 
 NUMBER = Question(key="room_test.q_number", kind="number", lo=0.0, hi=1.0, tolerance=0.05)
 CHOICE = Question(key="room_test.q_choice", kind="choice", options=("facts", "grammar", "same"))
@@ -86,7 +86,7 @@ def seated(code: str, role: str, token: str, key: str | None = None) -> dict:
 
 
 def panel_scene(page, st) -> None:
-    session.panel_body(page, [ASK_NUMBER, ASK_CHOICE])
+    panel.panel_body(page, [ASK_NUMBER, ASK_CHOICE])
 
 
 def submit_scene(page, st) -> None:
@@ -103,8 +103,8 @@ def watch_scene(page, st) -> None:
 
 def actions_scene(page, st) -> None:
     done = {
-        "reveal": session.reveal(page, ASK_NUMBER),
-        "reset": session.reset(page, ASK_NUMBER),
+        "reveal": panel.reveal(page, ASK_NUMBER),
+        "reset": panel.reset(page, ASK_NUMBER),
     }
     session.close(page)
     st.session_state["done"] = done
@@ -162,11 +162,14 @@ def test_the_one_time_link_is_shown_once_and_works_once(db):
     at.sidebar.button(key="room_start").click().run()
     code, key = at.session_state[session.SEAT].code, at.session_state[session.KEY]
     at.sidebar.button(key="room_take").click().run()
-    link = next(c.value for c in at.sidebar.code if "take=" in c.value)
+    # A link whose address is not drawn as text: the sidebar is on the projector.
+    drawn = [e.value for kind in (at.sidebar.code, at.sidebar.markdown, at.sidebar.caption) for e in kind]
+    assert drawn and not any("take=" in text for text in drawn)
+    link = next(b.proto.url for b in at.sidebar.get("link_button") if "take=" in b.proto.url)
     assert key not in link and f"room={code}" in link
     token = link.split("take=")[1].split("&")[0]
     at.run()
-    assert not any("take=" in c.value for c in at.sidebar.code)  # hidden again on the next run
+    assert not any("take=" in b.proto.url for b in at.sidebar.get("link_button"))  # gone on the next run
     # Another device opens it: that session leads the room; the link's second use does nothing.
     other = open_page("pages/3_linear_collapse.py", "en", folded=True, room=code, take=token)
     assert other.session_state[session.SEAT].role == "instructor"
@@ -208,7 +211,7 @@ def test_a_student_joins_by_the_rooms_code_and_a_bad_code_gets_a_note(db):
 
 def test_a_full_room_refuses_a_newcomer_with_a_note(db, monkeypatch):
     full = store.Store(db.engine, max_students=1)
-    monkeypatch.setattr(session, "_store", lambda url: full)
+    monkeypatch.setattr(seating, "_store", lambda url: full)
     code, _ = db.create_room(time.time())
     assert db.join(code, store.new_token(), time.time()) == store.Status.JOINED
     at = open_page("pages/3_linear_collapse.py", "en", folded=True, room=code)
@@ -239,7 +242,7 @@ def test_a_guess_is_stored_only_when_it_is_one_and_acknowledged_only_when_stored
     student = seated(code, "student", token)
     # The store's one-write-a-second bound, stretched so that this test's pace cannot slip under it.
     slow = store.Store(db.engine, min_interval=60.0)
-    monkeypatch.setattr(session, "_store", lambda url: slow)
+    monkeypatch.setattr(seating, "_store", lambda url: slow)
 
     def send(which: str, guess) -> tuple[bool, str | None]:
         return run_scene("submit_scene", {**student, "which": which, "guess": guess}).session_state["ack"]
@@ -255,7 +258,7 @@ def test_a_guess_is_stored_only_when_it_is_one_and_acknowledged_only_when_stored
     assert send("choice", "' OR 1=1 --") == (False, "room.ack_invalid")
     # Past the bound, the latest guess wins: one per student per question.
     fast = store.Store(db.engine, min_interval=0.0)
-    monkeypatch.setattr(session, "_store", lambda url: fast)
+    monkeypatch.setattr(seating, "_store", lambda url: fast)
     assert send("choice", "grammar") == (True, None)
     assert send("number", 0.9) == (True, None)
     assert room_checks.guesses(db, code, ASK_NUMBER.id, time.time()) == [pytest.approx(0.9)]
@@ -286,6 +289,44 @@ def _status_lines(at) -> list[str]:
     return [m.value for m in at.markdown if 'class="room-status"' in m.value]
 
 
+def test_the_presenters_counts_are_the_students_here_and_the_seats_away_said_apart(db):
+    """After a flood (or tabs closed), the projector counts the students here, not every seat ever made."""
+    now = time.time()
+    code, key = db.create_room(now)
+    for i in range(3):
+        db.join(code, f"gone-{i}", now - store.SEAT_IDLE - 60)
+    db.join(code, "here", now)
+    db.submit(code, "here", ASK_NUMBER.id, 0.5, now)
+    for lang in ("en", "ko"):
+        t = i18n.Translator(lang)
+        (line,) = _status_lines(run_scene("panel_scene", seated(code, "instructor", "t0", key), lang=lang))
+        assert t("room.panel_counts", joined=1, answered=1) in line, line
+        assert t("room.panel_away", n=3) in line, line
+    db.join(code, "gone-0", now)  # back: here again, and no longer away
+    (line,) = _status_lines(run_scene("panel_scene", seated(code, "instructor", "t0", key)))
+    t = i18n.Translator("en")
+    assert t("room.panel_counts", joined=2, answered=1) in line and t("room.panel_away", n=2) in line, line
+
+
+def test_a_new_guess_past_its_addresss_class_is_refused_with_a_note(db, monkeypatch):
+    """The app's store takes its bound of guesses per address and question from FFNLAB_CLASS_PER_ADDRESS."""
+    monkeypatch.setenv(config.ENV_PER_ADDRESS, "10")
+    now = time.time()
+    code, _ = db.create_room(now)
+    for i in range(10):
+        assert db.join(code, f"s{i}", now, client="198.51.100.7") is store.Status.JOINED
+        assert db.submit(code, f"s{i}", ASK_NUMBER.id, 0.5, now) is store.Status.STORED
+    token = store.new_token()
+    db.join(code, token, now, client="198.51.100.7")
+    at = run_scene("submit_scene", {**seated(code, "student", token), "which": "number", "guess": 0.42})
+    assert at.session_state["ack"] == (False, "room.ack_vote_limit")
+    assert db.student_guess(code, token, ASK_NUMBER.id, time.time()) is None
+    assert room_checks.counts(db, code, ASK_NUMBER.id, time.time())[1] == 10
+    # The page says so in the student's language, never as a traceback.
+    assert {i18n.Translator(lang)("room.ack_vote_limit") for lang in ("en", "ko")} <= {
+        *i18n.strings("en").values(), *i18n.strings("ko").values()}
+
+
 def test_the_presenters_view_shows_one_question_its_counts_and_the_votes_when_shown(db):
     """The presenter's view: one question at a time, its counts; the votes hidden until shown; Reveal draws the measurement."""
     t = i18n.Translator("en")
@@ -313,13 +354,13 @@ def test_the_presenters_view_shows_one_question_its_counts_and_the_votes_when_sh
     assert _bar_counts(number_spec) == expected
     assert not _has_measured_rule(number_spec, 0.5)
 
-    at.session_state[f"{views.PICK}:collapse:{NUMBER.key}"] = 1  # the second question
+    at.session_state[views._pick_key([ASK_NUMBER, ASK_CHOICE])] = 1  # the second question
     at.run()
     assert [t("room.panel_counts", joined=4, answered=3) in line for line in _status_lines(at)] == [True]
     at.button(key=f"room_show_{ASK_CHOICE.id}").click().run()
     (choice_spec,) = chart_specs(at)
     assert _bar_counts(choice_spec) == [1, 2, 0]  # facts, grammar, same: every option, even at zero
-    at.session_state[f"{views.PICK}:collapse:{NUMBER.key}"] = 0
+    at.session_state[views._pick_key([ASK_NUMBER, ASK_CHOICE])] = 0
     at.run()
 
     assert db.view(code, time.time()) is None
@@ -469,7 +510,7 @@ def test_a_waiting_student_reruns_when_the_rooms_view_moves_and_not_before(db):
     at.run()
     assert at.session_state["runs"] == 2  # nothing new: no rerun
     db.reveal(code, key, ASK_NUMBER.id, time.time())
-    db.set_view(code, key, "collapse", {}, time.time())  # what session.reveal does after a Reveal
+    db.set_view(code, key, "collapse", {}, time.time())  # what panel.reveal does after a Reveal
     at.run()
     assert at.session_state["runs"] == 4 and at.session_state[session.SEEN] == 2  # one look, one rerun
 
@@ -526,7 +567,7 @@ def test_a_reloaded_students_guess_is_shown_again_and_not_asked_twice(db):
                               default_timeout=TIMEOUT)
     again.query_params["lang"] = "en"
     again.session_state[session.SEAT] = session.Seat(code, "student", token)
-    again.session_state[session.CLAIMED] = True
+    again.session_state[seating.CLAIMED] = True
     again.run()
     again.switch_page("pages/3_linear_collapse.py")
     again.query_params["room"] = code
@@ -542,16 +583,16 @@ def test_one_session_starts_few_rooms_and_a_full_store_says_so(db, monkeypatch):
     t = i18n.Translator("en")
     at = open_page("pages/3_linear_collapse.py", "en", folded=True)
     codes = []
-    for _ in range(session.STARTS_PER_WINDOW):
+    for _ in range(seating.STARTS_PER_WINDOW):
         at.sidebar.button(key="room_start").click().run()
         codes.append(at.session_state[session.SEAT].code)
         at.sidebar.button(key="room_close").click().run()
     at.sidebar.button(key="room_start").click().run()
-    assert session.SEAT not in at.session_state and len(set(codes)) == session.STARTS_PER_WINDOW
+    assert session.SEAT not in at.session_state and len(set(codes)) == seating.STARTS_PER_WINDOW
     assert t("room.start_limit") in [c.value for c in at.sidebar.caption]
 
     full = store.Store(db.engine, max_rooms=1)
-    monkeypatch.setattr(session, "_store", lambda url: full)
+    monkeypatch.setattr(seating, "_store", lambda url: full)
     db.create_room(time.time())
     other = open_page("pages/3_linear_collapse.py", "en", folded=True)
     other.sidebar.button(key="room_start").click().run()
@@ -568,7 +609,7 @@ def _question_ids(at: AppTest, prefix: str) -> set[str]:
 def test_page_8s_edit_question_is_one_for_a_korean_and_an_english_student(db):
     """The instructor reads English; the join address carries the edit's prompt language, so a Korean
     student is asked the same question (same id), in Korean."""
-    teacher = open_page("pages/8_gpt_surgery.py", "en")
+    teacher = open_page("pages/9_gpt_surgery.py", "en")
     teacher.sidebar.button(key="room_start").click().run()
     teacher = unfold_all(teacher)
     card = next(c.value for c in teacher.main.code if "room=" in c.value)
@@ -576,8 +617,8 @@ def test_page_8s_edit_question_is_one_for_a_korean_and_an_english_student(db):
     assert params["edit_lang"] == "en"
     panel_ids = _question_ids(teacher, "room_reveal_")
     assert len(panel_ids) == 1
-    ko = open_page("pages/8_gpt_surgery.py", "ko", **params)
-    en = open_page("pages/8_gpt_surgery.py", "en", **params)
+    ko = open_page("pages/9_gpt_surgery.py", "ko", **params)
+    en = open_page("pages/9_gpt_surgery.py", "en", **params)
     assert _question_ids(ko, "_ask_commit:") == _question_ids(en, "_ask_commit:") == panel_ids
 
 
@@ -612,6 +653,10 @@ def test_a_client_is_its_address_or_the_one_the_local_proxy_saw():
     assert passes.client_id("127.0.0.1", {"X-Forwarded-For": "nonsense"}) == "127.0.0.1"
     assert passes.client_id("127.0.0.1", {}) == "127.0.0.1"
     assert passes.client_id(None, {}) is None and passes.client_id("not an ip", {}) is None
+    # An IPv6 client is its /64 (one host or household holds the whole prefix), here and behind the proxy.
+    assert passes.client_id("2001:db8:5:6:1:2:3:4", {}) == "2001:db8:5:6::/64"
+    assert passes.client_id("::1", {"X-Forwarded-For": "2001:db8:5:6::99"}) == "2001:db8:5:6::/64"
+    assert passes.client_id("::ffff:198.51.100.7", {}) == "198.51.100.7"
 
 
 def test_the_watcher_reruns_only_the_sessions_whose_room_moved_or_ended():

@@ -49,3 +49,22 @@ def test_about_keeps_what_scoring_needs_and_nothing_that_is_not_json():
     assert results.question_of(about) == NUMBER
     assert about["answer"] == 64.0 and about["values"]["d"] == 64 and isinstance(about["values"]["odd"], str)
     assert results.question_of({"key": "k"}) is None
+
+
+def test_the_csv_gives_a_spreadsheet_no_formula_to_run():
+    """A teacher's question text (or a measure, an option) that starts like a formula reaches the CSV inert."""
+    import csv
+
+    from ui.room import lesson
+
+    texts = {"=HYPERLINK(\"http://x.example\",\"click\")": "'=HYPERLINK(\"http://x.example\",\"click\")",
+             "+1+1": "'+1+1", "-2+3": "'-2+3", "@SUM(A1)": "'@SUM(A1)", "\tTAB": "'\tTAB",
+             "How wide is the layer?": "How wide is the layer?", "-0.5": "-0.5"}
+    about = {**results.about(RANK), "measure": "=cmd|' /C calc'!A0"}
+    tallies = [Tally(f"collapse:teacher.t{i}:0", about, None, (64.0,), True) for i in range(len(texts))]
+    frame = results.frame(results.rows(tallies), lambda r, it=iter(texts): next(it))
+    rows = list(csv.DictReader(io.StringIO(lesson.csv_bytes(frame).decode("utf-8"))))
+    assert [r["question"] for r in rows] == list(texts.values())
+    assert {r["measure"] for r in rows} == {"'=cmd|' /C calc'!A0"}
+    assert [r["votes"] for r in rows] == ["1"] * len(texts) and rows[0]["share_right"] == "1.0"
+    assert list(frame["question"]) == list(texts)  # the table on screen keeps the text as written

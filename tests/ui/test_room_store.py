@@ -2,6 +2,7 @@
 bounds, forged and SQL-shaped input, threads, and a database that is gone or locked."""
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 import threading
 
@@ -12,7 +13,7 @@ from sqlalchemy import event
 from tests.ui import room_checks
 from tests.ui.pg import postgres_server  # noqa: F401  (the session fixture)
 from tests.ui.room_checks import engine, pg_url  # noqa: F401  (the store on SQLite and PostgreSQL)
-from ui.room import config, store
+from ui.room import config, store, store_inputs, store_rooms, store_tables
 from ui.room.store import CODE_ALPHABET, Status, Store, StoreUnavailable
 
 T0 = 1_000_000.0
@@ -51,17 +52,17 @@ def test_room_code_and_key_are_drawn_well(db):
 def test_key_is_stored_only_hashed(db, engine):
     code, key = room(db)
     with engine.connect() as conn:
-        row = conn.execute(sa.select(store.rooms).where(store.rooms.c.code == code)).one()
+        row = conn.execute(sa.select(store_tables.rooms).where(store_tables.rooms.c.code == code)).one()
     assert key not in "".join(str(v) for v in row)
-    assert row.key_hash == store._key_hash(row.salt, key)
+    assert row.key_hash == store_inputs._key_hash(row.salt, key)
     assert room_checks.is_instructor(db, code, key, T0) and not room_checks.is_instructor(db, code, key + "x", T0)
 
 
 def test_schema_carries_a_version_and_a_newer_one_is_refused(engine):
     Store(engine).room_live("AAAAAA", T0)
     with engine.begin() as conn:
-        assert conn.execute(sa.select(store.schema_table.c.version)).scalars().all() == [store.SCHEMA_VERSION]
-        conn.execute(sa.update(store.schema_table).values(version=store.SCHEMA_VERSION + 1))
+        assert conn.execute(sa.select(store_tables.schema_table.c.version)).scalars().all() == [store.SCHEMA_VERSION]
+        conn.execute(sa.update(store_tables.schema_table).values(version=store.SCHEMA_VERSION + 1))
     with pytest.raises(store.SchemaTooNew, match="schema version"):
         Store(engine).create_room(T0)
 
@@ -69,7 +70,7 @@ def test_schema_carries_a_version_and_a_newer_one_is_refused(engine):
 def test_code_collision_among_live_rooms_draws_again(db, monkeypatch):
     first, _ = room(db)
     draws = iter(first + "ABCDEF")  # the first draw collides with the live room, the second does not
-    monkeypatch.setattr(store.secrets, "choice", lambda alphabet: next(draws))
+    monkeypatch.setattr(store_rooms.secrets, "choice", lambda alphabet: next(draws))
     code, _ = room(db)
     assert code == "ABCDEF" and db.room_live(first, T0)
 
@@ -79,7 +80,7 @@ def test_an_expired_rooms_code_can_be_drawn_again(engine, monkeypatch):
     code, key = room(db)
     assert db.join(code, "s1", T0) is Status.JOINED
     draws = iter(code)
-    monkeypatch.setattr(store.secrets, "choice", lambda alphabet: next(draws))
+    monkeypatch.setattr(store_rooms.secrets, "choice", lambda alphabet: next(draws))
     again, key2 = room(db, T0 + 11)  # the old room is past its time but not swept yet
     assert again == code and key2 != key
     assert db.snapshot(code, "q", T0 + 11).joined == 0  # none of the old room's students
@@ -310,7 +311,7 @@ def test_one_time_link_carries_the_key_once(engine):
     token = db.one_time_link(code, key, T0)
     assert token and len(token) >= 32
     with engine.connect() as conn:
-        stored = conn.execute(sa.select(store.links)).one()
+        stored = conn.execute(sa.select(store_tables.links)).one()
     assert token not in str(tuple(stored)) and key not in str(tuple(stored))
     other_code, _ = room(db)
     assert db.redeem(other_code, token, T0) is None  # another room's code
@@ -513,20 +514,8 @@ def test_the_store_imports_no_streamlit():
 
 
 def test_a_version_1_database_is_migrated_and_keeps_its_rooms(engine):
-    v1 = sa.MetaData()
-    for table in store.metadata.sorted_tables:
-        if table.name == "class_passes":
-            continue
-        cols = [sa.Column(c.name, c.type, primary_key=c.primary_key, nullable=c.nullable) for c in table.columns
-                if not (table.name in ("class_students", "class_rooms") and c.name in ("seen", "left_at", "client"))]
-        sa.Table(table.name, v1, *cols)
-    v1.create_all(engine)
-    with engine.begin() as conn:
-        conn.execute(sa.text("INSERT INTO class_schema (version) VALUES (1)"))
-        conn.execute(sa.text("INSERT INTO class_rooms (code, salt, key_hash, created, expires, view_version) "
-                             "VALUES ('ABCDEF', 's', 'h', :t, :e, 0)"), {"t": T0, "e": T0 + 100})
-        conn.execute(sa.text("INSERT INTO class_students (room, token_hash, joined) VALUES ('ABCDEF', :h, :t)"),
-                     {"h": store._sha("old"), "t": T0})
+    v1_later = ("seen", "left_at", "client")
+    room_checks.older_database(engine, 1, "class_passes", {"class_students": v1_later, "class_rooms": v1_later}, T0)
     db = Store(engine)
     assert db.join("ABCDEF", "old", T0 + 1) is Status.JOINED  # the v1 seat is found, not a second one
     assert room_checks.counts(db, "ABCDEF", "q", T0 + 1) == (1, 0)
@@ -621,19 +610,24 @@ def test_one_client_cannot_fill_the_store_or_a_room(engine):
     assert [db.join(code, f"t{i}", T0 + 10, client="10.0.0.9") for i in range(5)] == [Status.JOINED] * 4 + [Status.LIMIT]
     assert db.join(code, "t0", T0 + 11, client="10.0.0.9") is Status.JOINED  # a seat it holds is not a new one
     assert db.join(code, "other", T0 + 11, client="10.0.0.8") is Status.JOINED
-    assert db.join(code, "t9", T0 + 11 + store.JOIN_WINDOW, client="10.0.0.9") is Status.JOINED
-    # The address itself is not stored.
+    # Not a window: hours on, the seats it added still count against it (the room's whole life).
+    assert db.join(code, "t9", T0 + 3 * 3600, client="10.0.0.9") is Status.LIMIT
+    assert db.join(code, "t1", T0 + 3 * 3600, client="10.0.0.9") is Status.JOINED  # its own seats still come back
+    # The address itself is not stored, nor its hash under a salt anyone could know.
     with engine.connect() as conn:
         clients = {r[0] for r in conn.execute(sa.text("SELECT client FROM class_students"))}
     assert clients and not any("10.0.0" in c for c in clients)
+    for fixed in ("ffnlab-client:10.0.0.9", "10.0.0.9"):
+        assert hashlib.sha256(fixed.encode()).hexdigest() not in clients
 
 
-def test_a_class_of_500_behind_one_address_joins(engine):
+def test_a_class_behind_one_address_joins_and_a_script_stops_at_a_class(engine):
     db = Store(engine)
     code, _ = room(db)
-    statuses = [db.join(code, f"s{i}", T0 + i * 0.1, client="school") for i in range(500)]
-    assert statuses.count(Status.JOINED) == 500
-    assert db.join(code, "s500", T0 + 50, client="elsewhere") is Status.FULL
+    statuses = [db.join(code, f"s{i}", T0 + i * 0.4, client="school") for i in range(500)]  # 500 in 200 s
+    assert statuses[:store.MAX_JOINS_PER_CLIENT] == [Status.JOINED] * store.MAX_JOINS_PER_CLIENT  # a class of 100, and more
+    assert set(statuses[store.MAX_JOINS_PER_CLIENT:]) == {Status.LIMIT}
+    assert db.join(code, "elsewhere", T0 + 200, client="elsewhere") is Status.JOINED
 
 
 def test_versions_reads_live_rooms_only(db):

@@ -8,7 +8,7 @@ import pytest
 
 from tests.ui.pg import postgres_server  # noqa: F401  (the session fixture)
 from tests.ui.room_checks import engine, pg_url  # noqa: F401  (the store on SQLite and PostgreSQL)
-from ui.room import store
+from ui.room import store, store_tables
 from ui.room.store import Status, Store, Vote
 
 T0 = 2_000_000.0
@@ -97,7 +97,7 @@ def test_the_results_read_what_was_registered_and_need_the_key(db):
     assert db.register(code, key, Q, {**about, "answer": 1.0}, T0 + 1) is Status.OK  # the first write stays
     assert db.register(code, "wrong", Q, about, T0) is Status.FORBIDDEN
     assert db.register(code, key, Q, {"x": float("nan")}, T0) is Status.INVALID
-    assert db.register(code, key, Q, {"x": "y" * 3000}, T0) is Status.INVALID
+    assert db.register(code, key, Q, {"x": "y" * (store.MAX_ABOUT + 1)}, T0) is Status.INVALID
     other = "split:questions.split_share:000000000000"
     db.submit(code, a, other, "yes", T0 + 2)  # answered, never shown by the instructor's view
     db.submit(code, b, Q, 64.0, T0 + 2)
@@ -145,18 +145,18 @@ def test_forged_input_to_the_vote_calls(db):
 
 def test_a_version_2_database_is_migrated_in_place(engine):
     """A database made by schema 2 (before the votes) keeps its rooms and gains the vote tables."""
-    older = [t for t in store.metadata.sorted_tables if t not in store._VOTE_TABLES]
+    older = [t for t in store_tables.metadata.sorted_tables if t not in store_tables._VOTE_TABLES]
     with engine.begin() as conn:
-        store.metadata.create_all(conn, tables=older)
-        conn.execute(sa.insert(store.schema_table).values(version=2))
-        conn.execute(sa.insert(store.rooms).values(code="K7MQ3D", salt="s", key_hash="h", created=T0,
+        store_tables.metadata.create_all(conn, tables=older)
+        conn.execute(sa.insert(store_tables.schema_table).values(version=2))
+        conn.execute(sa.insert(store_tables.rooms).values(code="K7MQ3D", salt="s", key_hash="h", created=T0,
                                                    expires=T0 + 100, view_version=0))
     assert not sa.inspect(engine).has_table("class_votes")
     db = Store(engine)
     assert db.room_live("K7MQ3D", T0)
     assert db.vote("K7MQ3D", Q, T0) == Vote()
     with engine.connect() as conn:
-        assert conn.execute(sa.text("SELECT max(version) FROM class_schema")).scalar_one() == store.SCHEMA_VERSION == 3
+        assert conn.execute(sa.text("SELECT max(version) FROM class_schema")).scalar_one() == store.SCHEMA_VERSION == 4
         assert conn.execute(sa.text("SELECT count(*) FROM class_votes")).scalar_one() == 0
 
 

@@ -91,10 +91,10 @@ def test_view_url_keeps_repeated_parameters():
 def test_a_page_opened_from_the_menu_shows_its_own_defaults():
     # Both pages have sliders keyed d and m with the same range: Streamlit would carry the moved
     # values over (and the page would compute them) unless the shell drops them on a page switch.
-    at = open_page("pages/5_key_value.py", "en")
+    at = open_page("pages/6_key_value.py", "en")
     at.slider(key="d").set_value(80).run()
     at.select_slider(key="m").set_value(512).run()
-    at.switch_page("pages/6_activation_sparsity.py")
+    at.switch_page("pages/7_activation_sparsity.py")
     at.query_params.clear()
     at.query_params["lang"] = "en"  # what the menu's link carries
     at.run()

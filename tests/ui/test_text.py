@@ -36,6 +36,23 @@ from ui.base import i18n, text
     ("d_ff", "를", "로", "가"),        # 디 에프 에프: no vowel, read by letters
     ("Adam", "을", "으로", "이"),      # 아담
     ("exp", "를", "로", "가"),         # 이엑스피: a short name by its letters
+    # A number in a name is read in English, as Koreans say the name; any other number in Korean.
+    ("DeepSeek-V3", "를", "로", "가"),  # 딥시크 브이쓰리, not 브이삼
+    ("Qwen3", "를", "로", "가"),        # 큐웬쓰리
+    ("GPT-4", "를", "로", "가"),        # 지피티포, not 지피티사
+    ("T5", "를", "로", "가"),           # 티파이브
+    ("V1", "을", "으로", "이"),         # 브이원
+    ("GPT-3.5", "를", "로", "가"),      # 쓰리 점 파이브
+    ("Phi-2", "를", "로", "가"),        # 파이투
+    ("Claude-7", "을", "으로", "이"),   # 세븐
+    ("R8", "을", "으로", "이"),         # 알에잇
+    ("LLaMA-13", "을", "으로", "이"),   # 써틴
+    ("LLaMA-12", "를", "로", "가"),     # 트웰브
+    ("GPT-20", "를", "로", "가"),       # 트웬티
+    ("block 3", "을", "으로", "이"),    # 블록 삼: a number after a space is read in Korean
+    ("k-1", "을", "로", "이"),          # 케이 빼기 일: one letter and a hyphen is arithmetic
+    ("x_1", "을", "로", "이"),          # 엑스 일
+    ("W₃", "을", "으로", "이"),         # 더블유 삼: an index
 ])
 def test_particles_agree_with_how_the_word_is_read(word, eul, ro, i):
     assert (text.particle(word, "을"), text.particle(word, "으로"), text.particle(word, "가")) == (eul, ro, i)
@@ -63,6 +80,8 @@ def test_particles_inside_locale_sentences():
     assert text.render("랭크가 {r|이라서}", {"r": 4}) == "랭크가 4라서"
     assert text.render("랭크가 {r|이라서}", {"r": 16}) == "랭크가 16이라서"
     assert text.render("{w|으로}", {"w": "Rome"}) == "Rome으로"
+    assert text.render("{name|은} 토큰마다", {"name": "DeepSeek-V3"}) == "DeepSeek-V3는 토큰마다"
+    assert text.render("전문가 {e|으로} 갑니다", {"e": 3}) == "전문가 3으로 갑니다"
     t = i18n.Translator("ko")
     # A Term is translated before its particle is chosen.
     assert "ReLU가" in t("collapse.no_product", act=text.Term("collapse.act_relu"))

@@ -1,5 +1,5 @@
 """A server warms itself from process start (the App's lifespan, ui/server.py): before anyone visits, every
-page's default view (page 8 at each ablation target, the GPT pages in each language) is computed, /ready
+page's default view (page 9 at each ablation target, the GPT pages in each language) is computed, /ready
 says so, and a first visitor's view is answered from the cache, with no experiment computed for it.
 
 Runs a real server (the warm-up is a websocket client of it), so it is slow: one server for the module.
@@ -75,7 +75,7 @@ def test_the_lifespan_warms_every_default_view_before_anyone_visits_and_ready_sa
         finally:
             visitor.close()
         assert run.ok, (page.name, query, run.exceptions)
-        # What a page computes after its answer (page 6's seeds) was done by the warm-up too: no "under way" line.
+        # What a page computes after its answer (page 7's seeds) was done by the warm-up too: no "under way" line.
         assert not [c for c in run.captions for p in pending if c.startswith(p)], (page.name, run.captions)
         after = stclient.experiments(server.url)
         assert after["computed"] == before["computed"], f"{page.name}?{query} computed on a warm server"

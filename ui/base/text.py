@@ -17,7 +17,9 @@ A particle is written in either of its forms (을/를, 이/가, 은/는, 과/와
 forms in 이라 (이라서, 이라면, 이라고, 이라는) drop their 이 after a vowel, as Korean writes them ("4라서",
 "16이라서"); its other forms (이고, 이면, 이며) keep it after a number too ("64이고"), which reads best in writing. A Latin-script word is read as Koreans say it: a single letter or an all-capital
 acronym by its letters' names ("m" 엠, "GPT" 지피티), any other word by how its ending sounds
-("Rome" 롬, "Paris" 파리, "Beijing" 베이징).
+("Rome" 롬, "Paris" 파리, "Beijing" 베이징). A number in a name, glued to Latin letters or after a word and a
+hyphen, is read in English as Koreans say it ("Qwen3" 큐웬쓰리는, "DeepSeek-V3" 딥시크 브이쓰리는, "GPT-4" 지피티포는);
+any other number, and an index (W₂, x_1), in Korean ("64는", "블록 3은", "W₁은").
 
 The last part holds the short labels of a page's metrics and tables (an error, a model's size, a
 change "a → b"), which are not sentences and so not in the locale files.
@@ -25,7 +27,9 @@ Nothing here imports streamlit: verdicts and their property tests use it too.
 """
 from __future__ import annotations
 
+import html
 import math
+import re
 import string
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -149,7 +153,10 @@ _WORD_ENDINGS = (("ng", 21), ("m", 16), ("n", 4), ("l", 8), ("k", 1), ("p", 17))
 _VOWEL_LETTERS = set("aeiouy")
 # Symbols read aloud: 퍼센트, 무한대.
 _SYMBOL_FINAL = {"%": _NO_FINAL, "∞": _NO_FINAL}
+# A digit in a name read in English (zero 제로, one 원, two 투, …, six 식스, seven 세븐, eight 에잇, nine 나인).
+_ENGLISH_DIGIT_FINAL = {"0": 0, "1": 4, "2": 0, "3": 0, "4": 0, "5": 0, "6": 0, "7": 4, "8": 19, "9": 4}
 _SUBSCRIPT_DIGITS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
+_SUBSCRIPT_SET = set("₀₁₂₃₄₅₆₇₈₉")
 _SUPERSCRIPTS = set("⁰¹²³⁴⁵⁶⁷⁸⁹")
 _DIGITS = set("0123456789")  # str.isdigit() is true for "²" too
 _SILENT = set(" )]}'\"`*_$.,!?:;·")
@@ -157,7 +164,7 @@ _SILENT = set(" )]}'\"`*_$.,!?:;·")
 
 def _final(text: str) -> int:
     """The final consonant (its index, 0 for none) of the last spoken syllable of `text` read in Korean."""
-    stripped = text.translate(_SUBSCRIPT_DIGITS).rstrip()  # W₂W₁ reads "더블유 이 더블유 일"
+    stripped = text.rstrip()
     while stripped and stripped[-1] in _SILENT:
         stripped = stripped[:-1]
     if not stripped:
@@ -166,7 +173,11 @@ def _final(text: str) -> int:
     syllable = hangul.final(last)
     if syllable is not None:
         return syllable
+    if last in _SUBSCRIPT_SET:  # an index is read in Korean: W₂W₁ reads "더블유 이 더블유 일"
+        return max(0, _digits_final(stripped.translate(_SUBSCRIPT_DIGITS)))
     if last in _DIGITS:
+        if _in_a_name(stripped):  # DeepSeek-V3 브이쓰리, Qwen3 큐웬쓰리, GPT-4 지피티포
+            return _english_final(stripped)
         return max(0, _digits_final(stripped))
     if last in _SUPERSCRIPTS:  # 10⁻¹⁶ reads "10의 마이너스 16승"
         return 21
@@ -189,6 +200,44 @@ def _latin_final(text: str) -> int:
     if len(lower) > 3 and lower[-1] == "e" and lower[-2] not in _VOWEL_LETTERS:
         lower = lower[:-1]  # a silent e: Rome, Ukraine
     return next((final for ending, final in _WORD_ENDINGS if lower.endswith(ending)), 0)
+
+
+def _number_start(text: str) -> int:
+    """Where the number that ends `text` begins (its digits, separators and decimal point)."""
+    i = len(text)
+    while i > 0 and (text[i - 1] in _DIGITS or text[i - 1] in ".,"):
+        i -= 1
+    return i
+
+
+def _in_a_name(text: str) -> bool:
+    """Is the number that ends `text` part of a name, glued to Latin letters (Qwen3, V3) or after a word and a
+    hyphen (GPT-4, LLaMA-2)? Such a number is read in English; m = 64, block 3 and x_1 are read in Korean."""
+    before = text[: _number_start(text)]
+    if before[-1:].isascii() and before[-1:].isalpha():
+        return True
+    if before.endswith("-"):
+        word = before[:-1]
+        letters = len(word) - len(word.rstrip(string.ascii_letters))
+        return letters >= 2  # "k-1" is k minus one, read in Korean
+    return False
+
+
+def _english_final(text: str) -> int:
+    """The final consonant of the number ending `text` read in English, as Korean writes it: one 원, two 투,
+    three 쓰리, seven 세븐, eight 에잇, nine 나인, ten 텐, eleven 일레븐, twelve 트웰브, -teen 틴, -ty 티, hundred 헌드레드."""
+    number = text[_number_start(text):].replace(",", "")
+    if "." in number.strip("."):  # 3.5 is "three point five": its last digit
+        return _ENGLISH_DIGIT_FINAL[number[-1]]
+    n = int(number.strip(".") or 0)
+    if n and n % 100 == 0:
+        return 0  # hundred, thousand
+    tens = n % 100
+    if 10 <= tens <= 19:
+        return 0 if tens == 12 else 4  # ten, eleven, -teen close on ㄴ; twelve on a vowel
+    if tens >= 20 and tens % 10 == 0:
+        return 0  # -ty
+    return _ENGLISH_DIGIT_FINAL[str(n % 10)]
 
 
 def _digits_final(text: str) -> int:
@@ -283,3 +332,16 @@ def change(pair: tuple[T | None, T | None] | None, shown: Callable[[T], str] = s
 def pct_change(pair: tuple[float, float] | None) -> str:
     """Two fractions before and after as whole percentages: "90% → 12%"."""
     return change(pair, lambda x: pct(x, 0))
+
+
+_MARKDOWN_SIGNS = re.compile(r"([\\`*_{}\[\]()#+\-.!|~>$=:])")
+
+
+def literal(text: str) -> str:
+    """Text written by a teacher, for st.markdown: shown exactly as typed, never as markup, a link or a formula.
+
+    HTML is escaped, every Markdown and LaTeX sign gets its backslash, and a line break stays a space, so
+    neither a lesson file nor a link's `plan=` can put a heading, a link, an image or a script on a screen.
+    """
+    flat = " ".join(str(text).split())
+    return _MARKDOWN_SIGNS.sub(r"\\\1", html.escape(flat, quote=False))

@@ -7,8 +7,12 @@ import torch
 
 from ffn_core import ffn
 from ui.base.i18n import Translator
+from ui.charts import palette
 
-COLORS = {"relu": "#dc2626", "gelu": "#2563eb", "silu": "#16a34a"}
+COLORS = palette.ACTIVATION
+# The activations not chosen recede by a dash, a thinner line and this little fade, no more: every colour
+# of COLORS keeps 3:1 on white at it (tests/ui/test_palette.py).
+FADED = 0.9
 
 
 def frame(acts: tuple[str, ...] = ffn.NONLINEAR, lo: float = -4.0, hi: float = 4.0, points: int = 161) -> pd.DataFrame:
@@ -29,7 +33,7 @@ def frame(acts: tuple[str, ...] = ffn.NONLINEAR, lo: float = -4.0, hi: float = 4
 
 
 def activations(chosen: str, t: Translator, acts: tuple[str, ...] = ffn.NONLINEAR) -> alt.FacetChart:
-    """Two panels, act(z) and its slope; the chosen activation drawn bold, the others faint."""
+    """Two panels, act(z) and its slope; the chosen activation bold, the others thin, dashed, slightly faded."""
     labels = {a: t(f"activations.{a}") for a in acts}
     data = frame(acts).assign(
         label=lambda d: d["act"].map(labels),
@@ -42,16 +46,19 @@ def activations(chosen: str, t: Translator, acts: tuple[str, ...] = ffn.NONLINEA
         y=alt.Y(field="y", type="quantitative", title=None),
         color=alt.Color(field="label", type="nominal", title=t("activations.legend"), scale=scale,
                         legend=alt.Legend(orient="bottom")),
-        strokeWidth=alt.StrokeWidth(field="chosen", type="nominal", legend=None,
-                                    scale=alt.Scale(domain=[True, False], range=[3.5, 1.2])),
-        opacity=alt.Opacity(field="chosen", type="nominal", legend=None,
-                            scale=alt.Scale(domain=[True, False], range=[1.0, 0.35])),
+        strokeWidth=alt.StrokeWidth(field="chosen", type="nominal", legend=None, title=t("activations.chosen"),
+                                    scale=alt.Scale(domain=[True, False], range=[3.5, 1.6])),
+        opacity=alt.Opacity(field="chosen", type="nominal", legend=None, title=t("activations.chosen"),
+                            scale=alt.Scale(domain=[True, False], range=[1.0, FADED])),
+        strokeDash=alt.StrokeDash(field="chosen", type="nominal", legend=None, title=t("activations.chosen"),
+                                  scale=alt.Scale(domain=[True, False], range=[[1, 0], [5, 3]])),
         tooltip=[alt.Tooltip(field="label", type="nominal", title=t("activations.legend")),
                  alt.Tooltip(field="z", type="quantitative", format=".2f"),
                  alt.Tooltip(field="y", type="quantitative", format=".3f")],
     )
     return alt.layer(line, width=260, height=180).facet(
-        column=alt.Column(field="panel", type="nominal", title=None,
+        # The header's title stays off the picture; the field's title names the column in the chart's table.
+        column=alt.Column(field="panel", type="nominal", title=t("activations.panel"), header=alt.Header(title=None),
                           sort=[t("activations.panel_value"), t("activations.panel_slope")]),
         data=data,
     ).resolve_scale(y="independent")

@@ -7,13 +7,16 @@ import altair as alt
 import pandas as pd
 
 from ui.base.i18n import Translator
+from ui.charts import palette
 
-COUNTED = "#2563eb"
-ZERO = "#dc2626"
+COUNTED = palette.BLUE
+ZERO = palette.RED
+# The fit's dots overlap (a darker cloud where many fall); one dot alone still has 3:1 on white at this.
+FIT_OPACITY = 0.75
 
 
 def singular_values(frame: pd.DataFrame, t: Translator) -> alt.Chart:
-    """σₖ of W₂W₁ against k, log y; those the rank counts in blue, numerical zeros in red."""
+    """σₖ of W₂W₁ against k, log y; those the rank counts as blue dots, numerical zeros as red crosses."""
     # A log axis cannot place an exact 0; those (rare) values are left out rather than faked.
     data = frame[frame["singular_value"] > 0].assign(
         status=frame["counted"].map({True: t("collapse.counted_yes"), False: t("collapse.counted_no")})
@@ -28,7 +31,7 @@ def singular_values(frame: pd.DataFrame, t: Translator) -> alt.Chart:
     ticks = [10.0**k for k in range(high, low - 1, -step)]
     return (
         alt.Chart(data)
-        .mark_point(filled=True, size=36)
+        .mark_point(filled=True, size=40, opacity=1)
         .encode(
             x=alt.X(field="index", type="quantitative", title=t("collapse.axis_index"),
                     scale=alt.Scale(domainMin=1, nice=False)),
@@ -40,6 +43,14 @@ def singular_values(frame: pd.DataFrame, t: Translator) -> alt.Chart:
                 type="nominal",
                 title=t("collapse.legend_counted"),
                 scale=alt.Scale(domain=[t("collapse.counted_yes"), t("collapse.counted_no")], range=[COUNTED, ZERO]),
+                legend=alt.Legend(orient="top"),
+            ),
+            # The same field, title and legend: Vega draws one legend whose symbols show both the colour and the shape.
+            shape=alt.Shape(
+                field="status",
+                type="nominal",
+                title=t("collapse.legend_counted"),
+                scale=alt.Scale(domain=[t("collapse.counted_yes"), t("collapse.counted_no")], range=["circle", "cross"]),
                 legend=alt.Legend(orient="top"),
             ),
             tooltip=[
@@ -57,11 +68,11 @@ def fit_scatter(frame: pd.DataFrame, t: Translator) -> alt.LayerChart:
     low = float(min(frame["actual"].min(), frame["predicted"].min()))
     high = float(max(frame["actual"].max(), frame["predicted"].max()))
     scale = alt.Scale(domain=[low, high])
-    points = alt.Chart(frame).mark_circle(size=28, opacity=0.6, color=COUNTED).encode(
+    points = alt.Chart(frame).mark_circle(size=28, opacity=FIT_OPACITY, color=COUNTED).encode(
         x=alt.X(field="predicted", type="quantitative", title=t("collapse.axis_predicted"), scale=scale),
         y=alt.Y(field="actual", type="quantitative", title=t("collapse.axis_actual"), scale=scale),
     )
     diagonal = alt.Chart(pd.DataFrame({"predicted": [low, high], "actual": [low, high]})).mark_line(
-        color="#111827", strokeDash=[6, 4]).encode(
+        color=palette.INK, strokeDash=[6, 4]).encode(
         x=alt.X(field="predicted", type="quantitative"), y=alt.Y(field="actual", type="quantitative"))
     return alt.layer(points, diagonal, height=320)

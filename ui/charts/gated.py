@@ -5,23 +5,32 @@ import altair as alt
 import pandas as pd
 
 from ui.base.i18n import Translator
+from ui.charts import palette
 
-GATE_COLORS = {"silu": "#2563eb", "gelu": "#16a34a", "relu": "#dc2626"}
-KIND_COLORS = {"plain": "#6b7280", "gated": "#2563eb", "target": "#111827"}
+GATE_COLORS = {g: palette.ACTIVATION[g] for g in ("silu", "gelu", "relu")}  # the activations chart's colours
+GATE_SHAPES = {"silu": "circle", "gelu": "square", "relu": "triangle-up"}
+KIND_COLORS = {"plain": palette.GREY, "gated": palette.BLUE, "target": palette.INK}
+# The fractions chart's measures: none of the gates' colours, which on this page name a gate.
+MEASURE_COLORS = {"bar_down": palette.SLATE, "bar_leak": palette.PURPLE, "bar_active": palette.GREY}
 
 
 def gate_curve(frame: pd.DataFrame, t: Translator) -> alt.Chart:
-    """act(z) against z for every hidden unit of the token, one colour per gate; z < 0 is where it turns down."""
+    """act(z) against z for every hidden unit of the token, a colour and a shape per gate; z < 0 is where it turns down."""
     data = frame.assign(gate_label=frame["gate"].map(lambda g: t(f"gated.act_{g}")))
     domain = [t(f"gated.act_{g}") for g in GATE_COLORS]
+    # Opaque (Vega-Lite draws points at 0.7 unless told): a faded green falls below 3:1 on white.
+    # The three curves part for z < 0, where the shapes tell them apart.
     return (
         alt.Chart(data)
-        .mark_circle(size=22, opacity=0.7)
+        .mark_point(size=26, filled=True, opacity=1)
         .encode(
             x=alt.X(field="z", type="quantitative", title=t("gated.axis_z")),
             y=alt.Y(field="gate_value", type="quantitative", title=t("gated.axis_gate")),
             color=alt.Color(field="gate_label", type="nominal", title=t("gated.legend_gate"),
                             scale=alt.Scale(domain=domain, range=list(GATE_COLORS.values())),
+                            legend=alt.Legend(orient="top")),
+            shape=alt.Shape(field="gate_label", type="nominal", title=t("gated.legend_gate"),
+                            scale=alt.Scale(domain=domain, range=list(GATE_SHAPES.values())),
                             legend=alt.Legend(orient="top")),
             tooltip=[alt.Tooltip(field="unit", type="quantitative", title=t("gated.col_unit")),
                      alt.Tooltip(field="z", type="quantitative", format=".3f"),
@@ -41,6 +50,7 @@ def gate_fractions(frame: pd.DataFrame, relu_active: float, t: Translator) -> al
                  {"gate": label, "measure": t("gated.bar_leak"), "value": row.leak}]
     rows.append({"gate": t("gated.bar_relu_ffn"), "measure": t("gated.bar_active"), "value": relu_active})
     data = pd.DataFrame(rows)
+    measures = alt.Scale(domain=[t(f"gated.{m}") for m in MEASURE_COLORS], range=list(MEASURE_COLORS.values()))
     return (
         alt.Chart(data)
         .mark_bar()
@@ -49,7 +59,8 @@ def gate_fractions(frame: pd.DataFrame, relu_active: float, t: Translator) -> al
             x=alt.X(field="value", type="quantitative", title=t("gated.axis_share"), scale=alt.Scale(domain=[0, 1]),
                     axis=alt.Axis(format="%")),
             yOffset=alt.YOffset(field="measure", type="nominal"),
-            color=alt.Color(field="measure", type="nominal", title=None, legend=alt.Legend(orient="top", columns=1)),
+            color=alt.Color(field="measure", type="nominal", title=None, scale=measures,
+                            legend=alt.Legend(orient="top", columns=1)),
             tooltip=[alt.Tooltip(field="gate", type="nominal"), alt.Tooltip(field="measure", type="nominal"),
                      alt.Tooltip(field="value", type="quantitative", format=".1%")],
         )

@@ -5,13 +5,19 @@ import altair as alt
 import pandas as pd
 
 from ui.base.i18n import Translator
+from ui.charts import palette
+from ui.charts.split import PART_COLOURS as _SPLIT_PARTS
 from ui.charts.sparsity import reference_labels
 
-PART_COLOURS = {"embedding": "#9ca3af", "attn": "#2563eb", "ffn": "#ea580c", "constant": "#d1d5db"}
-SPLIT_COLOURS = {"embeddings": "#9ca3af", "attention": "#2563eb", "ffn": "#ea580c", "norms": "#10b981", "head": "#6b7280"}
-STATE_COLOURS = {"shipped": "#9ca3af", "ablated": "#dc2626"}
-LAYER_COLOURS = ["#2563eb", "#ea580c", "#10b981", "#9333ea", "#dc2626", "#0891b2", "#ca8a04", "#4b5563"]
-ANSWER, OTHER = "#ea580c", "#9ca3af"
+PART_COLOURS = {"embedding": palette.GREY, "attn": palette.BLUE, "ffn": palette.ORANGE, "constant": palette.SLATE}
+# The parameter-split page's colours for the same parts.
+SPLIT_COLOURS = {p: _SPLIT_PARTS[p] for p in ("embeddings", "attention", "ffn", "norms", "head")}
+STATE_COLOURS = {"shipped": palette.MUTED, "ablated": palette.RED}
+# A block keeps its colour on every chart of pages 8 and 9 (the shipped model has four; a seventh would repeat the first).
+LAYER_COLOURS = list(palette.CATEGORICAL)
+ANSWER, OTHER = palette.ORANGE, palette.MUTED
+# Accuracy by "language · seen/held-out": four groups, in the order the frame gives them.
+GROUP_COLOURS = list(palette.CATEGORICAL[:4])
 
 
 def top_tokens(frame: pd.DataFrame, t: Translator) -> alt.Chart:
@@ -39,13 +45,15 @@ def accuracy(frame: pd.DataFrame, t: Translator) -> alt.Chart:
         group=[f"{t(f'gpt.lang_{lang}')} · {t('gpt.heldout' if h else 'gpt.seen')}"
                for lang, h in zip(frame["lang"], frame["heldout"])],
     )
+    groups = list(dict.fromkeys(data["group"]))
     return alt.Chart(data).mark_bar().encode(
         x=alt.X(field="relation_label", type="nominal", title=None, axis=alt.Axis(labelAngle=0, labelLimit=400)),
         xOffset=alt.XOffset(field="group", type="nominal"),
         y=alt.Y(field="accuracy", type="quantitative", title=t("gpt.axis_accuracy"), axis=alt.Axis(format="%"),
                 scale=alt.Scale(domain=[0, 1])),
         # Four "language · seen/held-out" entries in one row are wider than a phone: they wrap in columns.
-        color=alt.Color(field="group", type="nominal", title=None, legend=alt.Legend(orient="top", columns=2, labelLimit=0)),
+        color=alt.Color(field="group", type="nominal", title=None, legend=alt.Legend(orient="top", columns=2, labelLimit=0),
+                        scale=alt.Scale(domain=groups, range=GROUP_COLOURS[: len(groups)])),
         tooltip=[alt.Tooltip(field="relation_label", type="nominal", title=""),
                  alt.Tooltip(field="group", type="nominal", title=""),
                  alt.Tooltip(field="accuracy", type="quantitative", title=t("gpt.axis_accuracy"), format=".1%"),
@@ -85,7 +93,7 @@ def lens(frame: pd.DataFrame, t: Translator) -> alt.LayerChart:
                  alt.Tooltip(field="answer_rank", type="quantitative", title=t("gpt.axis_rank"))],
     )
     line = base.mark_line(point=True, color=ANSWER)
-    text = base.mark_text(dy=-12, color="#111827").encode(text=alt.Text(field="top_token", type="nominal"))
+    text = base.mark_text(dy=-12, color=palette.INK).encode(text=alt.Text(field="top_token", type="nominal"))
     return alt.layer(line, text, height=300)
 
 
@@ -146,21 +154,22 @@ def ablation(frame: pd.DataFrame, t: Translator) -> alt.Chart:
 def sparsity(frame: pd.DataFrame, published: dict[str, float], t: Translator) -> alt.LayerChart:
     """Logged active fraction per block over training (lines), the live recompute (large points), published references."""
     data = frame.assign(block=frame["layer"].map(lambda layer: t("gpt.block_n", layer=layer)))
+    blocks = [t("gpt.block_n", layer=layer) for layer in sorted(frame["layer"].unique())]
     x = alt.X(field="step", type="quantitative", title=t("gptsurgery.axis_step"))
     y = alt.Y(field="active", type="quantitative", title=t("gptsurgery.axis_active"), axis=alt.Axis(format="%"),
               scale=alt.Scale(domain=[0, 1]))
     colour = alt.Color(field="block", type="nominal", title=None, legend=alt.Legend(orient="top"),
-                       scale=alt.Scale(range=LAYER_COLOURS))
+                       scale=alt.Scale(domain=blocks, range=LAYER_COLOURS[: len(blocks)]))
     tips = [alt.Tooltip(field="block", type="nominal", title=""),
             alt.Tooltip(field="step", type="quantitative", title=t("gptsurgery.axis_step")),
             alt.Tooltip(field="active", type="quantitative", title=t("gptsurgery.axis_active"), format=".2%")]
     logged = alt.Chart(data[data["source"] == "logged"]).mark_line().encode(x=x, y=y, color=colour, tooltip=tips)
-    measured = alt.Chart(data[data["source"] == "measured"]).mark_point(size=110, filled=True, shape="diamond").encode(
-        x=x, y=y, color=colour, tooltip=tips)
+    measured = alt.Chart(data[data["source"] == "measured"]).mark_point(
+        size=110, filled=True, shape="diamond", opacity=1).encode(x=x, y=y, color=colour, tooltip=tips)
     reference = pd.DataFrame({"value": list(published.values()),
                               "label": [t("gptsurgery.reference_label", model=name, value=f"{v:.1%}")
                                         for name, v in published.items()]})
     value = alt.Y(field="value", type="quantitative")
-    rules = alt.Chart(reference).mark_rule(strokeDash=[6, 4], color="#6b7280").encode(y=value)
+    rules = alt.Chart(reference).mark_rule(strokeDash=[6, 4], color=palette.GREY).encode(y=value)
     labels = reference_labels(reference, value)
     return alt.layer(logged, measured, rules, *labels, height=360)

@@ -1,13 +1,15 @@
-"""Page 7's charts across training and for one word in context."""
+"""Page 8's charts across training and for one word in context."""
 from __future__ import annotations
 
 import altair as alt
 import pandas as pd
 
 from ui.base.i18n import Translator
+from ui.charts import palette
 from ui.charts.gpt import LAYER_COLOURS
 
-MEASURE_COLOURS = {"seen": "#ea580c", "heldout": "#2563eb", "template": "#6b7280"}
+MEASURE_COLOURS = {"seen": palette.ORANGE, "heldout": palette.BLUE, "template": palette.GREY}
+ROLE_COLOURS = [palette.BLUE, palette.ORANGE]  # the roles chart's two lines, in the frame's order
 
 
 def stage_label(t: Translator, stage: str) -> str:
@@ -32,7 +34,7 @@ def curve(frame: pd.DataFrame, t: Translator) -> alt.LayerChart:
                alt.Tooltip(field="label", type="nominal", title=" "),
                alt.Tooltip(field="value", type="quantitative", title=t("gptmemory.axis_accuracy"), format=".1%")]
     base = alt.Chart(data).encode(x=x, y=y, color=colour, tooltip=tooltip)
-    dots = base.transform_filter(alt.datum.shipped).mark_point(filled=True, size=60)
+    dots = base.transform_filter(alt.datum.shipped).mark_point(filled=True, size=60, opacity=1)
     return (base.mark_line() + dots).properties(height=300)
 
 
@@ -81,11 +83,13 @@ def similarity(frame: pd.DataFrame, t: Translator) -> alt.LayerChart:
 def roles(frame: pd.DataFrame, t: Translator) -> alt.Chart:
     """Two lines by stage: the two countries' own vectors, and the prompts' last words."""
     order = list(dict.fromkeys(frame["stage_label"]))
+    lines = list(dict.fromkeys(frame["line"]))
     return alt.Chart(frame).mark_line(point=True).encode(
         x=alt.X(field="stage_label", type="ordinal", sort=order, title=t("gptmemory.axis_stage"),
                 axis=alt.Axis(labelAngle=0)),
         y=alt.Y(field="cosine", type="quantitative", title=t("gptmemory.axis_cosine"), scale=alt.Scale(domain=[-1, 1])),
-        color=alt.Color(field="line", type="nominal", title=None, legend=alt.Legend(orient="top", labelLimit=400)),
+        color=alt.Color(field="line", type="nominal", title=None, legend=alt.Legend(orient="top", labelLimit=400),
+                        scale=alt.Scale(domain=lines, range=ROLE_COLOURS[: len(lines)])),
         tooltip=[alt.Tooltip(field="line", type="nominal", title=" "),
                  alt.Tooltip(field="stage_label", type="nominal", title=t("gptmemory.axis_stage")),
                  alt.Tooltip(field="cosine", type="quantitative", title=t("gptmemory.axis_cosine"), format=".3f")],

@@ -5,8 +5,9 @@ import altair as alt
 import pandas as pd
 
 from ui.base.i18n import Translator
+from ui.charts import palette
 
-PART_COLOURS = {"attention": "#2563eb", "ffn": "#ea580c"}
+PART_COLOURS = {"attention": palette.BLUE, "ffn": palette.ORANGE}
 
 
 def block_bar(parts: pd.DataFrame, t: Translator) -> alt.LayerChart:
@@ -19,6 +20,7 @@ def block_bar(parts: pd.DataFrame, t: Translator) -> alt.LayerChart:
         end=end,
         # Count over share, on two lines: on a phone a third of the bar is about 110 pixels wide.
         text=[f"{n:,}\n({s:.1%})" for n, s in zip(order["params"], order["share"])],
+        ink=[palette.ink_on(PART_COLOURS[p]) for p in order["part"]],
     )
     bars = alt.Chart().mark_bar(height=40).encode(
         x=alt.X(field="start", type="quantitative", title=t("home.axis_params")),
@@ -32,7 +34,8 @@ def block_bar(parts: pd.DataFrame, t: Translator) -> alt.LayerChart:
         ),
         tooltip=[alt.Tooltip(field="label", type="nominal", title=""), alt.Tooltip(field="params", type="quantitative", format=",")],
     )
-    text = alt.Chart().mark_text(color="white", fontWeight="bold", dx=-8, align="right", lineBreak="\n").encode(
-        x=alt.X(field="end", type="quantitative"), text=alt.Text(field="text", type="nominal")
+    text = alt.Chart().mark_text(fontWeight="bold", dx=-8, align="right", lineBreak="\n").encode(
+        x=alt.X(field="end", type="quantitative"), text=alt.Text(field="text", type="nominal"),
+        color=alt.Color(field="ink", type="nominal", scale=None),
     )
     return alt.layer(bars, text, data=data, height=110)

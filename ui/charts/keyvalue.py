@@ -5,9 +5,10 @@ import altair as alt
 import pandas as pd
 
 from ui.base.i18n import Translator
+from ui.charts import palette
 
-STATE_COLOURS = {"untrained": "#9ca3af", "trained": "#ea580c"}
-SIGN_COLOURS = {"positive": "#2563eb", "negative": "#dc2626"}
+STATE_COLOURS = {"untrained": palette.MUTED, "trained": palette.ORANGE}
+SIGN_COLOURS = {"positive": palette.BLUE, "negative": palette.RED}
 
 
 def top_contributions(frame: pd.DataFrame, t: Translator, top_k: int) -> pd.DataFrame:
@@ -77,12 +78,12 @@ def cumulative(frame: pd.DataFrame, marks: pd.DataFrame, t: Translator) -> alt.L
         ],
     )
     levels = pd.DataFrame({"share": [0.5, 0.9], "label": ["50%", "90%"]})
-    rules = alt.Chart(levels).mark_rule(strokeDash=[6, 4], color="#111827").encode(y=share)
+    rules = alt.Chart(levels).mark_rule(strokeDash=[6, 4], color=palette.INK).encode(y=share)
     rule_text = alt.Chart(levels).mark_text(align="left", dx=4, dy=-6, fontWeight="bold").encode(
         y=share, x=alt.XValue(0), text=alt.Text(field="label", type="nominal")
     )
     points_data = marks.assign(state_label=marks["state"].map(lambda s: t(f"keyvalue.state_{s}")))
-    points = alt.Chart(points_data).mark_point(size=90, filled=True).encode(
+    points = alt.Chart(points_data).mark_point(size=90, filled=True, opacity=1).encode(
         x=alt.X(field="neurons", type="quantitative"),
         y=share,
         color=colour,

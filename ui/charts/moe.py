@@ -5,9 +5,13 @@ import altair as alt
 import pandas as pd
 
 from ui.base.i18n import Translator
+from ui.charts import palette
 
-K_COLORS = ["#2563eb", "#f59e0b", "#16a34a", "#dc2626"]
-PART_COLORS = {"active": "#2563eb", "idle": "#cbd5e1"}
+K_COLORS = list(palette.CATEGORICAL)
+EXPERT_COLORS = list(palette.CATEGORICAL)
+# The idle weights are the larger part of a bar: a grey that still has 3:1 on white, behind the active blue.
+PART_COLORS = {"active": palette.BLUE, "idle": palette.MUTED}
+WHEN_COLORS = {"before": palette.MUTED, "after": palette.RED}
 
 
 def _bar_rows(field: str) -> alt.Y:
@@ -25,6 +29,7 @@ def tokens_per_expert(frame: pd.DataFrame, t: Translator) -> alt.Chart:
     """Slots routed to each expert, one bar group per k; the even share is each k's n·k / E."""
     data = frame.assign(k_label=frame["k"].map(lambda k: t("moe.k_label", k=k)),
                         expert_label=frame["expert"].map(lambda e: str(e + 1)))
+    ks = [t("moe.k_label", k=k) for k in sorted(frame["k"].unique())]
     return (
         alt.Chart(data)
         .mark_bar()
@@ -33,7 +38,7 @@ def tokens_per_expert(frame: pd.DataFrame, t: Translator) -> alt.Chart:
             xOffset=alt.XOffset(field="k_label", type="nominal"),
             y=alt.Y(field="tokens", type="quantitative", title=t("moe.axis_tokens")),
             color=alt.Color(field="k_label", type="nominal", title=None, legend=alt.Legend(orient="top"),
-                            scale=alt.Scale(range=K_COLORS)),
+                            scale=alt.Scale(domain=ks, range=K_COLORS[: len(ks)])),
             tooltip=[alt.Tooltip(field="k_label", type="nominal", title="k"),
                      alt.Tooltip(field="expert_label", type="ordinal", title=t("moe.axis_expert")),
                      alt.Tooltip(field="tokens", type="quantitative", title=t("moe.axis_tokens")),
@@ -79,13 +84,15 @@ def routes(frame: pd.DataFrame, t: Translator) -> alt.Chart:
     data["group_label"] = data.apply(
         lambda r: t(f"gpt.relation_{r['group']}") if r["group_kind"] == "relation" else t(f"gpt.lang_{r['group']}"),
         axis=1)
+    experts = [t("moe.expert_label", e=e + 1) for e in sorted(data["expert"].unique())]
     return (
         alt.Chart(data)
         .mark_bar()
         .encode(
             y=_bar_rows("group_label"),
             x=_share_axis("share", t("moe.axis_route_share")),
-            color=alt.Color(field="expert_label", type="nominal", title=None, legend=alt.Legend(orient="top")),
+            color=alt.Color(field="expert_label", type="nominal", title=None, legend=alt.Legend(orient="top"),
+                            scale=alt.Scale(domain=experts, range=EXPERT_COLORS[: len(experts)])),
             order=alt.Order(field="expert", sort="ascending"),
             tooltip=[alt.Tooltip(field="group_label", type="nominal"), alt.Tooltip(field="expert_label", type="nominal"),
                      alt.Tooltip(field="prompts", type="quantitative", title=t("moe.col_prompts")),
@@ -111,8 +118,8 @@ def ablation(frame: pd.DataFrame, t: Translator) -> alt.Chart:
             yOffset=alt.YOffset(field="when", type="nominal"),
             x=_share_axis("accuracy", t("moe.axis_accuracy")),
             color=alt.Color(field="when", type="nominal", title=None, legend=alt.Legend(orient="top"),
-                            scale=alt.Scale(domain=[t("moe.when_before"), t("moe.when_after")],
-                                            range=["#94a3b8", "#dc2626"])),
+                            scale=alt.Scale(domain=[t(f"moe.when_{w}") for w in WHEN_COLORS],
+                                            range=list(WHEN_COLORS.values()))),
             tooltip=[alt.Tooltip(field="group", type="nominal"), alt.Tooltip(field="when", type="nominal"),
                      alt.Tooltip(field="accuracy", type="quantitative", format=".1%")],
         )

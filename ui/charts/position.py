@@ -5,12 +5,13 @@ import altair as alt
 import pandas as pd
 
 from ui.base.i18n import Translator
+from ui.charts import palette
 
 # Cell values are written into the squares only while they stay readable.
 MAX_LABELLED_TOKENS = 10
 # From white, so an exact 0 reads as an empty square, to a dark blue for the strongest influence.
-COLOURS = ["#ffffff", "#08519c"]
-INK = ["#ffffff", "#374151"]  # cell text on the dark and on the light half of the scale
+COLOURS = list(palette.HEAT)
+INK = list(palette.HEAT_INK)  # cell text on the dark and on the light half of the scale
 
 
 def influence_heatmap(frame: pd.DataFrame, t: Translator, title: str) -> alt.LayerChart:
@@ -33,7 +34,7 @@ def influence_heatmap(frame: pd.DataFrame, t: Translator, title: str) -> alt.Lay
         y=alt.Y(field="i", type="ordinal", title=t("position.axis_output"), sort=tokens,
                 axis=alt.Axis(labelOverlap=overlap)),
     )
-    cells = base.mark_rect(stroke="#d1d5db", strokeWidth=0.5).encode(
+    cells = base.mark_rect(stroke=palette.HAIRLINE, strokeWidth=0.5).encode(
         color=alt.Color(
             field="influence",
             type="quantitative",

@@ -5,15 +5,19 @@ import altair as alt
 import pandas as pd
 
 from ui.base.i18n import Translator
+from ui.charts import palette
 
 PART_COLOURS = {
-    "embeddings": "#9ca3af",
-    "attention": "#2563eb",
-    "ffn": "#ea580c",
-    "norms": "#facc15",
-    "head": "#4b5563",
-    "pooler": "#d1d5db",
+    "embeddings": palette.GREY,
+    "attention": palette.BLUE,
+    "ffn": palette.ORANGE,
+    "norms": palette.PURPLE,
+    "head": palette.SLATE,
+    "pooler": palette.CRIMSON,
 }
+# The presets not chosen recede a little, and the chosen one is outlined: every part's colour keeps 3:1 on
+# white at this (a fade strong enough to mark the choice by itself would take the orange below 2:1).
+FADED = 0.87
 
 
 def _part_scale(t: Translator, parts: list[str]) -> alt.Scale:
@@ -34,6 +38,7 @@ def block_bar(frame: pd.DataFrame, t: Translator) -> alt.LayerChart:
         part_label=data["part"].map(lambda p: t(f"split.part_{p}")),
         matrix_label=data["matrix"].map(lambda m: "W" + m[1:]),
         text=[m if s >= 0.05 else "" for m, s in zip(data["matrix"].map(lambda m: "W" + m[1:]), data["share"])],
+        ink=data["part"].map(lambda p: palette.ink_on(PART_COLOURS[p])),
     )
     parts = [p for p in PART_COLOURS if p in set(data["part"])]
     bars = alt.Chart().mark_bar(height=40, stroke="white", strokeWidth=2).encode(
@@ -49,8 +54,9 @@ def block_bar(frame: pd.DataFrame, t: Translator) -> alt.LayerChart:
             alt.Tooltip(field="share", type="quantitative", format=".1%"),
         ],
     )
-    labels = alt.Chart().mark_text(color="white", fontWeight="bold").encode(
-        x=alt.X(field="mid", type="quantitative"), text=alt.Text(field="text", type="nominal")
+    labels = alt.Chart().mark_text(fontWeight="bold").encode(
+        x=alt.X(field="mid", type="quantitative"), text=alt.Text(field="text", type="nominal"),
+        color=alt.Color(field="ink", type="nominal", scale=None),
     )
     return alt.layer(bars, labels, data=data, height=110)
 
@@ -62,19 +68,26 @@ def model_bars(parts: pd.DataFrame, t: Translator, selected: str) -> alt.LayerCh
     data = _spans(data, "share", by="id")
     data = data.assign(
         part_label=data["part"].map(lambda p: t(f"split.part_{p}")),
-        alpha=[1.0 if chosen else 0.45 for chosen in data["id"] == selected],
+        chosen=data["id"] == selected,
+        alpha=[1.0 if chosen else FADED for chosen in data["id"] == selected],
         text=[f"{s:.0%}" if s >= 0.07 else "" for s in data["share"]],
+        ink=data["part"].map(lambda p: palette.ink_on(PART_COLOURS[p])),
     )
     names = list(dict.fromkeys(parts["name"]))
     present = [p for p in order if p in set(data["part"])]
     base = alt.Chart().encode(y=alt.Y(field="name", type="nominal", sort=names, title=None))
-    bars = base.mark_bar(stroke="white", strokeWidth=1).encode(
+    bars = base.mark_bar().encode(
         x=alt.X(field="start", type="quantitative", title=t("split.axis_share_of_model"), axis=alt.Axis(format="%"),
                 scale=alt.Scale(domain=[0, 1])),
         x2=alt.X2(field="end"),
         color=alt.Color(field="part_label", type="nominal", title=t("split.legend_part"),
                         scale=_part_scale(t, present), legend=alt.Legend(orient="bottom")),
         opacity=alt.Opacity(field="alpha", type="quantitative", scale=None, legend=None),
+        # The chosen preset's pieces in a dark outline, the others parted by white hairlines.
+        stroke=alt.Stroke(field="chosen", type="nominal", legend=None,
+                          scale=alt.Scale(domain=[True, False], range=[palette.INK, "white"])),
+        strokeWidth=alt.StrokeWidth(field="chosen", type="nominal", legend=None,
+                                    scale=alt.Scale(domain=[True, False], range=[2, 1])),
         tooltip=[
             alt.Tooltip(field="name", type="nominal", title=t("split.axis_model")),
             alt.Tooltip(field="part_label", type="nominal", title=t("split.legend_part")),
@@ -82,8 +95,9 @@ def model_bars(parts: pd.DataFrame, t: Translator, selected: str) -> alt.LayerCh
             alt.Tooltip(field="share", type="quantitative", format=".1%"),
         ],
     )
-    labels = base.mark_text(color="white", fontSize=11).encode(
-        x=alt.X(field="mid", type="quantitative"), text=alt.Text(field="text", type="nominal")
+    labels = base.mark_text(fontSize=11).encode(
+        x=alt.X(field="mid", type="quantitative"), text=alt.Text(field="text", type="nominal"),
+        color=alt.Color(field="ink", type="nominal", scale=None),
     )
     return alt.layer(bars, labels, data=data, height=alt.Step(26))
 
@@ -108,7 +122,7 @@ def share_bars(table: pd.DataFrame, t: Translator) -> alt.LayerChart:
     )
     reference = pd.DataFrame({"x": [2 / 3], "label": ["2/3"]})
     x = alt.X(field="x", type="quantitative")
-    rule = alt.Chart(reference).mark_rule(strokeDash=[6, 4], color="#111827").encode(x=x)
+    rule = alt.Chart(reference).mark_rule(strokeDash=[6, 4], color=palette.INK).encode(x=x)
     rule_text = alt.Chart(reference).mark_text(align="left", dx=4, dy=-8, fontWeight="bold").encode(
         x=x, y=alt.YValue(0), text=alt.Text(field="label", type="nominal")
     )
@@ -134,13 +148,13 @@ def cause_bars(frame: pd.DataFrame, t: Translator) -> alt.LayerChart:
         tooltip=[alt.Tooltip(field="label", type="nominal", title=t("split.axis_model")),
                  alt.Tooltip(field="share", type="quantitative", format=".2%")],
     )
-    # Inside the bar's end, in white: a value just under 80 % written after its bar sat under the 80 % rule.
-    labels = base.mark_text(align="right", dx=-4, color="white", fontWeight="bold").encode(
+    # Inside the bar's end, in the ink that reads on orange: a value just under 80 % written after its bar sat under the 80 % rule.
+    labels = base.mark_text(align="right", dx=-4, color=palette.ink_on(PART_COLOURS["ffn"]), fontWeight="bold").encode(
         x=alt.X(field="share", type="quantitative"), text=alt.Text(field="text", type="nominal")
     )
     reference = pd.DataFrame({"x": [2 / 3, 0.8], "label": ["2/3", "80%"]})
     x = alt.X(field="x", type="quantitative")
-    rule = alt.Chart(reference).mark_rule(strokeDash=[6, 4], color="#111827").encode(x=x)
+    rule = alt.Chart(reference).mark_rule(strokeDash=[6, 4], color=palette.INK).encode(x=x)
     rule_text = alt.Chart(reference).mark_text(align="left", dx=4, dy=-8, fontWeight="bold").encode(
         x=x, y=alt.YValue(0), text=alt.Text(field="label", type="nominal")
     )

@@ -8,11 +8,13 @@ import pandas as pd
 
 from ffn_core.sweep import sweep
 from ui.base.i18n import Translator
+from ui.charts import palette
 
-TARGET = "#6b7280"
-KINK = "#dc2626"
-METHOD_COLORS = {"pieces": "#2563eb", "naive": "#f97316"}
-SERIES_COLORS = {"pieces": "#2563eb", "naive": "#f97316", "best": "#16a34a", "seed": "#9333ea"}
+TARGET = palette.GREY
+KINK = palette.RED  # the kinks are triangles: their shape, not their red, sets them apart from the orange fit
+METHOD_COLORS = {"pieces": palette.BLUE, "naive": palette.ORANGE}
+# The page's text names the best run's line green and the seed's purple.
+SERIES_COLORS = {**METHOD_COLORS, "best": palette.GREEN, "seed": palette.PURPLE}
 
 
 def _method_scale(t: Translator, methods: list[str]) -> alt.Scale:
@@ -54,7 +56,7 @@ def fits(curves: pd.DataFrame, kinks: pd.DataFrame, t: Translator) -> alt.FacetC
         x=x, y=y, color=alt.Color(field="series", type="nominal", title=t("sweep.legend_method"),
                                   scale=_method_scale(t, methods), legend=alt.Legend(orient="bottom")))
     kink_marks = base.transform_filter(alt.datum.kind == "kink").mark_point(
-        color=KINK, shape="triangle-up", filled=True, size=45).encode(
+        color=KINK, shape="triangle-up", filled=True, size=45, opacity=1).encode(
         x=x, y=y, tooltip=[alt.Tooltip(field="series", type="nominal", title=t("sweep.legend_method")),
                            alt.Tooltip(field="x", type="quantitative", title=t("sweep.col_kink"), format=".3f")])
     columns = min(3, data["width"].nunique())  # three panels fit a laptop-wide main column
@@ -122,14 +124,17 @@ def loss(frame: pd.DataFrame, t: Translator) -> alt.Chart:
     """RMSE over the training steps, one line per width (dashed for the naive method), log y."""
     # One translation per method rather than one per row (redrawn at every live-training snapshot).
     data = frame.assign(label=frame["method"].map({m: t(f"sweep.method_{m}") for m in frame["method"].unique()}))
+    widths = sorted(int(w) for w in frame["width"].unique())
     return (
         alt.Chart(data)
         .mark_line()
         .encode(
             x=alt.X(field="step", type="quantitative", title=t("sweep.axis_step")),
             y=alt.Y(field="rmse", type="quantitative", title=t("sweep.axis_rmse"), scale=alt.Scale(type="log")),
+            # Viridis's dark half: its light end (yellow) had 1.3:1 on white.
             color=alt.Color(field="width", type="ordinal", title=t("sweep.col_width"),
-                            scale=alt.Scale(scheme="viridis"), legend=alt.Legend(orient="bottom")),
+                            scale=alt.Scale(domain=widths, range=palette.ramp(len(widths))),
+                            legend=alt.Legend(orient="bottom")),
             strokeDash=alt.StrokeDash(field="label", type="nominal", title=t("sweep.legend_method"),
                                       legend=alt.Legend(orient="bottom")),
             detail=alt.Detail(field="method", type="nominal"),

@@ -1,7 +1,10 @@
 """The experiments' machinery: cached for every session, computed on every core, in fair turns.
 
 - cache.py: `cached`, `derive`, `resource`, `train`: the pages' one cache around their core calls
-- fair_queue.py: the turns experiments take, and the bounded result cache
+- calls.py: how a cached call is named (its function, its arguments) and which call a result came from
+- sessions.py: who asks for an experiment (a student's session, the warm-up, a `later` thread) and the waiting note
+- fair_queue.py: the turns experiments take
+- result_cache.py: the bounded cache of pickled results every session shares
 - chart_spec.py: a chart's Vega-Lite spec built once per data and language
 - stream.py: a client of a Streamlit server's websocket (the warm-up, the benchmarks and the socket tests use it)
 - lru.py: the bounded map (least recently used out first) the shared built things are kept in

@@ -21,7 +21,8 @@ be able to make the whole class recompute.
 Results are also kept on disk (ui/compute/disk_cache.py): replicas on one host share them, so two do not
 compute the same view twice, and a restarted server finds them again.
 
-Beside this module: ui/compute/fair_queue.py (the queue and the bounded result cache), ui/compute/allocator.py (how the
+Beside this module: ui/compute/fair_queue.py (the queue), ui/compute/result_cache.py (the bounded result cache),
+ui/compute/calls.py (a call's name and key), ui/compute/sessions.py (who is asking), ui/compute/allocator.py (how the
 server hands freed memory back), ui/compute/metrics.py (the cache and the queue in /_stcore/metrics).
 """
 from __future__ import annotations
@@ -33,19 +34,15 @@ import os
 import pickle
 import threading
 import time
-import weakref
 from collections.abc import Callable, Hashable
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 import pandas as pd
 import streamlit as st
-from streamlit.runtime import Runtime
-from streamlit.runtime.scriptrunner_utils.exceptions import ScriptControlException, StopException
-from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx, in_cached_function
+from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
-from ui.base import i18n
-from ui.compute import allocator, chart_spec, disk_cache, fair_queue, lru, metrics
+from ui.compute import allocator, calls, chart_spec, disk_cache, fair_queue, lru, metrics, result_cache, sessions
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -65,7 +62,7 @@ def _cores() -> int:
 
 # FFNLAB_WORKERS overrides (1 gives the one-at-a-time queue of before).
 WORKERS = max(1, int(os.environ.get("FFNLAB_WORKERS", "0")) or _cores())
-RESULTS = fair_queue.ResultCache(MAX_BYTES)
+RESULTS = result_cache.ResultCache(MAX_BYTES)
 TURNS = fair_queue.Scheduler(workers=WORKERS)
 LANE_GPT = "gpt"
 # One lock per lane, held while a lane's experiment computes and while a lane's shared object is built
@@ -93,85 +90,7 @@ DISK = _disk()
 _CLAIMING = threading.local()  # whether this thread holds a disk claim (a nested experiment must not claim again)
 
 
-# --- who is asking ---------------------------------------------------------------------------
-
-
-def _session_gone(session_id: str) -> bool:
-    return Runtime.exists() and not Runtime.instance().is_active_session(session_id)
-
-
-# The server's own warm-up opens pages with this header (ui/compute/warmup.py): its value is made per process, so
-# no client can pass for the warm-up, and a student who sent it anyway would only wait longer.
-BACKGROUND_HEADER = "X-FFNLab-Background"
-BACKGROUND_TOKEN = os.urandom(16).hex()
-
-
-def background() -> bool:
-    """Whether the running script is the server's own warm-up (ui/compute/warmup.py), not a student."""
-    try:
-        return st.context.headers.get(BACKGROUND_HEADER) == BACKGROUND_TOKEN
-    except Exception:  # no session behind the call
-        return False
-
-
-def _caller() -> fair_queue.Caller:
-    """The running script's session, and how to tell it has gone or asked for something newer."""
-    if getattr(_LATER_THREAD, "on", False):  # `later`'s own thread: behind every student, its result kept
-        return fair_queue.Caller(None, lambda: None, StopException, background=True, awaited=True)
-    ctx = get_script_run_ctx(suppress_warning=True)
-    if ctx is None:  # a bare thread (tests, benchmarks): waits its turn, nothing to give up for
-        return fair_queue.Caller(None, lambda: None, StopException)
-
-    def check() -> None:
-        # A newer rerun of this session, or its end (the tab closed: Streamlit asks the script to
-        # stop), raises here exactly as it would at the script's next st call; a session the
-        # server no longer knows is stopped too. Inside an st.cache_data function this drops that
-        # function's run as well, which costs nothing: the experiment is what is slow, and it
-        # was not started.
-        ctx.yield_check()
-        if _session_gone(ctx.session_id):
-            raise StopException()
-
-    return fair_queue.Caller(ctx.session_id, check, StopException, (ScriptControlException,), background())
-
-
-class _Note:
-    """'n experiments ahead of yours', in a placeholder drawn only while the student waits."""
-
-    def __init__(self) -> None:
-        self.slot = None
-        self.t = i18n.Translator(st.session_state.get("lang", i18n.DEFAULT_LANG))
-
-    def __call__(self, ahead: int) -> None:
-        if ahead <= 0:
-            if self.slot is not None:
-                self.slot.empty()
-            return
-        if self.slot is None:
-            self.slot = st.empty()
-        self.slot.caption(self.t("compute.ahead", n=ahead))
-
-
-def _waiting_note(caller: fair_queue.Caller) -> Callable[[int], None] | None:
-    # Not from inside an st.cache_data function: what it draws would be replayed on every hit.
-    return _Note() if caller.session is not None and not in_cached_function.get() else None
-
-
 # --- the experiments --------------------------------------------------------------------------
-
-
-def _name(func: Callable[..., Any]) -> str:
-    # Every page script runs as __main__: the file tells two pages' `run` apart.
-    code = func.__code__
-    return f"{Path(code.co_filename).stem}.{func.__qualname__}:{code.co_firstlineno}"
-
-
-def _key(signature: inspect.Signature, args: tuple, kwargs: dict) -> Hashable:
-    """The call's arguments by name, defaults filled in; as with st.cache_data, a parameter whose name
-    starts with "_" is left out (an object the result does not depend on, or that cannot be a key)."""
-    bound = signature.bind(*args, **kwargs)
-    bound.apply_defaults()
-    return tuple((name, fair_queue.plain_key(value)) for name, value in bound.arguments.items() if not name.startswith("_"))
 
 
 def _disk_name(name: str, key: Hashable) -> str:
@@ -201,19 +120,19 @@ def cached(max_entries: int, *, lane: str | None = None) -> Callable[[Callable[P
     """
 
     def decorate(func: Callable[P, R]) -> Callable[P, R]:
-        name = _name(func)
+        name = calls.name(func)
         signature = inspect.signature(func)
 
         @functools.wraps(func)
         def in_turn(*args: P.args, **kwargs: P.kwargs) -> R:
             metrics.register(RESULTS, TURNS)
-            key = _key(signature, args, kwargs)
+            key = calls.key(signature, args, kwargs)
             blob = RESULTS.get(name, key)
             metrics.count_lookup(name, blob is not None)
             if blob is None:
                 blob = _from_disk(name, key, max_entries)
             if blob is not None:
-                return _remember(pickle.loads(blob), (name, key))
+                return calls.remember(pickle.loads(blob), (name, key))
             _on_miss()
 
             read_back: list[bool] = []
@@ -246,17 +165,17 @@ def cached(max_entries: int, *, lane: str | None = None) -> Callable[[Callable[P
                 if DISK is not None and not read_back:
                     DISK.put(_disk_name(name, key), blob)
 
-            caller = _caller()
-            return _remember(TURNS.run((name, key), work, caller, lane=lane, on_wait=_waiting_note(caller),
+            caller = sessions.caller()
+            return calls.remember(TURNS.run((name, key), work, caller, lane=lane, on_wait=sessions.waiting_note(caller),
                                        on_result=keep), (name, key))
 
         def peek(*args: P.args, **kwargs: P.kwargs) -> R | None:
             """The result when it is computed already (here, or on disk by another replica), else None: never computes."""
-            key = _key(signature, args, kwargs)
+            key = calls.key(signature, args, kwargs)
             blob = RESULTS.get(name, key)
             if blob is None:
                 blob = _from_disk(name, key, max_entries)
-            return None if blob is None else _remember(pickle.loads(blob), (name, key))
+            return None if blob is None else calls.remember(pickle.loads(blob), (name, key))
 
         in_turn.peek = peek  # type: ignore[attr-defined]
         return in_turn
@@ -269,7 +188,6 @@ MAX_LATER = 16
 _LATER: set[Hashable] = set()
 _LATER_FAILED: set[Hashable] = set()
 _LATER_LOCK = threading.Lock()
-_LATER_THREAD = threading.local()
 
 
 def later(ident: Hashable, work: Callable[[], object]) -> bool:
@@ -286,7 +204,7 @@ def later(ident: Hashable, work: Callable[[], object]) -> bool:
         _LATER.add(ident)
 
     def run() -> None:
-        _LATER_THREAD.on = True
+        sessions.LATER.on = True
         try:
             work()
         except Exception:  # noqa: BLE001 - told to the page by `under_way` turning False without a result
@@ -324,7 +242,7 @@ def on_miss(listener: Callable[[], None]) -> None:
 
 
 def _on_miss() -> None:
-    if get_script_run_ctx(suppress_warning=True) is None or background():
+    if get_script_run_ctx(suppress_warning=True) is None or sessions.background():
         return
     for listener in _MISS_LISTENERS:
         try:
@@ -335,47 +253,7 @@ def _on_miss() -> None:
 
 # --- what pages derive from a cached result -------------------------------------------------------
 
-# Which call each result handed out above came from, while the page holds it: a frame built from a
-# result is then keyed on that call instead of on the result's contents, which would cost as much to
-# hash as to rebuild. Keyed by id, each entry dropped when its result is collected (ids are reused).
-_ORIGINS: dict[int, Hashable] = {}
-_ORIGINS_LOCK = threading.Lock()
 _DERIVED: lru.LRU[pd.DataFrame] = lru.LRU(entries=256)
-
-
-def _remember(result: R, origin: Hashable) -> R:
-    try:
-        ref = weakref.ref(result, lambda _r, i=id(result): _forget(i))
-    except TypeError:  # tuples, dicts: derive() recomputes from these
-        return result
-    with _ORIGINS_LOCK:
-        _ORIGINS[id(result)] = (ref, origin)
-    return result
-
-
-def _forget(ident: int) -> None:
-    with _ORIGINS_LOCK:
-        entry = _ORIGINS.get(ident)
-        if entry is not None and entry[0]() is None:
-            del _ORIGINS[ident]
-
-
-def _origin(result: object) -> Hashable | None:
-    with _ORIGINS_LOCK:
-        entry = _ORIGINS.get(id(result))
-    return entry[1] if entry is not None and entry[0]() is result else None
-
-
-def _derived_key(func: Callable[..., pd.DataFrame], args: tuple[Any, ...]) -> Hashable | None:
-    # `func` is a result's method, or a function whose first argument is the result.
-    if inspect.ismethod(func):
-        result, plain, rest = func.__self__, func.__func__, args
-    else:
-        result, plain, rest = args[0], func, args[1:]
-    origin = _origin(result)
-    if origin is None:
-        return None
-    return (_name(plain), origin, tuple(chart_spec.arg_key(a) for a in rest))
 
 
 def derive(func: Callable[..., pd.DataFrame], *args: Any) -> pd.DataFrame:
@@ -387,7 +265,7 @@ def derive(func: Callable[..., pd.DataFrame], *args: Any) -> pd.DataFrame:
     values, or a translator by its language). Each caller gets its own copy: a page may change it.
     A result not handed out by `cached` is computed from directly.
     """
-    key = _derived_key(func, args)
+    key = calls.derived_key(func, args)
     if key is None:
         return func(*args)
     frame = _DERIVED.get(key)
@@ -400,7 +278,7 @@ def derive(func: Callable[..., pd.DataFrame], *args: Any) -> pd.DataFrame:
 def frame(func: Callable[..., pd.DataFrame], *args: Any) -> chart_spec.Named | pd.DataFrame:
     """What a chart is drawn from: `derive(func, *args)`, named by its key and built only if the chart's
     spec is not cached yet (widgets.chart). A result not handed out by `cached` gives the frame itself."""
-    key = _derived_key(func, args)
+    key = calls.derived_key(func, args)
     if key is None:
         return func(*args)
     return chart_spec.Named(key, functools.partial(derive, func, *args))
@@ -429,7 +307,7 @@ def train(func: Callable[..., R], *args: Any, on_step: Callable[[Any], None], la
     `lane`: as for `cached`.
     """
     metrics.register(RESULTS, TURNS)
-    key = ("train", _name(func), _key(inspect.signature(func), args, {**kwargs, "on_step": None}))
+    key = ("train", calls.name(func), calls.key(inspect.signature(func), args, {**kwargs, "on_step": None}))
     in_session = get_script_run_ctx(suppress_warning=True) is not None
     # The session's latest trainings and when the last of them ended (a fragment may train several).
     ended, results = st.session_state.get(_STATE_KEY, (float("-inf"), {})) if in_session else (float("-inf"), {})
@@ -455,8 +333,8 @@ def train(func: Callable[..., R], *args: Any, on_step: Callable[[Any], None], la
             finally:
                 _DRAWING.release()
 
-    caller = _caller()
-    result = TURNS.run(key, work, caller, lane=lane, on_wait=_waiting_note(caller), on_progress=watch)
+    caller = sessions.caller()
+    result = TURNS.run(key, work, caller, lane=lane, on_wait=sessions.waiting_note(caller), on_progress=watch)
     if in_session:
         kept = {k: v for k, v in list(results.items())[-3:] if k != key}
         st.session_state[_STATE_KEY] = (time.monotonic(), {**kept, key: result})
@@ -478,12 +356,12 @@ def resource(func: Callable[P, R] | None = None, *, lane: str | None = None) -> 
     """
     if func is None:
         return lambda f: resource(f, lane=lane)
-    name, signature = _name(func), inspect.signature(func)
+    name, signature = calls.name(func), inspect.signature(func)
     build = _LANES[lane] if lane is not None else threading.RLock()
 
     @functools.wraps(func)
     def shared(*args: P.args, **kwargs: P.kwargs) -> R:
-        key = _key(signature, args, kwargs)
+        key = calls.key(signature, args, kwargs)
         with _RESOURCES_LOCK:
             values = _RESOURCES.setdefault(name, {})
         if key in values:

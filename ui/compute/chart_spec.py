@@ -18,7 +18,7 @@ from streamlit import dataframe_util
 
 from ui.base.i18n import Translator
 from ui.compute import lru
-from ui.compute.fair_queue import plain_key
+from ui.compute.result_cache import plain_key
 
 
 # Larger type for the back row of a classroom.

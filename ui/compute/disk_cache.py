@@ -1,6 +1,6 @@
 """Computed results on disk, shared by the replicas of one host and kept across restarts; bounded in size.
 
-The pages' results are pickled (ui/compute/fair_queue.ResultCache stores them so), and unpickling runs code
+The pages' results are pickled (ui/compute/result_cache.ResultCache stores them so), and unpickling runs code
 named in the data, so a result is read back only from a place this process controls, and only when
 it is exactly what a process of this app wrote:
 

@@ -2,7 +2,7 @@
 
 What the server builds once for everyone and may rebuild at will (a chart's spec, a table in Arrow, a
 frame derived from a cached result) is kept in one of these, out of any client's reach. The results of
-the experiments themselves are bounded by bytes as well, in ui/compute/fair_queue.py's ResultCache.
+the experiments themselves are bounded by bytes as well, in ui/compute/result_cache.py.
 """
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from streamlit.runtime import Runtime
 from streamlit.runtime.stats import CounterStat, GaugeStat
 
-from ui.compute import fair_queue
+from ui.compute import fair_queue, result_cache
 
 _LOOKUPS: dict[tuple[str, bool], int] = {}
 _LOOKUPS_LOCK = threading.Lock()
@@ -31,7 +31,7 @@ class _Stats:
 
     stats_families: Sequence[str] = ("cache_lookups", "cache_evictions", "ffnlab_experiments", "ffnlab_cache")
 
-    def __init__(self, results: fair_queue.ResultCache, turns: fair_queue.Scheduler) -> None:
+    def __init__(self, results: result_cache.ResultCache, turns: fair_queue.Scheduler) -> None:
         self.results, self.turns = results, turns
 
     def get_stats(self, family_names: Sequence[str] | None = None) -> dict[str, list]:
@@ -71,7 +71,7 @@ class _Stats:
         return out
 
 
-def register(results: fair_queue.ResultCache, turns: fair_queue.Scheduler) -> None:
+def register(results: result_cache.ResultCache, turns: fair_queue.Scheduler) -> None:
     """Show this cache and queue in the running server's /_stcore/metrics, once (no server: nothing)."""
     global _registered
     if _registered or not Runtime.exists():

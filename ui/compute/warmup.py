@@ -1,4 +1,4 @@
-"""A new server warms itself from process start: every page's default view (page 8 at each ablation
+"""A new server warms itself from process start: every page's default view (page 9 at each ablation
 target, the GPT pages in both languages), then the next moves a class is likely to make.
 
 The App's lifespan (ui/server.py) starts it with the process, before any student arrives. The warm-up is
@@ -12,7 +12,7 @@ those one control away from the views students open, each opened the same way. B
 FFNLAB_NEIGHBOURS_S seconds of it (default 900), the results in the bounded caches (ui/compute/cache.py).
 
 It never goes ahead of a student: its sessions carry a header only this process knows
-(cache.BACKGROUND_HEADER), so their experiments wait behind every student's and leave a core free
+(sessions.BACKGROUND_HEADER), so their experiments wait behind every student's and leave a core free
 (ui/compute/fair_queue.Scheduler); it opens its next view only while no student's experiment waits, one view
 at a time. A student who asks for what it computes shares the computation.
 FFNLAB_WARMUP=0 turns it off (the benchmarks that measure a cold server do).
@@ -34,7 +34,7 @@ from streamlit.runtime import Runtime
 from websockets.exceptions import WebSocketException
 
 from ui.base import i18n
-from ui.compute import cache, neighbours, stream
+from ui.compute import cache, neighbours, sessions, stream
 from ui.registry import catalog, links, query
 
 IDLE_POLL_S = 0.2
@@ -83,7 +83,7 @@ def _set(**values: object) -> None:
         _STATUS.update(values)
 
 
-# Page 8's ablation targets: a few, each a full rerun of the blocks above the part taken out.
+# Page 9's ablation targets: a few, each a full rerun of the blocks above the part taken out.
 EVERY_OPTION = {"gptsurgery": ("target",)}
 # Pages whose experiments follow the reader's language (the GPT's prompts): warmed in every language.
 EVERY_LANGUAGE = ("gpt", "gptsurgery")
@@ -191,7 +191,7 @@ def _open(page: str, query: str) -> bool:
     # A fresh session for each view, as a first visitor's tab is: a session keeps its choices
     # from one run to the next, and would read them before the link's.
     try:
-        session = stream.Stream(_url(), timeout_s=30, headers={cache.BACKGROUND_HEADER: cache.BACKGROUND_TOKEN})
+        session = stream.Stream(_url(), timeout_s=30, headers={sessions.BACKGROUND_HEADER: sessions.BACKGROUND_TOKEN})
         try:
             return _view(session, page, query)
         finally:
@@ -214,7 +214,7 @@ def _warm(todo: list[tuple[str, str]]) -> None:
                 _STATUS["failed"].append(f"{page or 'home'}?{query}")  # type: ignore[union-attr]
         with _LOCK:
             _STATUS["done"] = int(_STATUS["done"]) + 1  # type: ignore[call-overload]
-    # A page may go on computing after its answer (page 6 trains its seeds later, cache.later): a first
+    # A page may go on computing after its answer (page 7 trains its seeds later, cache.later): a first
     # visitor must find that done as well, so the warm-up is done when it is.
     deadline = time.monotonic() + VIEW_TIMEOUT_S
     while cache.later_count() and not _STOP.is_set() and time.monotonic() < deadline:

@@ -1,4 +1,4 @@
-"""Page 7's training-step and word-in-context sections: the shipped checkpoints, loaded once per server
+"""Page 8's training-step and word-in-context sections: the shipped checkpoints, loaded once per server
 process, and the cached probes on them.
 
 Every checkpoint is held at most once for the whole server (cache.resource), frozen, float32:

@@ -149,7 +149,7 @@ def shipped_unchanged() -> bool:
 
 @cache.resource
 def prompt_hidden() -> torch.Tensor:
-    """Every block's FFN hidden vector at every corpus prompt's last word (~20 MB), one pass, kept: what page 7
+    """Every block's FFN hidden vector at every corpus prompt's last word (~20 MB), one pass, kept: what page 8
     reads one neuron and each block's directions from."""
     return superposition.prompt_hidden(shipped())
 

@@ -1,6 +1,6 @@
-"""Page 7's sections on the checkpoints and on one word in context, drawn after the page's own sections.
+"""Page 8's sections on the checkpoints and on one word in context, drawn after the page's own sections.
 
-Kept apart from pages/7_trained_gpt.py so the page reads as its lesson and these sections as theirs.
+Kept apart from pages/8_trained_gpt.py so the page reads as its lesson and these sections as theirs.
 The page draws the two controls (ui/registry/catalog.py declares them) between `intro` and the section they drive.
 """
 from __future__ import annotations
@@ -59,7 +59,7 @@ def checkpoint(page: Page, step: int, words: tuple[str, ...], answer: str | None
         snap = checkpoints.snapshot(step, tuple(words), answer)
     attr, acc = snap.attribution, snap.accuracy
     asked = questions.checkpoint(step, words, answer, snap.next.tokens[0], snap.next.probs[0])
-    quiz.questions(page, asked)
+    quiz.questions(page, asked, measured=("checkpoint", {"snap": snap}))
     if not quiz.shown(page, asked):
         return
     c1, c2, c3, c4 = st.columns(4)

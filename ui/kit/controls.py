@@ -5,7 +5,7 @@ its value is read back typed.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import streamlit as st
@@ -24,6 +24,14 @@ def draw(page: Page, key: str, where: Any = st, **kwargs: Any) -> Any:
     value = _draw(page, key, where, **kwargs)
     links.drawn(page.section, key)  # what the page now shows: a live part's timed run keeps it (links.undo_stale)
     return value
+
+
+def row(page: Page, *keys: str, columns: Sequence[Any] | None = None) -> list[Any]:
+    """Draw controls `keys` side by side, one to a column, and return their values in order.
+
+    `columns`: where they go (lede.less_used's row); a row of st.columns, one per key, by default.
+    """
+    return [draw(page, key, where) for key, where in zip(keys, columns or st.columns(len(keys)), strict=True)]
 
 
 def _draw(page: Page, key: str, where: Any, **kwargs: Any) -> Any:

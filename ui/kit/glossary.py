@@ -2,7 +2,7 @@
 and the one call a page makes where a term is first used.
 
 `note(t, *ids)` draws a short line naming the terms with a "?" whose tooltip holds their plain words;
-the glossary page (pages/9_glossary.py) lists them all with the precise note under each.
+the glossary page (pages/11_glossary.py) lists them all with the precise note under each.
 """
 from __future__ import annotations
 

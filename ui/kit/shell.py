@@ -12,6 +12,7 @@ import torch
 from ui import widgets
 from ui.base import i18n
 from ui.base.page import Page
+from ui.kit import access
 from ui.registry import catalog, links, query
 from ui.room import session as room
 
@@ -64,7 +65,7 @@ _WRAP_CSS = """
   word-break: keep-all; overflow-wrap: anywhere;  /* Korean breaks between words, as it is printed */
 }
 [data-testid="stMain"] [data-testid="stPageLink"] a { height: auto; align-items: flex-start; }
-/* A multiselect's chips scroll sideways out of view in a narrow column (page 4's "32" on a
+/* A multiselect's chips scroll sideways out of view in a narrow column (page 5's "32" on a
    projector): they wrap onto a second line instead. */
 [data-testid="stMultiSelectTagsContainer"] { flex-wrap: wrap !important; height: auto !important; overflow: visible !important; }
 [data-testid="stMultiSelect"] :has(> [data-testid="stMultiSelectTagsContainer"]) { height: auto !important; max-height: none !important; }
@@ -193,6 +194,7 @@ def setup(section: str) -> Page:
     _sync_url()
     # One element for all the page's style: every element is sent again on every run.
     st.markdown(_NARROW_CSS + _WRAP_CSS + (_PRESENTER_CSS if presenter else ""), unsafe_allow_html=True)
+    access.draw(page)  # the page's language, its sideways-scrolling boxes reachable by keyboard
     _sidebar(page)
     return page
 

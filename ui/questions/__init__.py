@@ -12,12 +12,14 @@ There is no way to hand a claim's key to a question, so a claim the page refutes
 shown as the reason for an answer.
 
 One module per page (split.py, position.py, collapse.py, sweep.py, keyvalue.py, sparsity.py, gpt.py,
-gptsurgery.py, gated.py, moe.py); quiz.py draws them (the ask form, the outcome, the class's guesses on chart.py's chart).
+gptsurgery.py, gated.py, moe.py); teacher.py makes a teacher's own (a lesson's `[[steps.ask]]`) from the page's
+measures; quiz.py draws them (the ask form, the outcome, the class's guesses on chart.py's chart).
 """
 from __future__ import annotations
 
 import hashlib
 import math
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -51,6 +53,13 @@ class Question:
     relative: float = 0.0  # number: also right within this share of the measured answer (0.15: ±15%)
     factor: float = 0.0  # number: also right within this ratio of the measured answer either way (> 1; 0: unused)
     cases: tuple[str, ...] = ()  # outcomes that read differently and have a sentence of their own (see `why_key`)
+    measure: str = ""  # the page's measure the answer is (ui/registry/measures.py): one way to answer a question
+    # A teacher's question (ui/questions/teacher.py): its text per language as written, (lang, text) pairs; the
+    # options of a choice are then words the measure can take, shown as written. Empty for a built-in one.
+    text: tuple[tuple[str, str], ...] = ()
+    why_right: tuple[tuple[str, str], ...] = ()  # a teacher's sentence for a right guess, per language
+    why_wrong: tuple[tuple[str, str], ...] = ()  # and for a wrong one
+    where: Any = None  # a teacher's question on an indexed measure: the index it asks at (the width m, the block)
 
     def parse(self, raw: object) -> float | str | None:
         """The guess as this question takes it, or None: not finite, out of range, not an option, or not a guess at all."""
@@ -58,11 +67,14 @@ class Question:
             return raw if isinstance(raw, str) and raw in self.options else None
         if isinstance(raw, bool) or not isinstance(raw, (int, float, str)):
             return None
-        try:
-            value = float(raw)
-        except (ValueError, OverflowError):
-            return None
-        return value if math.isfinite(value) and self.lo <= value <= self.hi else None
+        for reading in _readings(raw) if isinstance(raw, str) else (raw,):
+            try:
+                value = float(reading)
+            except (ValueError, OverflowError):
+                continue
+            if math.isfinite(value) and self.lo <= value <= self.hi:
+                return value
+        return None
 
     def is_right(self, guess: float | str, answer: float | str) -> bool:
         """A choice is right when it is the answer; a number when it lies within the tolerance."""
@@ -72,6 +84,20 @@ class Question:
         if abs(g - a) <= max(self.tolerance, self.relative * abs(a)):
             return True
         return self.factor > 1 and g > 0 and a > 0 and max(g / a, a / g) <= self.factor
+
+
+MAX_TYPED = 32  # a typed guess longer than this is none (the number box takes 24 characters; a script may send more)
+_GROUPED = re.compile(r"[+-]?\d{1,3}(,\d{3})+(\.\d*)?")
+
+
+def _readings(typed: str) -> tuple[str, ...]:
+    """What a typed number may mean, in order: "1,234" is 1234 (or 1.234 if only that is in range), "1,5" is 1.5."""
+    typed = typed.strip()
+    if len(typed) > MAX_TYPED or typed.count(",") == 0:
+        return (typed,) if len(typed) <= MAX_TYPED else ()
+    grouped = (typed.replace(",", ""),) if _GROUPED.fullmatch(typed) else ()
+    decimal = (typed.replace(",", "."),) if typed.count(",") == 1 and "." not in typed else ()
+    return grouped + decimal  # "1,2,3" or "1,5.2": neither
 
 
 @dataclass(frozen=True)
@@ -87,6 +113,8 @@ def why_key(question: Question, outcome: float | str, case: str = "") -> str:
     """The only sentence a question may explain `outcome` with: `<question>_why`, then the option for a choice,
     then the case when the outcome has several that read differently (declared on the question)."""
     key = f"{question.key}_why"
+    if question.text:  # a teacher's question: one sentence, the measured value (teacher.py adds theirs)
+        return "questions.teacher_why"
     if question.kind == "choice":
         if outcome not in question.options:
             raise ValueError(f"{outcome!r} is not an option of {question.key}")
@@ -148,10 +176,33 @@ def _whole(x: float) -> float | int:
     return int(x) if float(x).is_integer() else x
 
 
+def title(t: Translate, question: Question, values: Mapping[str, Any]) -> str:
+    """The question as a student reads it, as plain text: a built-in one in the reader's language; a
+    teacher's as written, in the reader's language when the teacher wrote one, else in the other."""
+    if not question.text:
+        return t(question.key, **values)
+    texts = dict(question.text)
+    lang = getattr(t, "lang", "")
+    return texts.get(lang) or next(iter(texts.values()))
+
+
+TEACHER = "teacher."  # the key prefix of a teacher's question (ui/questions/teacher.py): no locale key behind it
+
+
+def option_text(t: Translate, key: str, option: str) -> str:
+    """The option `option` of the question keyed `key`: its label, or, for a teacher's, the word as written."""
+    return option if key.startswith(TEACHER) else t(f"{key}_opt_{option}")
+
+
+def option_label(t: Translate, question: Question, option: str) -> str:
+    """A choice's option as the page writes it: a built-in option's label, or a teacher's word as written."""
+    return option_text(t, question.key, option)
+
+
 def written(t: Translate, question: Question, value: float | str) -> str:
     """A guess or an answer as the page writes it: an option's label, or a number with its unit."""
     if question.kind == "choice":
-        return t(f"{question.key}_opt_{value}")
+        return option_label(t, question, str(value))
     number = float(value)
     shown = text.number(int(number)) if number.is_integer() and abs(number) < 1e15 else text.sig(number)
     unit = t(question.unit) if question.unit else ""

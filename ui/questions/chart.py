@@ -8,10 +8,11 @@ import altair as alt
 import pandas as pd
 
 from ui.base.i18n import Translator
-from ui.questions import Asked
+from ui.charts import palette
+from ui.questions import Asked, option_text
 from ui.room import chart as room
 
-CLASS, OWN, MEASURED = "#9ca3af", "#2563eb", "#ea580c"
+CLASS, OWN, MEASURED = palette.MUTED, palette.BLUE, palette.ORANGE
 
 
 def guesses_frame(asked: Asked, guesses: Sequence[object], own: float | str | None) -> pd.DataFrame:
@@ -48,7 +49,7 @@ def guesses(frame: pd.DataFrame, t: Translator, key: str, kind: str, options: tu
     labels = {"own": t("questions.legend_own"), "measured": t("questions.legend_measured")}
     if kind == "choice":
         width = room.label_width(len(options), narrow)
-        names = [room.wrap(t(f"{key}_opt_{o}"), width) for o in options]
+        names = [room.wrap(option_text(t, key, o), width) for o in options]
         data = choice_counts(frame, options).assign(label=names)
         top = max(1, int(data["count"].max())) * 1.45 + 0.5
         x = alt.X(field="label", type="nominal", title=None, sort=names,
@@ -72,7 +73,7 @@ def guesses(frame: pd.DataFrame, t: Translator, key: str, kind: str, options: tu
     colour = alt.Color(field="label", type="nominal", title=None, legend=alt.Legend(orient="top"),
                        scale=alt.Scale(domain=[labels["own"], labels["measured"]], range=[OWN, MEASURED]))
     if kind == "choice":
-        names = {o: t(f"{key}_opt_{o}") for o in options}
+        names = {o: option_text(t, key, o) for o in options}
         crowd = crowd.assign(option=crowd["value"].map(names))
         marks = marks.assign(option=marks["value"].map(names))
         x = alt.X(field="option", type="nominal", title=None, sort=[names[o] for o in options],

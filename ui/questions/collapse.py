@@ -7,16 +7,16 @@ import math
 from ffn_core import collapse
 from ui.base.text import Term
 from ui.questions import Asked, Question, at
-from ui.verdicts import collapse as verdicts
+from ui.registry import measures
 
 SECTION = "collapse"
 # "The expansion alone adds power": four times wider must compute more? Without the activation the two layers
 # are still one d × d matrix. The options say nothing of why, so neither gives the answer away.
-WIDE = Question("questions.collapse_wide", "choice", options=("yes", "no"))
-RANK = Question("questions.collapse_rank", "number", lo=0, hi=1024, tolerance=0)
-LINEAR = Question("questions.collapse_linear", "choice", options=("yes", "no"))
-FIT = Question("questions.collapse_fit", "number", lo=0, hi=200, tolerance=10, unit="questions.unit_pct")
-STACK_RANK = Question("questions.collapse_stack_rank", "number", lo=0, hi=1024, tolerance=0)
+WIDE = Question("questions.collapse_wide", "choice", options=("yes", "no"), measure="beyond_matrix")
+RANK = Question("questions.collapse_rank", "number", lo=0, hi=1024, tolerance=0, measure="rank")
+LINEAR = Question("questions.collapse_linear", "choice", options=("yes", "no"), measure="one_matrix")
+FIT = Question("questions.collapse_fit", "number", lo=0, hi=200, tolerance=10, unit="questions.unit_pct", measure="fit_error")
+STACK_RANK = Question("questions.collapse_stack_rank", "number", lo=0, hi=1024, tolerance=0, measure="stack_rank")
 
 
 def _settings(res: collapse.Collapse) -> dict[str, object]:
@@ -27,16 +27,14 @@ def ask(res: collapse.Collapse) -> tuple[Asked, ...]:
     settings = _settings(res)
     shown = {"d": res.d_model, "m": res.d_ff, "ratio": res.d_ff / res.d_model, "act": Term(f"collapse.act_{res.act}")}
     if res.act == "none":
-        one = res.max_abs_residual <= verdicts.EXACT
         because = {"d": res.d_model, "m": res.d_ff, "rank": res.rank, "bound": res.rank_bound,
                    "residual": res.max_abs_residual}
         return (
-            at(SECTION, settings, WIDE, "no" if one else "yes", because, shown),
+            at(SECTION, settings, WIDE, measures.beyond_matrix(res), because, shown),
             at(SECTION, settings, RANK, res.rank, because, shown),
         )
-    nonlinear = res.fit_relative_error > verdicts.NONLINEAR
     because = {"error": res.fit_relative_error, "act": Term(f"collapse.act_{res.act}")}
-    asked = [at(SECTION, settings, LINEAR, "no" if nonlinear else "yes", because, shown)]
+    asked = [at(SECTION, settings, LINEAR, measures.one_matrix(res), because, shown)]
     if math.isfinite(res.fit_relative_error) and 100 * res.fit_relative_error <= FIT.hi:
         asked.append(at(SECTION, settings, FIT, 100 * res.fit_relative_error, because, shown))
     return tuple(asked)

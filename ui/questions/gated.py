@@ -8,14 +8,14 @@ from ffn_core import gated
 from ffn_core.sweep import gated as gated_sweep
 from ui.base.text import Term
 from ui.questions import Asked, Question, at
-from ui.verdicts import gated as verdicts
+from ui.registry import measures
 
 SECTION = "gated"
-LINEAR = Question("questions.gated_linear", "choice", options=("yes", "no"))
-FIT = Question("questions.gated_fit", "number", lo=0, hi=200, tolerance=10, unit="questions.unit_pct")
-WEIGHTS = Question("questions.gated_weights", "choice", options=("fewer", "same", "more"))
-DOWN = Question("questions.gated_down", "number", lo=0, hi=100, tolerance=10, unit="questions.unit_pct")
-WIDTH = Question("questions.gated_width", "choice", options=("better", "same", "worse"))
+LINEAR = Question("questions.gated_linear", "choice", options=("yes", "no"), measure="one_matrix")
+FIT = Question("questions.gated_fit", "number", lo=0, hi=200, tolerance=10, unit="questions.unit_pct", measure="fit_error")
+WEIGHTS = Question("questions.gated_weights", "choice", options=("fewer", "same", "more"), measure="weights_vs_plain")
+DOWN = Question("questions.gated_down", "number", lo=0, hi=100, tolerance=10, unit="questions.unit_pct", measure="turned_down")
+WIDTH = Question("questions.gated_width", "choice", options=("better", "same", "worse"), measure="gated_vs_plain")
 
 
 def ask(res: gated.Gated) -> tuple[Asked, ...]:
@@ -24,26 +24,26 @@ def ask(res: gated.Gated) -> tuple[Asked, ...]:
              "token": res.token}
     asked = []
     if res.act == "none":
-        linear = res.gated_fit_error <= verdicts.NONLINEAR
-        asked.append(at(SECTION, settings, LINEAR, "yes" if linear else "no",
+        asked.append(at(SECTION, settings, LINEAR, measures.gated_linear(res),
                         {"error": res.gated_fit_error, "residual": res.plain_collapse_residual}, shown))
     elif math.isfinite(res.gated_fit_error) and 100 * res.gated_fit_error <= FIT.hi:
         asked.append(at(SECTION, settings, FIT, 100 * res.gated_fit_error,
                         {"act": Term(f"gated.act_{res.act}"), "plain_error": res.plain_fit_error}, shown))
-    more = "same" if res.gated_params == res.plain_params else "fewer" if res.gated_params < res.plain_params else "more"
-    asked.append(at(SECTION, settings, WEIGHTS, more,
+    asked.append(at(SECTION, settings, WEIGHTS, measures.compared(res.gated_params, res.plain_params),
                     {"gated": res.gated_params, "plain": res.plain_params, "m": res.d_ff, "m4": 4 * res.d_model}, shown))
     asked.append(at(SECTION, settings, DOWN, 100 * res.gate("silu").turned_down,
-                    {"m": res.d_ff, "active": res.relu_active, "mean_down": res.gate("silu").mean_turned_down}, shown))
+                    {"m": res.d_ff, "active": res.relu_active, "mean_down": res.gate("silu").mean_turned_down,
+                     "tokens": gated.N_TOKENS}, shown))
     return tuple(asked)
 
 
 def width(res: gated_sweep.GatedSweep) -> tuple[Asked, ...]:
     """At the largest pair of equal weight counts: better, the same or worse with the gate."""
     settings = {"target": res.target, "act": res.act, "seed": res.seed, "sizes": tuple(f.width for f in res.plain)}
-    largest = verdicts.outcome(res.plain[-1].rmse, res.gated[-1].rmse, res.floor)
-    shown = {"target": res.label, "params": res.plain[-1].params, "plain_width": res.plain[-1].width,
-             "gated_width": res.gated[-1].width}
+    largest = measures.gate_outcome(res.plain[-1].rmse, res.gated[-1].rmse, res.floor)
+    # `weights`: the index of the measure asked at (the largest equal weight count), as a teacher's `where` names it.
+    shown = {"target": res.label, "params": res.plain[-1].params, "weights": res.plain[-1].params,
+             "plain_width": res.plain[-1].width, "gated_width": res.gated[-1].width}
     return (at(SECTION, settings, WIDTH, largest,
                {"params": res.plain[-1].params, "plain_rmse": res.plain[-1].rmse, "gated_rmse": res.gated[-1].rmse},
                shown),)

@@ -1,4 +1,4 @@
-"""Page 8's questions: take FFNs out (do facts or grammar fall further, how many facts stay), edit a memory (does
+"""Page 9's questions: take FFNs out (do facts or grammar fall further, how many facts stay), edit a memory (does
 the other language follow, how large is a rank-one edit). The same inputs as the page's verdicts."""
 from __future__ import annotations
 
@@ -8,28 +8,25 @@ from ffn_core.gpt.ablation import Scores
 from ffn_core.gpt.edit import Edit
 from ui.base.text import Term
 from ui.questions import Asked, Question, at
+from ui.registry import measures
 from ui.verdicts import gpt as verdicts
 
 SECTION = "gptsurgery"
 # Facts live in the FFNs, so surely facts fall further? With every FFN zeroed the grammar falls further.
-FALLS = Question("questions.gptsurgery_falls", "choice", options=("facts", "grammar", "same"))
+FALLS = Question("questions.gptsurgery_falls", "choice", options=("facts", "grammar", "same"), measure="falls")
 FACTS_AFTER = Question("questions.gptsurgery_facts_after", "number", lo=0, hi=100, tolerance=10,
-                       unit="questions.unit_pct", cases=("fell", "held", "kept"))
+                       unit="questions.unit_pct", cases=("fell", "held", "kept"), measure="facts_after")
 # One language's prompt edited: is the fact stored once for both languages, or once per language?
-OTHER_LANG = Question("questions.gptsurgery_other_lang", "choice", options=("yes", "no"))
+OTHER_LANG = Question("questions.gptsurgery_other_lang", "choice", options=("yes", "no"), measure="other_lang")
 # "A rank-one edit is a tiny nudge": at the default it is about as large as the matrix it is added to.
 # A ratio of norms spans orders of magnitude, so a guess counts within a factor of 2.
-EDIT_SIZE = Question("questions.gptsurgery_edit_size", "number", lo=0, hi=1000, factor=2, cases=("large", "small"))
+EDIT_SIZE = Question("questions.gptsurgery_edit_size", "number", lo=0, hi=1000, factor=2, cases=("large", "small"),
+                     measure="edit_size")
 # From this ratio up, the change is called as large as the matrix (half its norm or more).
 LARGE = 0.5
 
 
-def falls(shipped: Scores, ablated: Scores) -> str:
-    """Which accuracy dropped more: "facts" (seen templates), "grammar" (template words) or "same"."""
-    fact_drop, grammar_drop = shipped.seen - ablated.seen, shipped.template - ablated.template
-    if fact_drop > grammar_drop:
-        return "facts"
-    return "grammar" if grammar_drop > fact_drop else "same"
+falls = measures.falls  # the page's measure "falls": one rule for the question and a teacher's
 
 
 def facts_case(shipped: Scores, ablated: Scores) -> str:
@@ -61,12 +58,12 @@ def edit(res: Edit, prompt: str) -> tuple[Asked, ...]:
     shown = {"prompt": prompt, "new": res.new_answer, "lang": Term(f"gpt.lang_{res.lang}"),
              "other": res.new_answer_other, "layer": res.layer}
     asked = []
-    if res.other_lang is not None:
-        crosses = math.isfinite(res.other_lang[1]) and res.other_lang[1] >= 0.5
-        asked.append(at(SECTION, settings, OTHER_LANG, "yes" if crosses else "no",
+    crosses = measures.crosses(res)
+    if crosses is not None and res.other_lang is not None:
+        asked.append(at(SECTION, settings, OTHER_LANG, crosses,
                         {"other": res.new_answer_other, "value": res.other_lang[1]}, shown))
-    ratio = res.delta_norm / res.weight_norm if res.weight_norm > 0 else math.inf
-    if math.isfinite(ratio) and ratio <= EDIT_SIZE.hi:
+    ratio = measures.edit_size(res)
+    if ratio is not None and math.isfinite(ratio) and ratio <= EDIT_SIZE.hi:
         asked.append(at(SECTION, settings, EDIT_SIZE, ratio,
                         {"delta": res.delta_norm, "weight": res.weight_norm, "layer": res.layer}, shown,
                         case="large" if ratio >= LARGE else "small"))

@@ -1,29 +1,30 @@
-"""Page 5's questions: how many neurons carry a key's output, how many pairs the layer recalls, whether training
+"""Page 6's questions: how many neurons carry a key's output, how many pairs the layer recalls, whether training
 concentrated the output."""
 from __future__ import annotations
 
 from ffn_core import keyvalue
 from ui.questions import Asked, Question, at
+from ui.registry import measures
 
 SECTION = "keyvalue"
 # Can m neurons hold more than m pairs? "One neuron per fact" says no; a layer of 32 recalls most of 128.
 RECALL = Question("questions.keyvalue_recall", "number", lo=0, hi=100, tolerance=10, unit="questions.unit_pct",
-                  cases=("all", "some", "beyond"))
+                  cases=("all", "some", "beyond"), measure="recall")
 # A fact in "a few neurons"? For one key the output is a sum over a large share of the layer.
-CONCENTRATED = Question("questions.keyvalue_concentrated", "choice", options=("fewer", "more"))
+CONCENTRATED = Question("questions.keyvalue_concentrated", "choice", options=("fewer", "more"), measure="concentrates")
 
 
 def n90_question(m: int) -> Question:
     """Neurons for 90% of a key's output. The count spans orders of magnitude (1 to m), and "one neuron per
     fact" is the misconception asked about: a guess counts within a factor of 1.5 (or one neuron)."""
-    return Question("questions.keyvalue_n90", "number", lo=1, hi=m, tolerance=1, factor=1.5, cases=("one",))
+    return Question("questions.keyvalue_n90", "number", lo=1, hi=m, tolerance=1, factor=1.5, cases=("one",), measure="n90")
 
 
 def active_question(m: int) -> Question:
     """Neurons active for a key. "A fact lives in a few neurons" guesses a handful; about half the layer is on,
     so a guess counts within 15% of the count (at least two neurons)."""
     return Question("questions.keyvalue_active", "number", lo=0, hi=m, tolerance=2, relative=0.15,
-                    cases=("wide", "untrained", "untrained_wide"))
+                    cases=("wide", "untrained", "untrained_wide"), measure="active")
 
 
 # From this share of the layer on, the neurons a key switches on are called a large share, not a few.
@@ -58,9 +59,8 @@ def ask(res: keyvalue.KeyValue, seed: int) -> tuple[Asked, ...]:
     recalled = round(after.recall * res.n_keys)
     asked.append(at(SECTION, settings, RECALL, 100 * after.recall, {**shown, "recalled": recalled}, shown,
                     case=recall_case(recalled, res.n_keys, res.d_ff)))
-    conc = res.concentration(0.9)
-    if res.steps > 0 and conc.keys > 0:
-        fewer = conc.mean_after < conc.mean_before
-        asked.append(at(SECTION, settings, CONCENTRATED, "fewer" if fewer else "more",
+    conc, concentrates = res.concentration(0.9), measures.concentrates(res)
+    if concentrates is not None:  # trained, and some key reaches 90% both times
+        asked.append(at(SECTION, settings, CONCENTRATED, concentrates,
                         {"keys": conc.keys, "before": conc.mean_before, "after": conc.mean_after}, shown))
     return tuple(asked)

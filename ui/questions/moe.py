@@ -5,11 +5,11 @@ from __future__ import annotations
 from ffn_core import moe
 from ffn_core.gpt import moe_probes
 from ui.questions import Asked, Question, at
-from ui.verdicts import moe as verdicts
+from ui.registry import measures
 
 SECTION = "moe"
-ACTIVE = Question("questions.moe_active", "number", lo=0, hi=100, tolerance=5, unit="questions.unit_pct")
-POSITION = Question("questions.moe_position", "choice", options=("yes", "no"))
+ACTIVE = Question("questions.moe_active", "number", lo=0, hi=100, tolerance=5, unit="questions.unit_pct", measure="active_share")
+POSITION = Question("questions.moe_position", "choice", options=("yes", "no"), measure="position_wise")
 MAX_OPTIONS = 4
 QUESTION_SIZES = tuple(range(2, MAX_OPTIONS + 1))  # the expert counts top_question is asked with
 
@@ -18,24 +18,22 @@ def ask(res: moe.MoEResult) -> tuple[Asked, ...]:
     settings = {"d": res.d_model, "experts": res.n_experts, "k": res.k, "n": res.n_tokens, "seed": res.seed}
     shown = {"experts": res.n_experts, "k": res.k, "d": res.d_model}
     r = res.routing(res.k)
-    position = (max(res.rowwise_max_abs_diff, res.permutation_max_abs_diff) <= verdicts.EXACT
-                and res.off_diagonal_fraction == 0)
     return (
         at(SECTION, settings, ACTIVE, 100 * r.active_params / res.total_params,
            {"active": r.active_params, "total": res.total_params, "k": res.k, "experts": res.n_experts}, shown),
-        at(SECTION, settings, POSITION, "yes" if position else "no",
+        at(SECTION, settings, POSITION, measures.position_wise(res),
            {"rowwise": res.rowwise_max_abs_diff, "perm": res.permutation_max_abs_diff, "off": res.off_diagonal_fraction},
            shown),
     )
 
 
 def top_question(n_experts: int) -> Question:
-    return Question("questions.moe_top", "choice", options=tuple(str(e) for e in range(1, n_experts + 1)))
+    return Question("questions.moe_top", "choice", options=tuple(str(e) for e in range(1, n_experts + 1)), measure="capital_expert")
 
 
 def fell_question(prompts: int) -> Question:
     """Facts that fall, out of the prompts the model answered: within a fifth of the measured count (at least 20)."""
-    return Question("questions.moe_fell", "number", lo=0, hi=prompts, tolerance=20, relative=0.2)
+    return Question("questions.moe_fell", "number", lo=0, hi=prompts, tolerance=20, relative=0.2, measure="fell")
 
 
 def trained(routes: moe_probes.Routes, cut: moe_probes.Ablation) -> tuple[Asked, ...]:

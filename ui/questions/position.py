@@ -4,25 +4,23 @@ from __future__ import annotations
 
 from ffn_core import position
 from ui.questions import Asked, Question, at
-from ui.verdicts import position as verdicts
+from ui.registry import measures
 
 SECTION = "position"
 # "The FFN mixes tokens" is the misconception: any guess above a point off the diagonal is it.
 FFN_OFF = Question("questions.position_ffn_off", "number", lo=0, hi=100, tolerance=1, unit="questions.unit_pct",
-                   cases=("none", "leak"))
+                   cases=("none", "leak"), measure="ffn_off")
 ATTENTION_OFF = Question("questions.position_attention_off", "number", lo=0, hi=100, tolerance=10,
-                         unit="questions.unit_pct")
+                         unit="questions.unit_pct", measure="attention_off")
 # Attention mixes tokens, so shuffling them surely changes what it computes? Without positions it only
 # shuffles its outputs the same way; with the causal mask it does change them.
-SHUFFLE = Question("questions.position_shuffle", "choice", options=("follows", "changes"), cases=("causal",))
+SHUFFLE = Question("questions.position_shuffle", "choice", options=("follows", "changes"), cases=("causal",), measure="shuffle")
 # A block mixes through attention only; the residual around it keeps most of each token's own vector.
 BLOCK_OFF = Question("questions.position_block_off", "number", lo=0, hi=100, tolerance=10, unit="questions.unit_pct",
-                     cases=("mixes", "odd"))
+                     cases=("mixes", "odd"), measure="block_off")
 
 
-def shuffle(res: position.PositionWise) -> str:
-    """"follows": attention's outputs for shuffled tokens are its outputs shuffled (to rounding); else "changes"."""
-    return "follows" if res.attention_permutation_max_abs_diff <= verdicts.EXACT else "changes"
+shuffle = measures.follows  # the page's measure "shuffle": one rule for the question and a teacher's
 
 
 def ask(res: position.PositionWise) -> tuple[Asked, ...]:

@@ -13,16 +13,19 @@ acknowledged it.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
 
 from ui import widgets
+from ui.base import text
 from ui.base.page import Page
-from ui.questions import GUESSES, Asked, explain, shown_value, tolerance_text
+from ui.questions import GUESSES, Asked, explain, option_label, shown_value, teacher, title, tolerance_text
 from ui.questions import chart as charts
+from ui.registry import links
+from ui.room import lesson
 from ui.room import session as room
 
 ERRORS = "_ask_errors"  # id -> locale key of the message for a guess just refused
@@ -123,7 +126,7 @@ def _commit(page: Page, asked: Asked) -> None:
     raw = st.session_state.get(_input_key(asked))
     question = asked.question
     if isinstance(raw, str):
-        raw = raw.strip().replace(",", "") if question.kind == "number" else raw
+        raw = raw.strip() if question.kind == "number" else raw  # commas: Question.parse reads them
     guess = question.parse(raw)
     errors = st.session_state.setdefault(ERRORS, {})
     if len(errors) > LIMIT:  # refusals nobody came back to
@@ -165,7 +168,7 @@ def _form(page: Page, asked: Asked) -> None:
     with st.form(key=f"_ask_form:{asked.id}", border=False, enter_to_submit=True):
         if question.kind == "choice":
             st.radio(t("questions.your_guess"), question.options, index=None, key=_input_key(asked), horizontal=True,
-                     format_func=lambda o: t(f"{question.key}_opt_{o}"), label_visibility="collapsed")
+                     format_func=lambda o: option_label(t, question, o), label_visibility="collapsed")
             commit, look, _ = st.columns(3)
         else:
             # The number and its two buttons on one line: a question stays a few lines tall on a projector.
@@ -202,6 +205,10 @@ def _outcome(page: Page, asked: Asked, answer: Answer) -> None:
         else:
             st.error(f"{said} ✗")
     st.markdown(explain(t, asked))
+    if question.text and answer.guess is not None:  # a teacher's sentence for this outcome, as written
+        said = teacher.outcome_text(question, question.is_right(answer.guess, asked.answer), page.lang)
+        if said:
+            st.markdown(text.literal(said))
     if answer.stored:
         st.caption(t("questions.stored"))
     elif answer.message:  # why the room did not keep it
@@ -221,16 +228,50 @@ def _class_guesses(page: Page, asked: Asked, answer: Answer, guesses: list[float
                   tuple(asked.question.options), page.phone)
 
 
-def questions(page: Page, asked: Iterable[Asked], slot: Any = None) -> None:
-    """Draw the page's questions (into `slot`, a container made near the page's top, when given)."""
-    items = tuple(asked)
+def heading(page: Page, asked: Asked) -> str:
+    """A question's text for st.markdown, in bold; a teacher's as written (never markup), marked as theirs."""
+    said = title(page.t, asked.question, asked.values)
+    if not asked.question.text:
+        return f"**{said}**"
+    return f"**{text.literal(said)}** · {page.t('questions.teacher_mark')}"
+
+
+def teacher_asks(page: Page, measured: tuple[str, Mapping[str, Any]] | None) -> tuple[Asked, ...]:
+    """The teacher's own questions whose measure this part's results hold: the instructor's lesson step's, or,
+    for a student, those the instructor put up in the room at this view (none elsewhere)."""
+    if measured is None:
+        return ()
+    part, results = measured
+    step = lesson.step_here(page)
+    if step is not None:
+        return teacher.asked(page.section, part, results, step.asks, links.values(page.section))
+    put_up = lesson.room_questions(page, room)
+    if not put_up:  # most runs: no lesson step, no room question here (the settings are not read for nothing)
+        return ()
+    here = links.values(page.section)
+    found = []
+    for qid, q in put_up:
+        a = teacher.asked_of(page.section, part, results, q, here)
+        if a is not None and a.id == qid:  # the same view as the instructor's: the same id
+            found.append(a)
+    return tuple(found)
+
+
+def questions(page: Page, asked: Iterable[Asked], slot: Any = None,
+              measured: tuple[str, Mapping[str, Any]] | None = None) -> tuple[Asked, ...]:
+    """Draw the page's questions (into `slot`, a container made near the page's top, when given).
+
+    measured: (the part's name, its results) — a lesson step's teacher questions on this part's measures
+    are asked with the built-in ones. Returns every question drawn, so the page can fold what answers them.
+    """
+    items = tuple(asked) + teacher_asks(page, measured)
     if not items:
-        return
+        return items
     t = page.t
     if room.current(page) is not None and room.is_instructor(page):  # the presenter's view: no forms
         with slot if slot is not None else st.container():
             room.instructor_panel(page, list(items))
-        return
+        return items
     with slot if slot is not None else st.container():
         # Folded, its forms are not drawn at all (a page's questions were a third of every rerun's work):
         # opening the box reruns the page's part that holds it, which then draws them.
@@ -240,8 +281,9 @@ def questions(page: Page, asked: Iterable[Asked], slot: Any = None) -> None:
             _restore(page, items)
             with box:
                 for a in items:
-                    st.markdown(f"**{t(a.question.key, **a.values)}**")
+                    st.markdown(heading(page, a))
                     _ask_one(page, a)
+    return items
 
 
 def _ask_one(page: Page, asked: Asked) -> None:

@@ -1,4 +1,4 @@
-"""Page 6's questions: what share of neurons fire at random init, how selective the most selective neuron is,
+"""Page 7's questions: what share of neurons fire at random init, how selective the most selective neuron is,
 what training did to the active fraction."""
 from __future__ import annotations
 
@@ -6,17 +6,18 @@ from collections.abc import Mapping
 
 from ffn_core import sparsity
 from ui.questions import Asked, Question, at
+from ui.registry import measures
 from ui.verdicts import sparsity as verdicts
 
 SECTION = "sparsity"
 # "Neurons fire sparsely" is true of trained models; at random init about half fire.
 HALF = Question("questions.sparsity_half", "number", lo=0, hi=100, tolerance=5, unit="questions.unit_pct",
-                cases=("half", "off"))
+                cases=("half", "off"), measure="active")
 # "Neurons are clean rules from the start": a rule fires for a few tokens. At init even the most selective
 # neuron fires for about a third of them.
 SELECTIVE = Question("questions.sparsity_selective", "number", lo=0, hi=100, tolerance=10, unit="questions.unit_pct",
-                     cases=("broad", "narrow"))
-TRAINED = Question("questions.sparsity_trained", "choice", options=("fell", "flat", "rose"))
+                     cases=("broad", "narrow"), measure="least_active")
+TRAINED = Question("questions.sparsity_trained", "choice", options=("fell", "flat", "rose"), measure="trained_change")
 # A neuron firing for fewer tokens than this is selective, as a rule that picks out a few would be.
 RULE = 0.1
 
@@ -38,9 +39,9 @@ def at_init(start: sparsity.AtInit, seed: int) -> tuple[Asked, ...]:
 def training(start: sparsity.AtInit, run: sparsity.Training, act: str,
              settings: Mapping[str, object]) -> tuple[Asked, ...]:
     """settings: every control the run depends on (d, m, steps, task, act, init, bias, seed)."""
-    steps = run.steps[-1]
-    if steps == 0:
+    steps, change = run.steps[-1], measures.trained_change(run)
+    if change is None:  # no step taken
         return ()
     before, after = run.active_train[0], run.active_train[-1]
-    return (at(SECTION, settings, TRAINED, verdicts.direction(after - before),
+    return (at(SECTION, settings, TRAINED, change,
                {"steps": steps, "n": run.n_keys, "before": before, "after": after}, {"steps": steps, "n": run.n_keys}),)

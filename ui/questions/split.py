@@ -5,21 +5,19 @@ from fractions import Fraction
 
 from ffn_core import model_counts, params
 from ui.questions import Asked, Question, at
+from ui.registry import measures
 
 SECTION = "split"
 # The 2/3 of the lesson's block, or off it: each outcome its own sentence.
 SHARE = Question("questions.split_share", "number", lo=0, hi=100, tolerance=2, unit="questions.unit_pct",
-                 cases=("two_thirds", "off"))
+                 cases=("two_thirds", "off"), measure="ffn_share")
 # Attention is the famous part of a transformer; at the lesson's block the FFN holds twice its weights.
-BIGGER = Question("questions.split_bigger", "choice", options=("attention", "ffn", "even"))
-MODEL = Question("questions.split_model", "number", lo=0, hi=100, tolerance=3, unit="questions.unit_pct")
+BIGGER = Question("questions.split_bigger", "choice", options=("attention", "ffn", "even"), measure="bigger")
+MODEL = Question("questions.split_model", "number", lo=0, hi=100, tolerance=3, unit="questions.unit_pct",
+                 measure="model_share")
 
 
-def bigger(s: params.Split) -> str:
-    """Which part of the block holds more parameters: "attention", "ffn" or "even"."""
-    if s.ffn_params > s.attention_params:
-        return "ffn"
-    return "attention" if s.ffn_params < s.attention_params else "even"
+bigger = measures.bigger  # the page's measure "bigger": one rule for the question and a teacher's
 
 
 def share_case(s: params.Split) -> str:

@@ -38,18 +38,18 @@ PAGES: tuple[Entry, ...] = (
     Entry("position", "pages/2_position_wise.py", ":material/swap_horiz:"),
     Entry("collapse", "pages/3_linear_collapse.py", ":material/compress:"),
     # The gate right after the collapse it answers: a product of two linear maps does not collapse.
-    Entry("gated", "pages/10_gated_ffn.py", ":material/call_merge:"),
-    Entry("sweep", "pages/4_width_sweep.py", ":material/show_chart:"),
-    Entry("keyvalue", "pages/5_key_value.py", ":material/key:"),
-    Entry("sparsity", "pages/6_activation_sparsity.py", ":material/bolt:"),
-    Entry("gpt", "pages/7_trained_gpt.py", ":material/psychology:"),
-    Entry("gptsurgery", "pages/8_gpt_surgery.py", ":material/healing:"),
+    Entry("gated", "pages/4_gated_ffn.py", ":material/call_merge:"),
+    Entry("sweep", "pages/5_width_sweep.py", ":material/show_chart:"),
+    Entry("keyvalue", "pages/6_key_value.py", ":material/key:"),
+    Entry("sparsity", "pages/7_activation_sparsity.py", ":material/bolt:"),
+    Entry("gpt", "pages/8_trained_gpt.py", ":material/psychology:"),
+    Entry("gptsurgery", "pages/9_gpt_surgery.py", ":material/healing:"),
     # After the GPT pages: its trained router is read on their corpus, with their fact accuracy and ablations.
-    Entry("moe", "pages/11_mixture_of_experts.py", ":material/hub:"),
-    Entry("glossary", "pages/9_glossary.py", ":material/menu_book:"),
+    Entry("moe", "pages/10_mixture_of_experts.py", ":material/hub:"),
+    Entry("glossary", "pages/11_glossary.py", ":material/menu_book:"),
 )
 def page_path(section: str) -> str | None:
-    """The file of page `section` (`pages/4_width_sweep.py`); None for a section this app does not have."""
+    """The file of page `section` (`pages/5_width_sweep.py`); None for a section this app does not have."""
     return next((e.path for e in PAGES if e.section == section), None)
 
 
@@ -181,7 +181,7 @@ def _korean_names() -> dict[str, str]:
 
 def country_label(tr: Translator, country: str) -> str:
     # A select of 178 countries labels every option on every rerun: a scan of the fact table for
-    # each was most of page 7's controls' cost.
+    # each was most of page 8's controls' cost.
     return _korean_names()[country] if tr.lang == "ko" else country
 
 
@@ -202,7 +202,7 @@ def _forms(v: Values) -> list[str]:
 
 @functools.lru_cache(maxsize=1024)  # every (country, relation, language): ~800
 def _form_words(country: object, relation: object, lang: object) -> tuple[str, ...]:
-    # Read on every rerun of page 7, several times: comparing each corpus prompt's fact cost ~10 ms a run.
+    # Read on every rerun of page 8, several times: comparing each corpus prompt's fact cost ~10 ms a run.
     fact = next(f for f in corpus.FACTS if f.country == country and f.relation == relation)
     return tuple(" ".join(p.words) for p in corpus.prompts("all") if p.fact == fact and p.lang == lang)
 
@@ -211,7 +211,7 @@ def _others(v: Values) -> list[str]:
     return list(_other_countries(v["form"], v["country"]))
 
 
-@functools.lru_cache(maxsize=1024)  # read on every rerun of page 7; a scan of the corpus prompts each time costs ms
+@functools.lru_cache(maxsize=1024)  # read on every rerun of page 8; a scan of the corpus prompts each time costs ms
 def _other_countries(form: object, country: object) -> tuple[str, ...]:
     # The countries with a prompt in the chosen sentence form, the chosen country left out.
     template = next((p.template for p in corpus.prompts("all") if " ".join(p.words) == form), None)

@@ -133,7 +133,7 @@ def room_params(section: str) -> dict[str, str]:
     """The view a class room shares (its join address, what followers load): `view_params`, plus every
     control whose default is computed when the page runs, even at that default.
 
-    A computed default may read the reader's language (page 8's edited prompt is in the reader's
+    A computed default may read the reader's language (page 9's edited prompt is in the reader's
     language unless set): left out, a Korean and an English student would open different settings and
     answer different questions. Carried, every student is asked at the instructor's settings, and a
     question's id (ui/questions: section, question, settings) never depends on who reads it.

@@ -112,7 +112,7 @@ def view_url(base: str | None, params: Mapping[str, object]) -> str:
 
 def url_path(path: str) -> str:
     """A page file's name in the address: Streamlit's pages/ router names it by the file minus its
-    leading number (`pages/4_width_sweep.py` → `width_sweep`); the entry script is the root ("")."""
+    leading number (`pages/5_width_sweep.py` → `width_sweep`); the entry script is the root ("")."""
     if not path.startswith("pages/"):
         return ""
     return re.sub(r"^[0-9]+_?", "", path.removeprefix("pages/").removesuffix(".py"))

@@ -13,11 +13,12 @@ import altair as alt
 import pandas as pd
 
 from ui.base.i18n import Translator
-from ui.questions import Question
+from ui.charts import palette
+from ui.questions import Question, option_label
 
-GUESSES = "#94a3b8"
-MEASURED = "#dc2626"
-MINE = "#2563eb"
+GUESSES = palette.MUTED
+MEASURED = palette.RED
+MINE = palette.BLUE
 BINS = 20
 # An axis label written on several lines: the label's text holds "\n" where a line ends (see `wrap`).
 LINES = "split(datum.label, '\\n')"
@@ -57,7 +58,7 @@ def frame(question: Question, guesses: Sequence[float | str], t: Translator) -> 
                 counts[guess] += 1
         return pd.DataFrame({
             "option": list(counts),
-            "label": [t(f"{question.key}_opt_{option}") for option in counts],
+            "label": [option_label(t, question, option) for option in counts],
             "count": list(counts.values()),
         })
     width = (question.hi - question.lo) / BINS or 1.0
@@ -86,7 +87,7 @@ def votes(question: Question, first: Sequence[float | str] | None, last: Sequenc
 def distribution(question: Question, guesses: Sequence[float | str], t: Translator, *,
                  answer: float | str | None = None, mine: float | str | None = None, height: int = 220,
                  narrow: bool = False, panels: int = 1, top: int | None = None) -> alt.LayerChart:
-    """The class's guesses; the measured answer in red once revealed, one's own guess in blue."""
+    """The class's guesses; the measured answer in red once revealed, one's own guess in blue, each named in words."""
     data = frame(question, guesses, t)
     if question.kind == "choice":
         width = label_width(len(question.options) * panels, narrow)
@@ -112,12 +113,17 @@ def distribution(question: Question, guesses: Sequence[float | str], t: Translat
             tooltip=[alt.Tooltip(field="label", type="nominal", title=t("room.axis_option")),
                      alt.Tooltip(field="count", type="quantitative", title=t("room.axis_count"))],
         )
-        # The measured option is named above its bar, even when no one chose it (a bar of height 0).
-        label = alt.Chart(data).transform_filter(alt.datum.measured).mark_text(
-            color=MEASURED, fontWeight="bold", dy=-8, baseline="bottom",
-        ).encode(x=alt.X(field="label", type="nominal", sort=list(labels.values())),
-                 y=alt.Y(field="count", type="quantitative"), text=alt.value(t("room.measured")))
-        return alt.layer(bars, label).properties(height=height)
+        # The measured option and one's own are named above their bars, even when no one chose them (a bar of
+        # height 0): the colours alone would not tell a student who cannot tell red from grey. On one bar,
+        # "measured" stands above "yours".
+        base = alt.Chart(data).encode(x=alt.X(field="label", type="nominal", sort=list(labels.values())),
+                                      y=alt.Y(field="count", type="quantitative"))
+        yours = base.transform_filter(alt.datum.mine).mark_text(
+            color=MINE, fontWeight="bold", dy=-8, baseline="bottom").encode(text=alt.value(t("room.yours")))
+        measured = [base.transform_filter(alt.datum.measured & (alt.datum.mine == both)).mark_text(
+            color=MEASURED, fontWeight="bold", dy=-26 if both else -8, baseline="bottom",
+        ).encode(text=alt.value(t("room.measured"))) for both in (True, False)]
+        return alt.layer(bars, yours, *measured).properties(height=height)
     unit = t(question.unit) if question.unit else ""
     x_title = t("room.axis_guess_unit", unit=unit) if unit else t("room.axis_guess")
     x_scale = alt.Scale(domain=[question.lo, question.hi], nice=False)

@@ -9,6 +9,10 @@ so it does not matter which folder the server was started from. Nothing here imp
     store = Store(conn.engine)        # keep one per process (st.cache_resource)
 
 `describe(url)` names the database without its password (for logs and deploy/run.sh).
+
+`class_behind_one_address()`: how many students one school's address (NAT) may bring to a room,
+FFNLAB_CLASS_PER_ADDRESS (10-1000, default 100); the per-address bounds of new seats and of open
+sessions follow from it (ui/room/session.py).
 """
 from __future__ import annotations
 
@@ -21,6 +25,8 @@ from sqlalchemy.exc import ArgumentError
 
 ROOT = Path(__file__).resolve().parents[2]
 ENV_URL = "FFNLAB_CLASS_DB"
+ENV_PER_ADDRESS = "FFNLAB_CLASS_PER_ADDRESS"
+PER_ADDRESS = 100  # a class of 100 behind one school address joins within a minute
 ENV_DIR = "FFNLAB_DATA_DIR"
 SECRETS = ROOT / ".streamlit" / "secrets.toml"
 
@@ -58,3 +64,12 @@ def describe(database_url: str) -> str:
         return make_url(database_url).render_as_string(hide_password=True)
     except ArgumentError:
         return "(not a database URL)"
+
+
+def class_behind_one_address() -> int:
+    """The largest class one address brings to a room: FFNLAB_CLASS_PER_ADDRESS (10-1000), else 100."""
+    try:
+        n = int(os.environ.get(ENV_PER_ADDRESS, "").strip() or PER_ADDRESS)
+    except ValueError:
+        return PER_ADDRESS
+    return n if 10 <= n <= 1000 else PER_ADDRESS

@@ -8,18 +8,29 @@ instructor's page), `student(page, seat, room)` (a student's default to follow a
 """
 from __future__ import annotations
 
+import dataclasses
+import time
 from typing import Any
 
+import pandas as pd
 import streamlit as st
 
 from ui import widgets
-from ui.registry import catalog, links, query
+from ui.base import i18n
+from ui.base import text as plain
+from ui.registry import catalog, links, measures, query
+from ui.questions import teacher
 from ui.room import plan, results, store, views
 
 LESSON = "_room_lesson"  # the instructor's (lesson id, step index)
 STEP_QUESTIONS = "_room_step_questions"  # the question keys the step puts up first
-BUILT = "_room_built"  # the views this session added to a lesson of its own: [(section, params, questions)]
+ROOM_ASKS = "_room_teacher_questions"  # a student's last read of the room's teacher questions: (where, when, found)
+ROOM_ASKS_FOR = 3.0  # seconds a read of them is kept; none found is read again on the next run
+BUILT = "_room_built"
+ASK_NOTE = "_room_ask_note"  # the builder's word on the last question it was asked to add: (locale key, values)
+RULES = ("tolerance", "relative", "factor")  # what counts as right for a number (ui/questions/teacher.py)  # the views this session added to a lesson of its own: [(section, params, questions)]
 LINKED = "_room_linked"  # a lesson opened from a link's `plan=` (plan.Lesson)
+LINK_REFUSED = "_room_link_refused"  # why a link's `plan=` was not loaded (plan.PlanError's line), said once
 SWITCH = "_room_step_page"  # a step on another page, chosen in a callback: (section, settings), opened by the run
 FOLLOWED = "_room_lesson_followed"  # a student: the lesson whose default (following) was applied
 PLAN = "plan"  # the query parameter of a lesson shared as a link
@@ -56,8 +67,8 @@ def arrive(page, room: Any) -> None:
     try:
         st.session_state[LINKED] = plan.decode(raw)
         st.session_state[room.NOTE] = "lesson.linked"
-    except plan.PlanError:
-        st.session_state[room.NOTE] = "lesson.bad_link"
+    except plan.PlanError as e:  # plan.decode checks every field: a crafted link is this, never a traceback
+        st.session_state[LINK_REFUSED] = str(e)
 
 
 def current(page) -> tuple[str, plan.Lesson, int] | None:
@@ -88,13 +99,50 @@ def go(page, seat: Any, key: str, index: int, room: Any) -> None:
         return
     state = st.session_state
     state[LESSON] = (key, index)
-    state[STEP_QUESTIONS] = tuple(step.questions)
+    state[STEP_QUESTIONS] = tuple(step.questions) + tuple(teacher.question(step.section, a).key for a in step.asks)
     for name in [k for k in state.keys() if isinstance(k, str) and k.startswith("_room_pick:")]:
         del state[name]  # the step's own question goes up first
     if step.section == page.section:
         room._apply_here(step.section, dict(step.settings))
     else:
         state[SWITCH] = (step.section, dict(step.settings))
+
+
+def step_here(page) -> plan.Step | None:
+    """The instructor's lesson step, when it is on this page at this page's settings and asks questions of its own.
+
+    A step's settings are its view: moved off them, its asks are not the page's measurement any more, so they
+    step aside until the view is back.
+    """
+    held = current(page)
+    if held is None:
+        return None
+    found = held[1].steps[held[2]]
+    if found.section != page.section or not found.asks:
+        return None
+    return found if plan.values(page.section, found.settings) == links.values(page.section) else None
+
+
+def room_questions(page, room: Any) -> list[tuple[str, Any]]:
+    """A student's view of the teacher's questions the instructor put up on this page: (id, Question).
+
+    The room keeps what each shown question asks (ui/room/results.about), so a student asks the same question
+    whether the lesson came from a file or a link only the instructor opened. Read again every few seconds.
+    """
+    seat = room.current(page)
+    if seat is None or room.is_instructor(page):
+        return []
+    now = time.monotonic()
+    held = st.session_state.get(ROOM_ASKS)
+    if isinstance(held, tuple) and held[0] == (seat.code, page.section) and now - held[1] < ROOM_ASKS_FOR and held[2]:
+        return held[2]
+    try:
+        rows = room._call("teacher_questions", seat.code, page.section)
+    except room.Unavailable:
+        rows = []
+    found = [(qid, q) for qid, about in rows if (q := results.question_of(about)) is not None and q.text]
+    st.session_state[ROOM_ASKS] = ((seat.code, page.section), now, found)
+    return found
 
 
 def _switch(page, room: Any) -> None:
@@ -130,10 +178,12 @@ def bar(page, seat: Any, room: Any) -> None:
         back, where, note, forth = st.columns([2, 6, 2, 2], vertical_alignment="center")
         back.button(t("lesson.previous"), key="room_lesson_prev", disabled=index == 0, width="stretch",
                     icon=":material/arrow_back:", on_click=go, args=(page, seat, key, index - 1, room))
-        where.markdown(t("lesson.where", title=_title(page, lesson), n=index + 1, total=len(lesson.steps)))
+        # A title and a note are the teacher's text (a file's or a link's): shown as typed, never as markup.
+        where.markdown(t("lesson.where", title=plain.literal(_title(page, lesson)), n=index + 1,
+                         total=len(lesson.steps)))
         if step.note:
             with note.popover(t("lesson.note"), width="stretch"):
-                st.markdown(step.note.get(page.lang) or next(iter(step.note.values())))
+                st.markdown(plain.literal(step.note.get(page.lang) or next(iter(step.note.values()))))
         forth.button(t("lesson.next"), key="room_lesson_next", disabled=index + 1 >= len(lesson.steps),
                      width="stretch", icon=":material/arrow_forward:", type="primary",
                      on_click=go, args=(page, seat, key, index + 1, room))
@@ -142,10 +192,15 @@ def bar(page, seat: Any, room: Any) -> None:
 def sidebar(page, seat: Any | None, room: Any) -> None:
     """The sidebar's lesson part: build a lesson from views (anyone); start or end one, and the results (the instructor)."""
     t = page.t
+    refused = st.session_state.pop(LINK_REFUSED, None)
+    if refused:
+        st.caption(t("lesson.link_refused", reason=plain.literal(refused)))
     instructor = seat is not None and room.is_instructor(page)
     if instructor:
         held = current(page)
         found = lessons()
+        for line in _shipped()[1]:  # a file in lessons/ that does not check out is left out, and named
+            st.caption(t("lesson.file_left_out", reason=plain.literal(line)))
         if held is None and found:
             ids = list(found)
             st.selectbox(t("lesson.pick"), ids, format_func=lambda i: _title(page, found[i]), key="room_lesson_pick")
@@ -173,16 +228,104 @@ def _builder(page) -> None:
         # Callbacks: the count above is drawn after them, with the press counted.
         add.button(t("lesson.add"), key="room_lesson_add", disabled=len(built) >= MAX_BUILT or page.section not in
                    plan._sections() or page.section in ("home", "glossary"),
-                   on_click=_add, args=((view[0], dict(view[1]), ()),))
+                   on_click=_add, args=((view[0], dict(view[1]), (), []),))
         clear.button(t("lesson.clear"), key="room_lesson_clear", disabled=not built, on_click=_clear)
+        _ask_form(page, built)
         if built:
             try:
-                link = plan.encode(plan.built("mine", [(s, p, q) for s, p, q in built]))
+                mine = plan.built("mine", [tuple(v) for v in built])
             except plan.PlanError as e:
-                st.caption(str(e))
+                st.caption(plain.literal(str(e)))  # its line may quote what was typed
                 return
             st.caption(t("lesson.link_help"))
-            st.code(views.address(st.context.url, {"plan": link}), language=None, wrap_lines=True)
+            st.code(views.address(st.context.url, {"plan": plan.encode(mine)}), language=None, wrap_lines=True)
+            st.download_button(t("lesson.download"), plan.to_toml(_as_file(mine)).encode("utf-8"),
+                               file_name="my_lesson.toml", mime="application/toml", key="room_lesson_toml",
+                               on_click="ignore", icon=":material/download:")
+
+
+def _as_file(mine: plan.Lesson) -> plan.Lesson:
+    """A built lesson as a file holds it: a title and a note per step in both languages, for the teacher to edit."""
+    t = {lang: i18n.Translator(lang) for lang in i18n.LANGS}
+    steps = tuple(dataclasses.replace(s, note={lang: t[lang]("lesson.built_note", n=n, asks=len(s.asks))
+                                               for lang in i18n.LANGS})
+                  for n, s in enumerate(mine.steps, 1))
+    return dataclasses.replace(mine, title={lang: t[lang]("lesson.built_title") for lang in i18n.LANGS}, steps=steps)
+
+
+def _ask_form(page, built: list) -> None:
+    """"Add a question": one of this page's measures, the text students read, and what counts as right."""
+    declared = measures.of(page.section)
+    if not declared:
+        return
+    t = page.t
+    st.markdown(f"**{t('lesson.ask_heading')}**")
+    here = links.values(page.section)
+    ids = [m.id for m in declared]
+    picked = st.selectbox(t("lesson.ask_measure"), ids, key="lesson_ask_measure",
+                          format_func=lambda i: t(f"measures.{page.section}_{i}"))
+    m = measures.get(page.section, picked) or declared[0]
+    if m.index and m.indices:
+        st.selectbox(t("lesson.ask_where", index=t(f"measures.index_{m.index}")), list(m.indices(here)), key="lesson_ask_where")
+    st.text_input(t("lesson.ask_text"), max_chars=teacher.MAX_TEXT, key="lesson_ask_text",
+                  placeholder=t("lesson.ask_text_placeholder"))
+    if m.kind == "number":
+        st.radio(t("lesson.ask_rule"), RULES, key="lesson_ask_rule", format_func=lambda r: t(f"lesson.ask_rule_{r}"))
+        st.number_input(t("lesson.ask_value"), min_value=0.0, max_value=1e12, value=10.0, key="lesson_ask_value")
+    else:
+        st.multiselect(t("lesson.ask_options"), list(m.words(here) if m.words else ()), key="lesson_ask_options",
+                       max_selections=teacher.MAX_OPTIONS)
+    st.button(t("lesson.ask_add"), key="lesson_ask_add", on_click=_add_ask, args=(page,), icon=":material/add:")
+    said = st.session_state.get(ASK_NOTE)
+    if isinstance(said, tuple) and len(said) == 2:
+        # A reason may quote what was typed (an option, a measure's name): shown as typed.
+        st.caption(t(said[0], **{k: plain.literal(v) if isinstance(v, str) else v for k, v in said[1].items()}))
+
+
+def _add_ask(page) -> None:
+    """The button's callback: the question checked as a lesson file's would be, then added to this view's step."""
+    state, section = st.session_state, page.section
+    m = measures.get(section, state.get("lesson_ask_measure"))
+    if m is None:
+        return
+    raw: dict[str, Any] = {"measure": m.id, "text": {page.lang: str(state.get("lesson_ask_text") or "")}}
+    if m.index:
+        raw["where"] = {m.index: state.get("lesson_ask_where")}
+    if m.kind == "number":
+        rule = state.get("lesson_ask_rule") if state.get("lesson_ask_rule") in RULES else RULES[0]
+        value = state.get("lesson_ask_value")
+        if rule == "relative" and isinstance(value, (int, float)) and value > 100:
+            # The box is in percent here; a file's `relative` is a fraction, and the check's words would say so.
+            state[ASK_NOTE] = ("lesson.ask_percent", {})
+            return
+        raw[rule] = float(value) / 100 if rule == "relative" and isinstance(value, (int, float)) else value
+    else:
+        raw["options"] = list(state.get("lesson_ask_options") or [])
+    here = links.values(section)
+    try:
+        checked = teacher.ask(raw, section, here)
+    except teacher.AskError as e:
+        state[ASK_NOTE] = ("lesson.ask_bad", {"reason": str(e)})
+        return
+    built = state.setdefault(BUILT, [])
+    params = dict(links.view_params(section))
+    if sum(len(v[3]) for v in built if len(v) > 3) >= teacher.MAX_ASKS:
+        state[ASK_NOTE] = ("lesson.ask_full", {"most": teacher.MAX_ASKS})
+        return
+    if built and built[-1][0] == section and dict(built[-1][1]) == params and len(built[-1]) > 3:
+        # The same question twice in a step is refused by plan.step (the page would draw it twice): say so here.
+        key = teacher.question(section, checked).key
+        if any(teacher.question(section, teacher.ask(a, section, here)).key == key for a in built[-1][3]):
+            state[ASK_NOTE] = ("lesson.ask_twice", {})
+            return
+        built[-1][3].append(raw)
+    elif len(built) < MAX_BUILT:
+        built.append((section, params, (), [raw]))
+    else:
+        state[ASK_NOTE] = ("lesson.ask_full", {"most": MAX_BUILT})
+        return
+    state[ASK_NOTE] = ("lesson.ask_added", {"n": len(built), "asks": len(built[-1][3])})
+    state["lesson_ask_text"] = ""
 
 
 def _add(view: tuple) -> None:
@@ -212,10 +355,44 @@ def student(page, seat: Any, room: Any) -> None:
 
 def text(page, row: results.Row) -> str:
     """A results row's question as the instructor's language writes it (its key when the text cannot be made)."""
+    if row.text:  # a teacher's question, as written
+        return row.text.get(page.lang) or next(iter(row.text.values()))
     try:
         return page.t(row.key, **dict(row.values)) if row.key else row.question_id
     except (KeyError, IndexError, ValueError):
         return row.key
+
+
+def _markdown(page, row: results.Row) -> str:
+    """A results row's question for st.markdown: a teacher's text (or a bare id) as typed, a locale sentence as is."""
+    said = text(page, row)
+    return plain.literal(said) if row.text or not row.key else said
+
+
+# A cell a spreadsheet would read as a formula (OWASP's "CSV injection"): a teacher's question text, a measure's
+# name or an option id is written by someone, and "=HYPERLINK(...)" in a cell runs when the CSV is opened.
+_FORMULA = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _inert(cell: Any) -> Any:
+    """A text cell a spreadsheet takes as written: an apostrophe before a leading = + - @ tab or CR, unless the
+    text is a plain number ("-0.5" stays a number)."""
+    if not isinstance(cell, str) or not cell.startswith(_FORMULA):
+        return cell
+    try:
+        float(cell)
+    except ValueError:
+        return "'" + cell
+    return cell
+
+
+def csv_bytes(frame: Any) -> bytes:
+    """The results' CSV (UTF-8): every text cell made inert; the table on screen keeps the text as written."""
+    out = frame.copy()
+    for column in out.columns:
+        if pd.api.types.is_object_dtype(out[column]) or pd.api.types.is_string_dtype(out[column]):
+            out[column] = out[column].map(_inert)
+    return out.to_csv(index=False).encode("utf-8")
 
 
 @st.dialog(" ", width="large")
@@ -236,8 +413,8 @@ def results_dialog(page, seat: Any, room: Any) -> None:
     if missed:
         st.markdown(t("results.most_wrong"))
         for row in missed:
-            st.markdown(f"- {text(page, row)} — {t('vote.right', share=f'{round(row.share * 100)}%')}")
+            st.markdown(f"- {_markdown(page, row)} — {t('vote.right', share=f'{round(row.share * 100)}%')}")
     st.dataframe(frame, hide_index=True, width="stretch")
-    st.download_button(t("common.download_csv"), frame.to_csv(index=False).encode("utf-8"),
+    st.download_button(t("common.download_csv"), csv_bytes(frame),
                        file_name=f"class_{seat.code}_results.csv", mime="text/csv", key="room_results_csv",
                        on_click="ignore")

@@ -49,8 +49,9 @@ def pass_address(nonce: str) -> str:
 
 
 def client_id(ip: str | None, headers: Mapping[str, str] | None) -> str | None:
-    """Which client asks, for the store's per-client bounds: the peer's address, or behind a proxy on this
-    host (deploy/nginx.conf) the address that proxy saw, which it appends last to X-Forwarded-For."""
+    """Which client asks, for the per-client bounds (the store's and ui/room/guard.py's): the peer's address, or
+    behind a proxy on this host (deploy/nginx.conf) the address that proxy saw, which it appends last to
+    X-Forwarded-For; an IPv6 address by its /64 prefix (`store.address_key`)."""
     if not ip:
         return None
     try:
@@ -61,10 +62,10 @@ def client_id(ip: str | None, headers: Mapping[str, str] | None) -> str | None:
     if peer.is_loopback and forwarded:
         last = forwarded.split(",")[-1].strip()
         try:
-            return str(ipaddress.ip_address(last))
+            return store.address_key(str(ipaddress.ip_address(last)))
         except ValueError:
-            return str(peer)
-    return str(peer)
+            return store.address_key(str(peer))
+    return store.address_key(str(peer))
 
 
 def _secure(request: Request) -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
@@ -17,7 +17,7 @@ import pandas as pd
 from ui.questions import Asked, Question
 from ui.room.store import Tally
 
-COLUMNS = ("page", "question", "question_id", "vote", "votes", "right", "share_right", "measured", "tolerance",
+COLUMNS = ("page", "question", "measure", "question_id", "vote", "votes", "right", "share_right", "measured", "tolerance",
            "revealed")
 
 
@@ -26,8 +26,16 @@ def about(asked: Asked) -> dict[str, Any]:
     q = asked.question
     plain = {k: v if isinstance(v, (int, str)) or (isinstance(v, float) and math.isfinite(v)) else str(v)
              for k, v in asked.values.items()}
-    return {"section": asked.section, "key": q.key, "kind": q.kind, "options": list(q.options), "lo": q.lo,
-            "hi": q.hi, "tolerance": q.tolerance, "unit": q.unit, "answer": asked.answer, "values": plain}
+    about = {"section": asked.section, "key": q.key, "kind": q.kind, "options": list(q.options), "lo": q.lo,
+             "hi": q.hi, "tolerance": q.tolerance, "unit": q.unit, "answer": asked.answer, "values": plain}
+    # Kept only where set, so a built-in question's record stays as it was; a teacher's text is kept as written.
+    about.update({k: v for k, v in (("relative", q.relative), ("factor", q.factor), ("measure", q.measure)) if v})
+    if q.text:
+        about["text"] = dict(q.text)
+        about.update({k: dict(v) for k, v in (("why_right", q.why_right), ("why_wrong", q.why_wrong)) if v})
+        if q.where is not None:
+            about["where"] = q.where
+    return about
 
 
 def question_of(about: Mapping[str, Any]) -> Question | None:
@@ -35,9 +43,17 @@ def question_of(about: Mapping[str, Any]) -> Question | None:
     try:
         return Question(key=str(about["key"]), kind=about["kind"], options=tuple(about.get("options", ())),
                         lo=float(about.get("lo", 0.0)), hi=float(about.get("hi", 0.0)),
-                        tolerance=float(about.get("tolerance", 0.0)), unit=str(about.get("unit", "")))
+                        tolerance=float(about.get("tolerance", 0.0)), unit=str(about.get("unit", "")),
+                        relative=float(about.get("relative", 0.0)), factor=float(about.get("factor", 0.0)),
+                        measure=str(about.get("measure", "")),
+                        text=_pairs(about.get("text")), why_right=_pairs(about.get("why_right")),
+                        why_wrong=_pairs(about.get("why_wrong")), where=about.get("where"))
     except (KeyError, TypeError, ValueError):
         return None
+
+
+def _pairs(value: object) -> tuple[tuple[str, str], ...]:
+    return tuple((str(k), str(v)) for k, v in value.items()) if isinstance(value, Mapping) else ()
 
 
 def share_right(question: Question | None, answer: object, guesses: Sequence[float | str]) -> float | None:
@@ -63,6 +79,8 @@ class Row:
     answer: float | str | None
     tolerance: float | None
     revealed: bool
+    measure: str = ""  # the page's measure the answer is (ui/registry/measures.py), "" where none is recorded
+    text: Mapping[str, str] = field(default_factory=dict)  # a teacher's question: its text as written, by language
 
 
 def rows(tallies: Sequence[Tally]) -> list[Row]:
@@ -81,7 +99,8 @@ def rows(tallies: Sequence[Tally]) -> list[Row]:
                            question_id=tally.question, vote=vote, votes=len(guesses),
                            right=None if share is None else round(share * len(guesses)), share=share,
                            answer=answer, tolerance=question.tolerance if question and question.kind == "number" else None,
-                           revealed=tally.revealed))
+                           revealed=tally.revealed, measure=str(about.get("measure") or ""),
+                           text=dict(question.text) if question else {}))
     return out
 
 
@@ -103,7 +122,14 @@ def most_wrong(table: Sequence[Row], n: int = 3) -> list[Row]:
 def frame(table: Sequence[Row], text: Any) -> pd.DataFrame:
     """The results as a table (the CSV's columns): `text(row)` writes the question in the instructor's language."""
     return pd.DataFrame([{
-        "page": r.section, "question": text(r), "question_id": r.question_id, "vote": r.vote, "votes": r.votes,
+        "page": r.section, "question": text(r), "measure": r.measure, "question_id": r.question_id, "vote": r.vote, "votes": r.votes,
         "right": r.right, "share_right": None if r.share is None else round(r.share, 4),
-        "measured": r.answer, "tolerance": r.tolerance, "revealed": r.revealed,
+        "measured": _measured(r.answer), "tolerance": r.tolerance, "revealed": r.revealed,
     } for r in table], columns=list(COLUMNS)).astype({"vote": "int64", "votes": "int64", "right": "Int64"})
+
+
+def _measured(answer: float | str | None) -> str | None:
+    """The measured answer as text: a column of option ids and numbers together is one type (Arrow takes it)."""
+    if answer is None or isinstance(answer, str):
+        return answer
+    return repr(float(answer)) if isinstance(answer, (int, float)) and not isinstance(answer, bool) else str(answer)

@@ -1,9 +1,12 @@
 """What the class room draws: the sidebar's class section, the projector's join card, the instructor's
-live panel (a student's view of the revealed guesses is ui/questions/quiz.py's). Drawing only: every store call is session.py's,
-and the buttons call the actions they are handed."""
+live panel (a student's view of the revealed guesses is ui/questions/quiz.py's). Drawing only: every store
+call is made by the session side (session.py, seating.py, follow.py, panel.py), and the buttons call the
+actions they are handed."""
 from __future__ import annotations
 
+import hashlib
 import html
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -14,6 +17,8 @@ import segno
 import streamlit as st
 
 from ui import questions, widgets
+from ui.base import room_code
+from ui.base import text as plain
 from ui.questions import Asked
 from ui.room import chart as charts
 from ui.room import results
@@ -52,7 +57,8 @@ def join_card(page, url: str, code: str) -> None:
     with st.container(border=True, key="room_join_card"):
         qr, text = st.columns([1, 3], vertical_alignment="center")
         # An image of its own (st.image takes SVG text): the page's styles cannot reach into it.
-        qr.image(qr_svg(url), width=180)
+        # Its alt says what the picture holds, for a screen reader: the room's code and the address, as text.
+        qr.image(qr_svg(url), width=180, alt=t("access.qr_alt", code=code, address=short(url)))
         with text:
             st.markdown(t("room.join_title", code=code))
             st.code(short(url), language=None, wrap_lines=True)
@@ -73,7 +79,10 @@ EXPERIMENT = "_room_experiment"  # the pages whose experiment the instructor ope
 
 
 def _pick_key(asked: Sequence[Asked]) -> str:
-    return f"{PICK}:{asked[0].section}:{asked[0].question.key}"
+    # The group's questions in the key: a group a lesson step's own question joined is a new choice, whose
+    # first pick is the step's question, not the one picked before it joined.
+    group = hashlib.sha256("|".join(a.question.key for a in asked).encode("utf-8")).hexdigest()[:8]
+    return f"{PICK}:{asked[0].section}:{asked[0].question.key}:{group}"
 
 
 def chosen(page, asked: Sequence[Asked]) -> Asked:
@@ -166,7 +175,11 @@ def presenter(page, asked: Sequence[Asked], pick: Asked, live: Live, *,
     st.html(_PRESENTER_CSS + ("" if experiment or not page.presenter else _STAGE_CSS))
     snap, vote = live.snap, live.vote
     key, values = status(live)
-    line = f"{t('room.panel_counts', joined=snap.joined, answered=snap.answered)} · {t(key, **values)}"
+    # Seats here now, and apart those held but away: after a flood the projector does not call its seats the class.
+    counts = t("room.panel_counts", joined=snap.joined, answered=snap.answered)
+    if snap.away:
+        counts = f"{counts} · {t('room.panel_away', n=snap.away)}"
+    line = f"{counts} · {t(key, **values)}"
     offered = buttons(live)
     labels = {"close": t("vote.close_now"), "timer": t("vote.close_timer", seconds=round(timer_seconds)),
               "second": t("vote.second"), "show": t("vote.show"), "hide": t("vote.hide"),
@@ -199,10 +212,10 @@ def presenter(page, asked: Sequence[Asked], pick: Asked, live: Live, *,
                 (shown.discard if experiment else shown.add)(page.section)
                 st.rerun(scope="app")
         if experiment:
-            st.markdown(f"**{t(pick.question.key, **pick.values)}**")
+            st.markdown(f"**{plain.literal(questions.title(t, pick.question, pick.values))}**")
             return
         # A paragraph, not a div: Streamlit's Markdown pulls the next element up by a paragraph's margin.
-        st.markdown(f'<p class="room-q">{_escape(t(pick.question.key, **pick.values))}</p>', unsafe_allow_html=True)
+        st.markdown(f'<p class="room-q">{_escape(questions.title(t, pick.question, pick.values))}</p>', unsafe_allow_html=True)
         if offered != ("reset",):
             for column, name in zip(st.columns(len(offered)), offered):
                 button(column, name)
@@ -220,6 +233,39 @@ def _escape(text: str) -> str:
     return html.escape(text).replace("**", "")
 
 
+JOIN_CODE = "room_join_code"  # the code a student types to join
+# Room for a code typed in two halves as a projector shows it ("K7M Q3D", "K7M-Q3D") and a stray space either
+# side: the box must not cut "ABC DEF" to "ABC DE" before the spaces and dashes are taken out.
+JOIN_CHARS = 2 * room_code.CODE_LENGTH
+
+
+def _join_form(page) -> None:
+    """Join by the room's code, typed: for a student who cannot scan the QR code (no camera, a screen reader,
+    the keyboard alone). Enter sends it."""
+    t = page.t
+    with st.form(key="room_join_form", border=False, enter_to_submit=True):
+        st.text_input(t("access.join_code"), key=JOIN_CODE, max_chars=JOIN_CHARS,
+                      placeholder=t("access.join_code_placeholder"), help=t("access.join_code_help"))
+        st.form_submit_button(t("access.join"), key="room_join", on_click=_join_by_code)
+    if st.session_state.get(_JOIN_BAD):
+        st.caption(t("access.join_code_bad", n=room_code.CODE_LENGTH))
+
+
+_JOIN_BAD = "_room_join_bad"
+
+
+def _join_by_code() -> None:
+    """The typed code becomes the address's `room`, as a join link's: the run it starts joins the room (session.arrive)."""
+    state = st.session_state
+    code = re.sub(r"[\s-]", "", str(state.get(JOIN_CODE) or "")).upper()
+    state[_JOIN_BAD] = re.fullmatch(room_code.CODE_PATTERN, code) is None
+    if state[_JOIN_BAD]:
+        return
+    state.pop("_room_tried", None)  # session.TRIED: a code typed again is asked again
+    state["room"] = code
+    st.query_params["room"] = code
+
+
 def class_section(page, seat, *, actions: Mapping[str, Callable[..., Any]], following: bool,
                   note: str | None, link: str | None) -> None:
     """The sidebar's class section: start a class; the instructor's code, Close and one-time link; a student's code, Leave and Follow."""
@@ -230,12 +276,14 @@ def class_section(page, seat, *, actions: Mapping[str, Callable[..., Any]], foll
     if seat is None:
         st.button(t("room.start"), key="room_start", on_click=actions["start"], args=(page,),
                   help=t("room.start_help"))
+        _join_form(page)
         return
     if seat.role == "instructor":
         st.markdown(t("room.instructor_of", code=seat.code))
         if link:
+            # A link, never its text: the sidebar is on the projector, and the link leads the room once.
             st.caption(t("room.take_once"))
-            st.code(link, language=None, wrap_lines=True)
+            st.link_button(t("room.take_link"), link, icon=":material/link:", width="stretch")
         else:
             st.button(t("room.take"), key="room_take", on_click=actions["take"], args=(page,),
                       help=t("room.take_help"))
@@ -246,3 +294,21 @@ def class_section(page, seat, *, actions: Mapping[str, Callable[..., Any]], foll
     st.toggle(t("room.follow"), value=following, key="_room_follow_widget", on_change=actions["follow"],
               help=t("room.follow_help"))
     st.button(t("room.leave"), key="room_leave", on_click=actions["leave"], args=(page,))
+
+
+def door(page, seats, *, actions: Mapping[str, Callable[..., Any]]) -> None:
+    """The instructor's seats: how many are here of those joined, the door (lock / open), the unanswered seats given up.
+
+    `seats` is a store.Seats, or None when the store could not say (then only a short note)."""
+    t = page.t
+    if seats is None:
+        st.caption(t("room.unavailable"))
+        return
+    st.caption(t("room.seats_here", here=seats.here, held=seats.held)
+               + (f" · {t('room.door_locked')}" if seats.locked else ""))
+    left, right = st.columns(2)
+    left.button(t("room.door_open" if seats.locked else "room.door_lock"), key="room_door",
+                on_click=actions["door"], args=(page, not seats.locked),
+                help=t("room.door_open_help" if seats.locked else "room.door_lock_help"), width="stretch")
+    right.button(t("room.drop", n=seats.silent), key="room_drop", on_click=actions["drop"], args=(page,),
+                 disabled=seats.silent == 0, help=t("room.drop_help"), width="stretch")

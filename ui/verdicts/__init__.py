@@ -5,7 +5,7 @@ locale sentence through ui.base.text.render; ui.base.text.Term for a value that 
 ui.widgets.verdict renders it. Nothing here imports streamlit or altair, so property tests can run thousands.
 
 One module per page: home.py, split.py, position.py, collapse.py, sweep.py, keyvalue.py, sparsity.py,
-gpt.py (pages 7 and 8), gpt_checkpoints.py (page 7's checkpoint and word-in-context sections), gated.py (the gated
+gpt.py (pages 8 and 9), gpt_checkpoints.py (page 8's checkpoint and word-in-context sections), gated.py (the gated
 FFN), moe.py (the mixture of experts).
 """
 from __future__ import annotations

@@ -103,7 +103,12 @@ def parameter_split(parts: Split) -> Verdict:
     ffn, attention, embeddings, total = parts.count("ffn"), parts.count("attention"), parts.count("embeddings"), parts.total
     blocks = ffn / (ffn + attention) if ffn + attention else float("nan")
     near = _finite(blocks) and abs(blocks - 2 / 3) <= TWO_THIRDS_SLACK
-    return Verdict((Claim("gpt.claim_two_thirds", {"value": blocks}, near),), "gpt.takeaway_split",
+    keys = ["gpt.takeaway_split"]
+    if near:
+        keys.append("gpt.takeaway_split_blocks")
+    if ffn > max(attention, embeddings, total - ffn - attention - embeddings):  # "the largest single part"
+        keys.append("gpt.takeaway_split_largest")
+    return Verdict((Claim("gpt.claim_two_thirds", {"value": blocks}, near),), " ".join(keys),
                    {"ffn": ffn, "total": total, "share": ffn / total if total else float("nan"),
                     "embed": embeddings / total if total else float("nan")})
 

@@ -1,4 +1,4 @@
-"""Page 7's training-step and word-in-context verdicts: pure functions from measured numbers to claims.
+"""Page 8's training-step and word-in-context verdicts: pure functions from measured numbers to claims.
 
 Plain numbers in, so the property tests sweep every checkpoint, prompt, word and block. A claim that
 the construction guarantees (the embedding is token + position) is stated as a fact, without a mark.

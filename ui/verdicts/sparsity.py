@@ -9,19 +9,13 @@ from __future__ import annotations
 
 from ffn_core import sparsity
 from ui.base.text import Term
+from ui.registry import measures
 from ui.verdicts import Claim, Verdict
 
-MIN_CHANGE = 0.01
+# The page's measures read a change by the same rule (ui/registry/measures.py): a verdict and an answer agree.
+MIN_CHANGE = measures.MIN_CHANGE
+direction = measures.direction
 HALF = (0.45, 0.55)
-
-
-def direction(change: float) -> str:
-    """"fell", "rose" or "flat" (a change smaller than MIN_CHANGE either way)."""
-    if change <= -MIN_CHANGE:
-        return "fell"
-    if change >= MIN_CHANGE:
-        return "rose"
-    return "flat"
 
 
 def judge_init(start: sparsity.AtInit) -> Verdict:

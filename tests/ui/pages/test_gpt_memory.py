@@ -1,4 +1,4 @@
-"""Page 7's checkpoint and word-in-context sections, in both languages, at the defaults and with the
+"""Page 8's checkpoint and word-in-context sections, in both languages, at the defaults and with the
 controls moved: each number on screen read back against the core run on its own."""
 import pytest
 
@@ -7,7 +7,7 @@ from tests.conftest import chart_rows, chart_specs, metric_values, open_page
 from ui.base import i18n
 from ui.base.text import pct
 
-PAGE = "pages/7_trained_gpt.py"
+PAGE = "pages/8_trained_gpt.py"
 # The two controls' declared defaults (ui/registry/catalog.py): a step mid-training, a second country.
 DEFAULT_STEP = 300
 DEFAULT_OTHER = "Germany"

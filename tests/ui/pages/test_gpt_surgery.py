@@ -2,11 +2,11 @@
 import pytest
 
 from ffn_core.gpt import ablation, evaluate, weights
-from tests.conftest import chart_rows, chart_specs, metric_values, open_page
+from tests.conftest import chart_rows, chart_specs, metric_values, open_page, open_titled
 from ui.base import i18n
 from ui.base.text import pct
 
-PAGE = "pages/8_gpt_surgery.py"
+PAGE = "pages/9_gpt_surgery.py"
 
 
 @pytest.fixture(scope="module")
@@ -17,10 +17,7 @@ def scores():
 
 @pytest.mark.parametrize("lang", i18n.LANGS)
 def test_page_measures_ablation_edit_and_sparsity(lang, scores):
-    at = open_page(PAGE, lang)
-    assert not at.exception, [e.value for e in at.exception]
-    t = i18n.Translator(lang)
-    assert at.title[0].value == t("gptsurgery.title")
+    at, t = open_titled(PAGE, lang, "gptsurgery.title")
     base, no_ffn = scores
     metrics = metric_values(at)
     assert metrics[t("gptsurgery.measure_seen")] == f"{pct(base.seen)} → {pct(no_ffn.seen)}"

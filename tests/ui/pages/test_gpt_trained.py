@@ -2,11 +2,11 @@
 import pytest
 
 from ffn_core.gpt import ask, attribution, corpus, weights
-from tests.conftest import chart_rows, chart_specs, metric_values, open_page
+from tests.conftest import chart_rows, chart_specs, metric_values, open_page, open_titled
 from ui.base import i18n
 from ui.base.text import pct
 
-PAGE = "pages/7_trained_gpt.py"
+PAGE = "pages/8_trained_gpt.py"
 
 
 @pytest.fixture(scope="module")
@@ -21,10 +21,7 @@ def _prompt(country="France", relation="capital", lang="en", form=0):
 
 @pytest.mark.parametrize("lang", i18n.LANGS)
 def test_page_shows_the_models_answer_and_where_it_comes_from(lang, model):
-    at = open_page(PAGE, lang)
-    assert not at.exception, [e.value for e in at.exception]
-    t = i18n.Translator(lang)
-    assert at.title[0].value == t("gpt.title")
+    at, t = open_titled(PAGE, lang, "gpt.title")
     p = _prompt(lang=lang)  # the page asks in its own language first
     nxt = ask.next_token(model, p.words, p.answer)
     acc = ask.accuracy(model)

@@ -13,7 +13,7 @@ def _radio(at, label_key, lang):
 
 @pytest.mark.parametrize("lang", i18n.LANGS)
 def test_gpt_page_prompts_in_the_page_language(lang):
-    at = open_page("pages/7_trained_gpt.py", lang)
+    at = open_page("pages/8_trained_gpt.py", lang)
     assert not at.exception
     assert _radio(at, "gpt.prompt_lang", lang).value == lang
     assert "plang" not in at.query_params  # the default: the link stays short and means the same view
@@ -21,7 +21,7 @@ def test_gpt_page_prompts_in_the_page_language(lang):
 
 @pytest.mark.parametrize("lang", i18n.LANGS)
 def test_surgery_edits_in_the_page_language(lang):
-    at = open_page("pages/8_gpt_surgery.py", lang)
+    at = open_page("pages/9_gpt_surgery.py", lang)
     assert not at.exception
     assert _radio(at, "gptsurgery.edit_lang", lang).value == lang
     t = i18n.Translator(lang)
@@ -30,6 +30,6 @@ def test_surgery_edits_in_the_page_language(lang):
 
 
 def test_a_link_naming_english_keeps_english_on_a_korean_page():
-    at = open_page("pages/8_gpt_surgery.py", "ko", edit_lang="en")
+    at = open_page("pages/9_gpt_surgery.py", "ko", edit_lang="en")
     assert not at.exception
     assert _radio(at, "gptsurgery.edit_lang", "ko").value == "en"

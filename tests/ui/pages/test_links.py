@@ -8,9 +8,9 @@ CASES = [
     ("pages/2_position_wise.py", "act", "gelu", "position.act_gelu"),
     ("pages/2_position_wise.py", "perm", "reverse", "position.perm_reverse"),
     ("pages/3_linear_collapse.py", "act", "relu", "collapse.act_relu"),
-    ("pages/4_width_sweep.py", "method", "naive", "sweep.method_naive"),
-    ("pages/6_activation_sparsity.py", "init", "xavier", "sparsity.init_xavier"),
-    ("pages/6_activation_sparsity.py", "task", "random_labels", "sparsity.task_random_labels"),
+    ("pages/5_width_sweep.py", "method", "naive", "sweep.method_naive"),
+    ("pages/7_activation_sparsity.py", "init", "xavier", "sparsity.init_xavier"),
+    ("pages/7_activation_sparsity.py", "task", "random_labels", "sparsity.task_random_labels"),
 ]
 
 

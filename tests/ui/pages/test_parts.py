@@ -38,7 +38,7 @@ def _reached(tree: ast.Module) -> list[ast.FunctionDef]:
 @pytest.mark.parametrize("path", DEMOS)
 def test_every_control_is_drawn_inside_a_part(path):
     tree = ast.parse((ROOT / path).read_text(encoding="utf-8"))
-    draws = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and ast.unparse(node.func) == "controls.draw"]
+    draws = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and ast.unparse(node.func) in ("controls.draw", "controls.row")]
     inside = {id(node) for function in _reached(tree) for node in ast.walk(function)}
     assert draws, f"{path} draws no control"
     outside = [ast.unparse(node) for node in draws if id(node) not in inside]

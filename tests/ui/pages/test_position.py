@@ -2,12 +2,10 @@
 import pytest
 
 from ffn_core import position
-from tests.conftest import chart_rows, chart_specs, metric_values, open_page
+from tests.conftest import chart_rows, chart_specs, metric_values, open_page, open_titled
 from ui.base import i18n
 
 PAGE = "pages/2_position_wise.py"
-KEYS = ("n", "d", "act", "heads", "perm", "seed", "causal")
-BAD = ("abc", "-1", "99999", "1.5", "", "<script>alert(1)</script>")
 
 
 def _maps(at) -> dict[str, dict[tuple[int, int], float]]:
@@ -22,10 +20,7 @@ def _maps(at) -> dict[str, dict[tuple[int, int], float]]:
 
 @pytest.mark.parametrize("lang", i18n.LANGS)
 def test_defaults_measure_a_diagonal_ffn_and_a_dense_attention(lang):
-    at = open_page(PAGE, lang)
-    assert not at.exception, [e.value for e in at.exception]
-    t = i18n.Translator(lang)
-    assert at.title[0].value == t("position.title")
+    at, t = open_titled(PAGE, lang, "position.title")
     ref = position.measure(8, 64, 256, "relu", 1, False, "random", 0)
     metrics = metric_values(at)
     assert metrics[t("position.metric_ffn_off")] == "0%"  # exactly none: no "<0.1%"
@@ -96,21 +91,6 @@ def test_too_many_numbers_stop_with_a_warning():
     assert not at.exception
     assert at.warning and "1,024" in at.warning[0].value
     assert not chart_specs(at)
-
-
-@pytest.mark.parametrize("bad", BAD)
-def test_every_key_bad_at_once_falls_back_to_defaults(bad):
-    at = open_page(PAGE, "en", **{key: bad for key in KEYS})
-    assert not at.exception, [e.value for e in at.exception]
-    assert len(chart_specs(at)) == 4
-    assert at.slider(key="n").value == 8 and at.select_slider(key="d").value == 64
-
-
-@pytest.mark.parametrize("key", KEYS)
-def test_markup_in_one_key(key):
-    at = open_page(PAGE, "<b>x</b>", **{key: "<script>alert(1)</script>"})
-    assert not at.exception, [e.value for e in at.exception]
-    assert len(chart_specs(at)) == 4
 
 
 def _colour_scales(node):

@@ -37,13 +37,15 @@ class Room:
 
     def module(self) -> SimpleNamespace:
         return SimpleNamespace(
-            current=lambda page: "seat",
+            current=lambda page: SimpleNamespace(code="ABCDEF"),  # a seat in room ABCDEF
             is_instructor=lambda page: self.instructor,
             vote=lambda page, asked: None,  # no vote rounds: the first vote throughout
             submit=self.submit,
             revealed=lambda page, asked: [64, 60, 64, 32] if asked.id in self.shown else None,
             own_guess=lambda page, asked: None,  # nothing stored before this session (no reload)
             instructor_panel=lambda page, asked: self.panels.append([a.id for a in asked]),
+            _call=lambda action, *args: [],  # the room's reads the questions make (no teacher's question put up)
+            Unavailable=RuntimeError,
         )
 
     def submit(self, page, asked, guess):

@@ -27,9 +27,9 @@ def _shown(path: str) -> list[str]:
 
 
 @pytest.mark.parametrize(("path", "query"), [
-    ("pages/4_width_sweep.py", {"seed": "4817", "target": "abs"}),
-    ("pages/5_key_value.py", {"seed": "4817"}),
-    ("pages/6_activation_sparsity.py", {"seed": "4817"}),
+    ("pages/5_width_sweep.py", {"seed": "4817", "target": "abs"}),
+    ("pages/6_key_value.py", {"seed": "4817"}),
+    ("pages/7_activation_sparsity.py", {"seed": "4817"}),
 ])
 def test_every_function_shown_ran(path, query):
     called: set[str] = set()
@@ -42,7 +42,7 @@ def test_every_function_shown_ran(path, query):
     threading.setprofile(profile)
     try:
         at = open_page(path, "en", **query)
-        # A part the page shows when done (page 6's runs over seeds) runs on a thread of its own: what it ran counts.
+        # A part the page shows when done (page 7's runs over seeds) runs on a thread of its own: what it ran counts.
         deadline = time.monotonic() + TIMEOUT
         while any(t.name == "ffnlab-later" for t in threading.enumerate()) and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -57,8 +57,8 @@ def test_every_function_shown_ran(path, query):
 
 def test_surgery_page_shows_no_function_it_does_not_call():
     # The page is too slow to profile here; its list names only functions the page or ui/gpt_probes call.
-    shown = _shown("pages/8_gpt_surgery.py")
-    source = (ROOT / "pages/8_gpt_surgery.py").read_text() + (ROOT / "ui/gpt/probes.py").read_text()
+    shown = _shown("pages/9_gpt_surgery.py")
+    source = (ROOT / "pages/9_gpt_surgery.py").read_text() + (ROOT / "ui/gpt/probes.py").read_text()
     assert "curve" not in shown
     for name in shown:
         assert f"{name}(" in source or f".{name}" in source, name

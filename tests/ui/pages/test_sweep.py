@@ -2,12 +2,11 @@
 import pytest
 
 from ffn_core.sweep import best, lesson, sweep
-from tests.conftest import chart_rows, chart_specs, metric_values, open_page
+from tests.conftest import BAD_VALUES, chart_rows, chart_specs, metric_values, open_page, open_titled, open_unbroken
 from ui.base import i18n, text
 
-PAGE = "pages/4_width_sweep.py"
+PAGE = "pages/5_width_sweep.py"
 KEYS = ("target", "expr", "widths", "act", "method", "seed")
-BAD = ("abc", "-1", "99999", "1.5", "", "<script>alert(1)</script>")
 
 
 def _experiment_charts(at) -> list[dict]:
@@ -23,10 +22,7 @@ def _rmse_chart(at) -> list[dict]:
 
 @pytest.mark.parametrize("lang", i18n.LANGS)
 def test_default_view_shows_the_lesson_measured(lang):
-    at = open_page(PAGE, lang)
-    assert not at.exception, [e.value for e in at.exception]
-    t = i18n.Translator(lang)
-    assert at.title[0].value == t("sweep.title")
+    at, t = open_titled(PAGE, lang, "sweep.title")
     ref = sweep.fit_widths()
     metrics = metric_values(at)
     assert metrics[t("sweep.metric_rmse", m=2)] == f"{ref.fits[0].rmse:.4g}"
@@ -57,7 +53,8 @@ def test_default_view_shows_the_lesson_measured(lang):
     assert kinds == {"target", "fit", "kink"}
     assert sum(r["kind"] == "kink" for r in chart_rows(fits[0])) == sum(f.pieces - 1 for f in ref.fits)
     # the seed's table beside ours: its RMSE and its kinks 2, 4, 7, 16, 31 next to the kinks measured here
-    table = at.dataframe[0].value
+    # (the charts' own data tables come first; the seed's table is the one with its columns)
+    table = next(d.value for d in at.dataframe if t("sweep.col_seed_kinks") in d.value.columns)
     assert list(table[t("sweep.col_seed_kinks")]) == [2, 4, 7, 16, 31]
     assert list(table[t("sweep.col_kinks")]) == [f.kinks_inside for f in ref.fits]
 
@@ -155,22 +152,14 @@ def test_a_link_reproduces_the_view():
     assert metric_values(at)["RMSE, m = 16"] == f"{ref.fits[1].rmse:.4g}"
 
 
-@pytest.mark.parametrize("bad", BAD)
+@pytest.mark.parametrize("bad", BAD_VALUES)
 def test_every_key_bad_at_once_falls_back_to_defaults(bad):
-    at = open_page(PAGE, "en", **{key: bad for key in KEYS})
-    assert not at.exception, [e.value for e in at.exception]
+    at = open_unbroken(PAGE, "en", **{key: bad for key in KEYS})
     assert at.selectbox(key="target").value == "sin3x"
     if bad == "":  # an empty list is a valid selection: the page asks for a width instead of drawing
         assert at.multiselect(key="widths").value == [] and len(at.warning) == 1
         return
     assert at.multiselect(key="widths").value == list(sweep.WIDTHS)
-    assert len(_experiment_charts(at)) == 3
-
-
-@pytest.mark.parametrize("key", KEYS)
-def test_markup_in_one_key(key):
-    at = open_page(PAGE, "<b>x</b>", **{key: "<script>alert(1)</script>"})
-    assert not at.exception, [e.value for e in at.exception]
     assert len(_experiment_charts(at)) == 3
 
 

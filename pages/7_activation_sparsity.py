@@ -18,7 +18,7 @@ page = shell.setup("sparsity")
 t = page.t
 
 N_TOKENS = 1024  # the seed's measurement: Gaussian tokens at random init
-N_KEYS = 128  # pairs (or labelled keys) in the training run
+N_KEYS = sparsity.N_KEYS  # pairs (or labelled keys) in the training run
 
 st.title(t("sparsity.title"))
 lede.lesson(page, t("sparsity.lesson"),
@@ -137,16 +137,19 @@ def experiment() -> None:
     init = controls.draw(page, "init", c2)
     bias = controls.draw(page, "bias", c3)
     seed = controls.draw(page, "seed", c4)
-    with st.expander(t("activations.heading")):
-        widgets.chart(page, act_charts.activations, act, t)
-        st.caption(t(f"activations.caption_{act}"))
+    # Drawn only when opened: a folded box costs its label alone on every run.
+    box = widgets.folded(t("activations.heading"), "activations")
+    if box.open:
+        with box:
+            widgets.chart(page, act_charts.activations, act, t)
+            st.caption(t(f"activations.caption_{act}"))
     c1, c2, c3, c4 = lede.less_used(page, 4)
     d = controls.draw(page, "d", c1)
     m = controls.draw(page, "m", c2)
     task = controls.draw(page, "task", c3)
     steps = controls.draw(page, "steps", c4)
 
-    if N_KEYS * d * m * steps > memory_training.MAX_WORK:
+    if memory_training.too_costly(N_KEYS, d, m, steps):
         st.warning(t("sparsity.too_costly"))
         st.stop()
 
@@ -156,7 +159,8 @@ def experiment() -> None:
     init_asked = questions.at_init(start, int(seed))
     train_asked = questions.training(start, run, act, {"d": int(d), "m": int(m), "steps": int(steps), "task": task,
                                                        "act": act, "init": init, "bias": bool(bias), "seed": int(seed)})
-    quiz.questions(page, init_asked + train_asked, asking)
+    drawn = quiz.questions(page, init_asked + train_asked, asking, measured=("experiment", {"start": start, "run": run}))
+    init_asked += drawn[len(init_asked + train_asked):]  # a lesson step's own questions fold with the first
     lede.headline(page, headline, init_asked,
                   (t("sparsity.metric_mean"), f"{start.mean_active_fraction:.4f}", t("sparsity.metric_mean_help", n=N_TOKENS)),
                   (t("sparsity.metric_token_range"), f"{min(start.per_token):.2f} – {max(start.per_token):.2f}"),
@@ -172,7 +176,7 @@ def experiment() -> None:
     if quiz.shown(page, init_asked + train_asked):  # its numbers start from the init's fraction
         training_results(start, run, d, m, steps, task, act, init, bias)
 
-    st.page_link("pages/8_gpt_surgery.py", label=t("sparsity.link_trained"), icon=":material/arrow_forward:",
+    st.page_link("pages/9_gpt_surgery.py", label=t("sparsity.link_trained"), icon=":material/arrow_forward:",
                  query_params=links.app_link_params(page))
     widgets.show_code(page, sparsity.at_init, sparsity.train, sparsity.seed_change, sparsity.spread_of,
                       memory_training.train_module)

@@ -100,10 +100,7 @@ def experiment() -> None:
     headline = st.container()  # the measured headline, above the fold on a projector
     asking = st.container()  # the questions, filled once the result they are about is measured
 
-    c1, c2, c3 = st.columns(3)
-    d = controls.draw(page, "d", c1)
-    m = controls.draw(page, "m", c2)
-    n = controls.draw(page, "n", c3)
+    d, m, n = controls.row(page, "d", "m", "n")
     c4, c5, c6, c7 = lede.less_used(page, 4)
     token = controls.draw(page, "token", c4)
     steps = controls.draw(page, "steps", c5)
@@ -113,15 +110,14 @@ def experiment() -> None:
     if token >= n:
         st.warning(t("keyvalue.token_out_of_range", token=token, n=n))
         st.stop()
-    if n * d * m * steps > memory_training.MAX_WORK:
+    if memory_training.too_costly(n, d, m, steps):
         st.warning(t("keyvalue.too_costly"))
         st.stop()
 
     with st.spinner(t("common.computing")):
         res = measure(int(d), int(m), int(n), int(steps), int(token), int(seed))
     before, after = res.untrained, res.trained
-    asked = questions.ask(res, int(seed))
-    quiz.questions(page, asked, asking)
+    asked = quiz.questions(page, questions.ask(res, int(seed)), asking, measured=("experiment", {"res": res}))
     lede.headline(page, headline, asked,
                   (t("keyvalue.metric_residual"), text.error(res.max_abs_residual), t("keyvalue.metric_residual_help")),
                   (t("keyvalue.metric_50"), text.change((before.n_for_50, after.n_for_50)), t("keyvalue.metric_count_help")),

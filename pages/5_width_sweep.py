@@ -85,9 +85,12 @@ def experiment() -> None:
     left, right = lede.less_used(page, [3, 2])
     method = controls.draw(page, "method", left, horizontal=True)
     seed = controls.draw(page, "seed", right)
-    with st.expander(t("activations.heading")):
-        widgets.chart(page, act_charts.activations, act, t, net1d.ACTS)
-        st.caption(t(f"activations.caption_{act}"))
+    # Drawn only when opened: a folded box costs its label alone on every run.
+    box = widgets.folded(t("activations.heading"), "activations")
+    if box.open:
+        with box:
+            widgets.chart(page, act_charts.activations, act, t, net1d.ACTS)
+            st.caption(t(f"activations.caption_{act}"))
 
     key = target if target in targets.BUILTIN else targets.DEFAULT
     if target == "custom":
@@ -112,7 +115,7 @@ def experiment() -> None:
     best_rmse = best_found(results, ref)
     asked = questions.ask(results, {"target": key, "widths": widths, "act": act, "method": method,
                                                "seed": int(seed)})
-    quiz.questions(page, asked, asking)
+    asked = quiz.questions(page, asked, asking, measured=("experiment", {"results": results}))
     narrow, wide = main.fits[0], main.fits[-1]
     firsts = [(t("sweep.metric_rmse", m=narrow.width), text.fit_error(narrow.rmse, main.exact_tol)),
               (t("sweep.metric_rmse", m=wide.width), text.fit_error(wide.rmse, main.exact_tol)),

@@ -1,7 +1,7 @@
 """The gated FFN: W₂(act(W₁x) ⊙ W₃x); the gate multiplies, so even without its activation it is not one matrix."""
 import streamlit as st
 
-from ffn_core import gated
+from ffn_core import collapse, gated
 from ffn_core.sweep import gated as gated_sweep
 from ui import widgets
 from ui.base import text
@@ -37,23 +37,19 @@ def experiment() -> None:
     headline = st.container()  # the measured headline, above the fold on a projector
     asking = st.container()
 
-    left, middle, right = st.columns(3)
-    d = controls.draw(page, "d", left)
-    act = controls.draw(page, "act", middle)
-    token = controls.draw(page, "token", right)
-    (left,) = lede.less_used(page, 1)
-    seed = controls.draw(page, "seed", left)
+    d, act, token = controls.row(page, "d", "act", "token")
+    (seed,) = controls.row(page, "seed", columns=lede.less_used(page, 1))
 
     with st.spinner(t("common.computing")):
         res = measure(int(d), act, int(token), int(seed))
-    asked = questions.ask(res)
-    quiz.questions(page, asked, asking)
+    asked = quiz.questions(page, questions.ask(res), asking, measured=("experiment", {"res": res}))
     lede.headline(page, headline, asked,
                   (t("gated.metric_fit"), text.error(res.gated_fit_error), t("gated.metric_fit_help")),
                   (t("gated.metric_plain_fit" if act != "none" else "gated.metric_collapse"),
                    text.error(res.plain_fit_error if act != "none" else res.plain_collapse_residual)),
                   (t("gated.metric_params"), f"{res.gated_params:,}", t("gated.metric_params_help")))
-    st.caption(t("gated.sizes_caption", d=res.d_model, m=res.d_ff, m4=4 * res.d_model))
+    st.caption(t("gated.sizes_caption", d=res.d_model, m=res.d_ff, m4=4 * res.d_model, fit=collapse.N_FIT,
+               test=collapse.N_TEST))
 
     if quiz.shown(page, asked):
         st.subheader(t("gated.gate_heading", token=res.token))
@@ -69,14 +65,10 @@ def experiment() -> None:
     st.markdown(t("gated.width_lesson"))
     st.latex(r"\text{plain: } \sum_{i=1}^{5j} v_i\,\operatorname{act}(w_i x + b_i) + c"
              r"\qquad \text{gated: } \sum_{i=1}^{3j} v_i\,\operatorname{act}(w_i x + b_i)\,(u_i x + e_i) + c")
-    left, middle, right = st.columns(3)
-    target = controls.draw(page, "target", left)
-    wact = controls.draw(page, "wact", middle)
-    most = controls.draw(page, "most", right)
+    target, wact, most = controls.row(page, "target", "wact", "most")
     with st.spinner(t("common.computing")):
         sweep = fit(target, wact, int(most), int(seed))
-    width_asked = questions.width(sweep)
-    quiz.questions(page, width_asked)
+    width_asked = quiz.questions(page, questions.width(sweep), measured=("width", {"sweep": sweep}))
     if quiz.shown(page, width_asked):
         chart_column, curve_column = st.columns(2, gap="large")
         with chart_column:

@@ -4,6 +4,7 @@ import streamlit as st
 
 from ffn_core import moe, moe_presets
 from ffn_core.gpt import moe_probes as probes
+from ffn_core.gpt import moe_train
 from ui import widgets
 from ui.base import text
 from ui.compute import cache
@@ -39,17 +40,11 @@ def published() -> tuple[moe_presets.MoECount, ...]:
 def toy() -> None:
     headline = st.container()  # the measured headline, above the fold on a projector
     asking = st.container()
-    left, middle, right = st.columns(3)
-    experts = controls.draw(page, "experts", left)
-    k = controls.draw(page, "k", middle)
-    d = controls.draw(page, "d", right)
-    left, right = lede.less_used(page, 2)
-    n = controls.draw(page, "n", left)
-    seed = controls.draw(page, "seed", right)
+    experts, k, d = controls.row(page, "experts", "k", "d")
+    n, seed = controls.row(page, "n", "seed", columns=lede.less_used(page, 2))
     with st.spinner(t("common.computing")):
         res = measure(int(d), int(experts), int(k), int(n), int(seed))
-    asked = questions.ask(res)
-    quiz.questions(page, asked, asking)
+    asked = quiz.questions(page, questions.ask(res), asking, measured=("toy", {"res": res}))
     routed = res.routing(res.k)
     lede.headline(page, headline, asked,
                   (t("moe.metric_total"), f"{res.total_params:,}", t("moe.metric_total_help")),
@@ -87,15 +82,14 @@ def trained() -> None:
     st.header(t("moe.trained_heading"))
     config = moe_probes.shipped().config
     st.markdown(t("moe.trained_lesson", blocks=config.n_layer, experts=config.n_experts, width=config.d_ff,
-                  k=config.k))
+                  k=config.k, units=config.n_experts * config.d_ff, alpha=moe_train.ALPHA))
     left, right = st.columns(2)
     block = controls.draw(page, "block", left)
     expert = controls.draw(page, "expert", right)
     with st.spinner(t("common.computing")):
         routed = moe_probes.routes()
         cut = moe_probes.ablate(int(block), int(expert))
-    asked = questions.trained(routed, cut)
-    quiz.questions(page, asked)
+    asked = quiz.questions(page, questions.trained(routed, cut), measured=("trained", {"routes": routed, "cut": cut}))
     if quiz.shown(page, asked):
         chart_column, ablation_column = st.columns(2, gap="large")
         with chart_column:

@@ -40,7 +40,7 @@ def ablation_section() -> None:
         base = probes.base_scores()
         after = base if target == "none" else probes.ablated_scores(target, how)
     ablation_asked = questions.ablation(target, catalog.target_label(t, target), base, after)
-    quiz.questions(page, ablation_asked, asking)
+    ablation_asked = quiz.questions(page, ablation_asked, asking, measured=("ablation", {"base": base, "after": after}))
     lede.headline(page, headline, ablation_asked, *((t(f"gptsurgery.measure_{name}"),
                                                 text.change((getattr(base, name), getattr(after, name)), text.pct),
                                                 t(f"gptsurgery.measure_{name}_help"))
@@ -87,7 +87,7 @@ def edit_section() -> None:
             res = probes.edit_fact(country, elang, new_answer, int(layer), method)
         unchanged = probes.shipped_unchanged()
         edit_asked = questions.edit(res, prompt_words)
-        quiz.questions(page, edit_asked)
+        edit_asked = quiz.questions(page, edit_asked, measured=("edit", {"edit": res}))
 
         if quiz.shown(page, edit_asked):
             c1, c2, c3, c4 = st.columns(4)

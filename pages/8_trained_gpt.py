@@ -145,7 +145,9 @@ def experiment() -> None:
         parts = probes.parameter_split()
     prompt_asked = questions.prompt(words, answer, nxt.tokens[0], attr.attn, attr.ffn)
     heldout_asked = questions.heldout(acc)
-    quiz.questions(page, prompt_asked + heldout_asked, asking)
+    drawn = quiz.questions(page, prompt_asked + heldout_asked, asking,
+                           measured=("experiment", {"next": nxt, "accuracy": acc, "attribution": attr}))
+    prompt_asked += drawn[len(prompt_asked + heldout_asked):]  # a lesson step's own questions fold with the prompt's
     lede.headline(page, headline, prompt_asked + heldout_asked,
                   (t("gpt.metric_top"), nxt.tokens[0], t("gpt.metric_top_help")),
                   (t("gpt.metric_top_prob"), text.pct(nxt.probs[0])),
@@ -176,7 +178,7 @@ def experiment() -> None:
         widgets.verdict(page, verdicts.ask(acc, answer, nxt.tokens[0]))
 
     # 2–8 fold below the prompt's answer: a class reads them one at a time, and a page run draws only
-    # the boxes that are open (page 7 was the costliest rerun of all: twelve charts). The boxes above
+    # the boxes that are open (page 8 was the costliest rerun of all: twelve charts). The boxes above
     # (the tokens' lesson, the precise reading, the accuracy table) are drawn only when open too.
     # 2. Layer by layer
     box = widgets.folded(t("gpt.layers_heading"), "gpt:layers")
@@ -207,7 +209,7 @@ def experiment() -> None:
             sections.meanings(page)
             roles_part(country, chosen.template)
 
-    st.page_link("pages/8_gpt_surgery.py", label=t("gpt.link_surgery"), icon=":material/arrow_forward:",
+    st.page_link("pages/9_gpt_surgery.py", label=t("gpt.link_surgery"), icon=":material/arrow_forward:",
                  query_params=links.app_link_params(page))
     widgets.show_code(page, ask.next_token, trace.run, trace.readout, attribution.attribute, neurons.top_neurons, split.split,
                       *sections.CODE)

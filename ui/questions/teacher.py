@@ -1,0 +1,285 @@
+"""A teacher's own questions: written in a lesson file's `[[steps.ask]]` or in the lesson builder, answered by the
+page's measure at the step's settings.
+
+    [[steps.ask]]
+    measure = "rmse"                  # one of the page's measures (python -m lessons measures PAGE)
+    where = { m = 8 }                 # its index, for a measure that has one
+    text = { en = "...", ko = "..." } # one language or both; shown as written (escaped), marked as the teacher's
+    relative = 0.25                   # a number: right within ±25% (or tolerance = in its unit, factor = a ratio)
+    options = ["Tokyo", "Kyoto"]      # a word: 2-6 words the measure can take
+    why_right = { en = "..." }        # optional: a sentence per outcome, shown beside the measured value
+    why_wrong = { en = "..." }
+
+`ask(raw, section, settings, where)` checks one and returns an `Ask` or raises AskError with a short reason;
+`asked(...)` turns a step's asks into the page's `Asked` from the results the page already holds; `silent(...)`
+says why a page computes nothing for a part at some settings (so an ask of it would never be asked). A value
+quoted in a message is cut short (`shown`). Nothing here imports streamlit.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+import reprlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ffn_core import memory_training, position, sparsity
+from ui.base import i18n
+from ui.questions import TEACHER, Asked, Question, Why, fingerprint
+from ui.registry import measures
+
+MAX_TEXT = 300
+MAX_ASKS = 40  # in one lesson
+MAX_OPTIONS = 6
+MAX_WORD = 40
+MAX_NUMBER = 1e12  # a tolerance or factor past this is no rule (the builder's box stops here too)
+MAX_SHOWN = 40  # characters of a value quoted in a message
+FIELDS = {"measure", "where", "text", "tolerance", "relative", "factor", "options", "why_right", "why_wrong"}
+# Markup a student's screen must never receive: a tag, an entity, a Markdown link or image.
+_MARKUP = re.compile(r"<\s*[a-zA-Z/!?]|&[#a-zA-Z0-9]+;|\]\s*\(|!\[")
+
+
+class AskError(ValueError):
+    """A teacher's question that cannot be asked; the message says why, in a few words."""
+
+
+# A crafted file or link may hold a value nested a thousand deep or a thousand characters long: its repr is
+# bounded by depth and length before it is cut, so quoting it can neither recurse without end nor flood a line.
+_REPR = reprlib.Repr()
+_REPR.maxlevel = 2
+_REPR.maxstring = _REPR.maxother = _REPR.maxlong = 4 * MAX_SHOWN  # its own cut is in the middle: ours is at the end
+_REPR.maxlist = _REPR.maxtuple = _REPR.maxdict = _REPR.maxset = 4
+
+
+def shown(value: object) -> str:
+    """A value as a message quotes it: its repr, at most MAX_SHOWN characters (cut with …)."""
+    try:
+        text = _REPR.repr(value)
+    except ValueError:  # an int of more than 4300 digits has no decimal repr (a TOML file may write one in hex)
+        return "(a number too long to show)"
+    return text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN - 1] + "…"
+
+
+@dataclass(frozen=True)
+class Ask:
+    """A teacher's question, checked: what it measures, its text, and what counts as right."""
+
+    measure: str
+    text: tuple[tuple[str, str], ...]  # (lang, text), in i18n.LANGS order
+    where: Any = None
+    tolerance: float = 0.0
+    relative: float = 0.0
+    factor: float = 0.0
+    options: tuple[str, ...] = ()
+    why_right: tuple[tuple[str, str], ...] = ()
+    why_wrong: tuple[tuple[str, str], ...] = ()
+
+    def to_raw(self, section: str) -> dict[str, Any]:
+        """The ask as a lesson file writes it (what `ask` reads back)."""
+        raw: dict[str, Any] = {"measure": self.measure}
+        m = measures.get(section, self.measure)
+        if self.where is not None and m is not None:
+            raw["where"] = {m.index: self.where}
+        raw["text"] = dict(self.text)
+        for name in ("tolerance", "relative", "factor"):
+            if getattr(self, name):
+                raw[name] = getattr(self, name)
+        if self.options:
+            raw["options"] = list(self.options)
+        for name in ("why_right", "why_wrong"):
+            if getattr(self, name):
+                raw[name] = dict(getattr(self, name))
+        return raw
+
+
+def _texts(value: object, what: str, required: bool) -> tuple[tuple[str, str], ...]:
+    if value is None and not required:
+        return ()
+    if isinstance(value, str):
+        raise AskError(f"{what} needs a language: {what} = {{ en = \"...\" }} or {{ ko = \"...\" }}")
+    if not isinstance(value, Mapping) or not value:
+        raise AskError(f"{what} must be a table of texts by language ({', '.join(i18n.LANGS)})")
+    unknown = [k for k in value if k not in i18n.LANGS]
+    if unknown:
+        raise AskError(f"{what} has a text in an unknown language {shown(unknown[0])}")
+    out = []
+    for lang in i18n.LANGS:
+        if lang not in value:
+            continue
+        text = value[lang]
+        if not isinstance(text, str) or not text.strip():
+            raise AskError(f"{what}.{lang} must be a text")
+        if len(text) > MAX_TEXT:
+            raise AskError(f"{what}.{lang} is {len(text)} characters; at most {MAX_TEXT}")
+        if _MARKUP.search(text) or any(ord(c) < 32 and c not in "\t\n" for c in text):
+            raise AskError(f"{what}.{lang} holds markup (HTML, a link or a control character): plain text only")
+        out.append((lang, " ".join(text.split())))
+    return tuple(out)
+
+
+def _number(value: object, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise AskError(f"{name} must be a number")
+    # Compared before float(): an integer of 400 digits is a fine int and an OverflowError as a float.
+    if not 0 <= value <= MAX_NUMBER:  # NaN compares False
+        raise AskError(f"{name} must be a finite number ≥ 0, at most {MAX_NUMBER:,.0f} (got {shown(value)})")
+    number = float(value)
+    if name == "relative" and number > 1:
+        raise AskError(f"relative = {shown(value)} is more than 1: it is a fraction of the measured value "
+                       "(0.5 means ±50%)")
+    return number
+
+
+def _where(m: measures.Measure, raw: object, settings: Mapping[str, object]) -> Any:
+    if not m.index:
+        if raw not in (None, {}):
+            raise AskError(f"measure {m.id!r} has no index: leave out `where`")
+        return None
+    allowed = m.indices(settings) if m.indices else ()
+    listed = ", ".join(str(i) for i in allowed[:12])
+    if not isinstance(raw, Mapping) or len(raw) != 1:
+        raise AskError(f"measure {m.id!r} needs where = {{ {m.index} = … }} (one of {listed})")
+    name, value = next(iter(raw.items()))
+    if name != m.index:
+        raise AskError(f"measure {m.id!r} is indexed by {m.index!r}, not {shown(name)}")
+    if isinstance(value, bool) or value not in allowed:
+        raise AskError(f"{m.index} = {shown(value)} is not on screen at this step (one of {listed})")
+    # The index as the page holds it: `m = 8.0` is m = 8, and the question's key is the same either way.
+    return allowed[list(allowed).index(value)]
+
+
+def ask(raw: object, section: str, settings: Mapping[str, object]) -> Ask:
+    """One `[[steps.ask]]` table checked against page `section` at the step's settings (the controls' values)."""
+    if not isinstance(raw, Mapping):
+        raise AskError("an ask is a table: measure, text, and a tolerance or options")
+    unknown = set(raw) - FIELDS
+    if unknown:
+        raise AskError(f"unknown field {shown(sorted(map(str, unknown))[0])}")
+    name = raw.get("measure")
+    if not isinstance(name, str):
+        raise AskError("measure must name one of the page's measures (python -m lessons measures PAGE)")
+    m = measures.get(section, name)
+    if m is None:
+        elsewhere = sorted({x.section for x in measures.find(name)})
+        if elsewhere:
+            raise AskError(f"measure {shown(name)} belongs to page {elsewhere[0]!r}, not {section!r}")
+        known = ", ".join(x.id for x in measures.of(section)) or "none"
+        raise AskError(f"page {section!r} has no measure {shown(name)} (its measures: {known})")
+    quiet = silent(section, m.part, settings)
+    if quiet:
+        raise AskError(f"at these settings the page computes no {m.part}, so it never asks {m.id!r}: {quiet}")
+    where = _where(m, raw.get("where"), settings)
+    text = _texts(raw.get("text"), "text", required=True)
+    why_right = _texts(raw.get("why_right"), "why_right", required=False)
+    why_wrong = _texts(raw.get("why_wrong"), "why_wrong", required=False)
+    given = {k: _number(raw[k], k) for k in ("tolerance", "relative", "factor") if k in raw}
+    options = raw.get("options")
+    if m.kind == "number":
+        if options is not None:
+            raise AskError(f"measure {m.id!r} is a number: give tolerance, relative or factor, not options")
+        if not any(given.values()) and "tolerance" not in given:
+            raise AskError(f"measure {m.id!r} is a number: say what counts as right (tolerance, relative or factor)")
+        if "factor" in given and given["factor"] <= 1:
+            raise AskError("factor must be more than 1 (2: right within half to twice the measured value)")
+        return Ask(m.id, text, where, given.get("tolerance", 0.0), given.get("relative", 0.0),
+                   given.get("factor", 0.0), (), why_right, why_wrong)
+    if given:
+        raise AskError(f"measure {m.id!r} is a word: give options, not a tolerance")
+    if not (isinstance(options, list) and 2 <= len(options) <= MAX_OPTIONS
+            and all(isinstance(o, str) and 0 < len(o) <= MAX_WORD for o in options)):
+        raise AskError(f"measure {m.id!r} is a word: options must be a list of 2-{MAX_OPTIONS} short words")
+    if len(set(options)) != len(options):
+        raise AskError("options must differ from each other")
+    can = set(m.words(settings)) if m.words else set()
+    never = [o for o in options if o not in can]
+    if never:
+        sample = ", ".join(sorted(can)[:8])
+        raise AskError(f"measure {m.id!r} can never be {shown(never[0])} (it takes words such as {sample})")
+    return Ask(m.id, text, where, options=tuple(options), why_right=why_right, why_wrong=why_wrong)
+
+
+def _core_refuses(check: Any, *args: Any) -> str | None:
+    try:
+        check(*args)
+    except ValueError as e:
+        return str(e)
+    return None
+
+
+# Where a page warns and stops before computing a part, or leaves it undone. The sizes are the core's own bounds:
+# the pages stop exactly where the core would refuse their arguments, so the core's checks decide here.
+_SILENT: dict[tuple[str, str], Any] = {
+    **{("position", part): lambda s: _core_refuses(position._check, s["n"], s["d"], 4 * s["d"], s["act"],
+                                                   s["heads"], s["perm"])
+       for part in ("experiment", "block")},  # the block part is drawn below the experiment's stop
+    ("keyvalue", "experiment"): lambda s: (
+        f"token = {s['token']} is not one of the n = {s['n']} stored keys" if s["token"] >= s["n"]
+        else _core_refuses(memory_training.check_sizes, s["n"], s["d"], s["m"], s["steps"])),
+    ("sparsity", "experiment"): lambda s: _core_refuses(memory_training.check_sizes, sparsity.N_KEYS, s["d"], s["m"],
+                                                        s["steps"]),
+    ("gptsurgery", "edit"): lambda s: None if s["apply"] else "apply = false (the edit is not made)",
+}
+
+
+def silent(section: str, part: str, settings: Mapping[str, object]) -> str | None:
+    """Why page `section` computes nothing for `part` at these settings (every control's value), or None.
+
+    There the page shows a note instead of the part, and asks nothing of it.
+    """
+    rule = _SILENT.get((section, part))
+    try:
+        return rule(settings) if rule else None
+    except KeyError:  # settings without the page's controls are no view of it: nothing to say
+        return None
+
+
+def question(section: str, a: Ask) -> Question:
+    """The Question a teacher's ask is: its key is a digest of what it asks, the same in every session and replica."""
+    m = measures.get(section, a.measure)
+    if m is None:
+        raise AskError(f"page {section!r} has no measure {a.measure!r}")
+    digest = hashlib.sha256(json.dumps([section, a.measure, a.where, a.text, a.options, a.tolerance, a.relative,
+                                        a.factor], ensure_ascii=False, default=str).encode("utf-8")).hexdigest()[:10]
+    key = f"{TEACHER}{section}_{a.measure}_{digest}"
+    if m.kind == "number":
+        return Question(key, "number", lo=m.lo, hi=m.hi, tolerance=a.tolerance, unit=m.unit, relative=a.relative,
+                        factor=a.factor, measure=m.id, text=a.text, why_right=a.why_right, why_wrong=a.why_wrong,
+                        where=a.where)
+    return Question(key, "choice", options=a.options, measure=m.id, text=a.text, why_right=a.why_right,
+                    why_wrong=a.why_wrong, where=a.where)
+
+
+def asked(section: str, part: str, results: Mapping[str, Any], asks: Sequence[Ask],
+          settings: Mapping[str, object]) -> tuple[Asked, ...]:
+    """The step's asks whose measure this part holds, each with the value measured in `results`.
+
+    settings: every control's value at the step (plan.values). A measure the result holds no value of there
+    (the widest fit's pieces under GELU) is not asked.
+    """
+    return tuple(a for a in (asked_of(section, part, results, question(section, ask), settings) for ask in asks) if a)
+
+
+def asked_of(section: str, part: str, results: Mapping[str, Any], q: Question,
+                settings: Mapping[str, object]) -> Asked | None:
+    """A teacher's question asked on this part at these settings, with its measured value; None if the part has none.
+
+    The id's settings are every control's typed value, so a student at the instructor's view computes the same id
+    from the page's own values, whether the lesson came from a file or a link.
+    """
+    m = measures.get(section, q.measure)
+    if m is None or m.part != part:
+        return None
+    value = m.value(results, q.where)
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return None
+    plain = {k: tuple(v) if isinstance(v, list) else v for k, v in settings.items()}
+    return Asked(section, q, value, fingerprint({**plain, "_ask": q.key}), Why("questions.teacher_why", value))
+
+
+def outcome_text(question: Question, right: bool, lang: str) -> str | None:
+    """The teacher's sentence for this outcome, in `lang` when written in it; None when they wrote none."""
+    texts = dict(question.why_right if right else question.why_wrong)
+    return texts.get(lang) or next(iter(texts.values()), None)
