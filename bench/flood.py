@@ -44,6 +44,7 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState  # noqa: E402
 from ui.base import i18n  # noqa: E402
 from ui.compute import stream  # noqa: E402
 from ui.room import store as room_store  # noqa: E402
+from ui.room import seating  # noqa: E402
 
 SCHOOL, SCRIPT, ELSEWHERE = "198.51.100.7", "203.0.113.66", "192.0.2.44"
 PAGE = "pages/3_linear_collapse.py"
@@ -139,7 +140,8 @@ def _url_path(page: str) -> str:
 
 
 NOTES = {"seated": "room.student_of", "join_limit": "room.join_limit", "sessions_limit": "room.sessions_limit",
-         "locked": "room.locked", "tries_limit": "room.tries_limit", "unknown": "room.unknown", "full": "room.full"}
+         "locked": "room.locked", "tries_limit": "room.tries_limit", "unknown": "room.unknown", "full": "room.full",
+         "unavailable": "room.unavailable"}
 
 
 def outcome(run: dict, code: str) -> str:
@@ -158,7 +160,12 @@ def visit(url: str, address: str, code: str, vote: str | None, page: str = PAGE)
     v = Visitor(url, address)
     try:
         run = v.open(page, f"lang=en&room={code}")
-        got = {"outcome": outcome(run, code), "joined_at": time.time(), "qid": None, "exceptions": run["exceptions"]}
+        retried = outcome(run, code) == "unavailable"
+        if retried:  # the store was busy: the page asks again on a run RETRY_S later, as a student's next click
+            time.sleep(seating.RETRY_S)
+            run = v.send([])
+        got = {"outcome": outcome(run, code), "joined_at": time.time(), "qid": None, "exceptions": run["exceptions"],
+               "retried": retried}
         if vote is not None and got["outcome"] == "seated":
             done = v.commit(run, vote)
             if done is not None:
@@ -337,7 +344,8 @@ def main(argv: list[str] | None = None) -> int:
               f"votes a question = {room_store.MAX_JOINS_PER_CLIENT / life_min:.1f} seats/min and "
               f"{room_store.CLASS_PER_CLIENT / life_min:.1f} votes/min a question (the issue measured 500 seats in 16 s, "
               f"40 votes in 4.4 s = 545 votes/min; a sliding seat window let one address store 900 votes on one "
-              f"question in an hour); notes {tally(results)}; "
+              f"question in an hour); notes {tally(results)} "
+              f"({sum(r['retried'] for r in results)} asked again after a busy store); "
               f"{stclient.load_average()}")
         other = visit(server.url, ELSEWHERE, code, None)["outcome"]
         t0 = time.perf_counter()

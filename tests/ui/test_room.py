@@ -219,6 +219,36 @@ def test_a_full_room_refuses_a_newcomer_with_a_note(db, monkeypatch):
     assert i18n.Translator("en")("room.full") in [c.value for c in at.sidebar.caption]
 
 
+def test_a_join_that_found_the_store_busy_is_asked_again_a_moment_later(db, monkeypatch):
+    """Busy is not a refusal: the student is told, is not asked again on the very next run, and is seated on a
+    run RETRY_S later (a refused code, by contrast, is asked once a session)."""
+    joins = []
+
+    class BusyOnce:
+        def __getattr__(self, name):
+            return getattr(db, name)
+
+        def join(self, *args, **kwargs):
+            joins.append(args[0])
+            if len(joins) == 1:
+                raise store.StoreUnavailable("class database: locked")
+            return db.join(*args, **kwargs)
+
+    monkeypatch.setattr(seating, "_store", lambda url: BusyOnce())
+    code, _ = db.create_room(time.time())
+    at = open_page("pages/3_linear_collapse.py", "en", folded=True, room=code)
+    t = i18n.Translator("en")
+    assert t("room.unavailable") in [c.value for c in at.sidebar.caption]
+    assert session.SEAT not in at.session_state
+    at.run()
+    assert len(joins) == 1 and session.SEAT not in at.session_state
+    at.session_state[seating.RETRY] = time.time() - 1  # RETRY_S on
+    at.run()
+    assert not at.exception
+    assert len(joins) == 2 and at.session_state[session.SEAT].code == code
+    assert t("room.unavailable") not in [c.value for c in at.sidebar.caption]
+
+
 def test_an_unreachable_store_says_so_once_and_the_page_works(tmp_path, monkeypatch):
     monkeypatch.setenv("FFNLAB_CLASS_DB", f"sqlite:///{tmp_path / 'no' / 'such' / 'folder' / 'class.sqlite'}")
     at = open_page("pages/3_linear_collapse.py", "en", folded=True)

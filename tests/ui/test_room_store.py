@@ -439,11 +439,14 @@ def test_a_locked_sqlite_file_raises_store_unavailable_and_writes_nothing(tmp_pa
     assert db.submit(code, "s", "q", 1.0, T0 + 0.1) is Status.STORED
 
 
-def test_sqlite_runs_in_wal(tmp_path):
-    db = Store(sa.create_engine(f"sqlite:///{tmp_path / 'c.sqlite'}"))
+def test_sqlite_runs_in_wal_and_syncs_at_checkpoints(tmp_path):
+    engine = sa.create_engine(f"sqlite:///{tmp_path / 'c.sqlite'}")
+    db = Store(engine)
     room(db)
     with sqlite3.connect(tmp_path / "c.sqlite") as conn:
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    with engine.connect() as conn:  # the store's own connections: 1 = NORMAL (the file's default is 2, FULL)
+        assert conn.exec_driver_sql("PRAGMA synchronous").scalar() == 1
 
 
 def config_free_port() -> int:

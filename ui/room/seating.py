@@ -30,6 +30,8 @@ SEAT = "_room_seat"
 KEY = "_room_key"  # the instructor's key: session state only
 NOTE = "_room_note"  # a note key shown once in the class section
 TRIED = "_room_tried"  # a code that failed to join: not asked again on every rerun
+RETRY = "_room_retry"  # when a join that found the store busy is asked again
+RETRY_S = 5.0  # a busy store is a moment's: the join is asked again on a run this long after
 VIEW = "_room_view"  # the instructor's view last written to the room
 SEEN = "_room_seen"  # the room's view version a following student last moved to
 FOLLOW = "_room_follow"
@@ -201,7 +203,7 @@ def _seat(seat: Seat, key: str | None, *, from_cookie: bool = False) -> None:
         st.session_state[KEY] = key
     else:
         st.session_state.pop(KEY, None)
-    for name in (VIEW, SEEN, TRIED):
+    for name in (VIEW, SEEN, TRIED, RETRY):
         st.session_state.pop(name, None)
     _address_room(seat.code)
 
@@ -241,6 +243,8 @@ def arrive(page) -> None:
         return
     if code is None or state.get(TRIED) == code:  # no code, or one this session could not join
         return
+    if time.time() < state.get(RETRY, 0.0):
+        return
     state[TRIED] = code
     tokens = state.setdefault(TOKENS, {})
     token = tokens.get(code) or store.new_token()  # this session's seat there, if it ever held one
@@ -257,6 +261,9 @@ def arrive(page) -> None:
         _seat(Seat(code, "student", token), None)
         state[PRESENT] = time.time()
         return
+    if status is None:  # the store was busy, not a refusal: a later run asks again
+        state.pop(TRIED, None)
+        state[RETRY] = time.time() + RETRY_S
     if status == store.Status.UNKNOWN:
         FAILURES.failed(session_id, client, time.time())
     # The code stays where the link put it (the menu's links carry it); this session asks once.
