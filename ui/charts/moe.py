@@ -14,15 +14,22 @@ PART_COLORS = {"active": palette.BLUE, "idle": palette.MUTED}
 WHEN_COLORS = {"before": palette.MUTED, "after": palette.RED}
 
 
-def _bar_rows(field: str) -> alt.Y:
-    """The horizontal bar charts' rows, in the frame's order."""
-    return alt.Y(field=field, type="nominal", title=None, sort=None)
-
-
-def _share_axis(field: str, title: str) -> alt.X:
-    """0 to 100 %: what the horizontal bar charts draw is a share of a whole."""
-    return alt.X(field=field, type="quantitative", title=title, axis=alt.Axis(format="%"),
-                 scale=alt.Scale(domain=[0, 1]))
+def _share_bars(data: pd.DataFrame, rows: str, share: str, title: str, part: str, parts: list[str],
+                colors: list[str], tooltip: list[alt.Tooltip], **encoding) -> alt.Chart:
+    """Horizontal bars of a share of a whole (0 to 100 %), a row per `rows` in the frame's order, coloured by `part`."""
+    return (
+        alt.Chart(data)
+        .mark_bar()
+        .encode(
+            y=alt.Y(field=rows, type="nominal", title=None, sort=None),
+            x=alt.X(field=share, type="quantitative", title=title, axis=alt.Axis(format="%"),
+                    scale=alt.Scale(domain=[0, 1])),
+            color=alt.Color(field=part, type="nominal", title=None, legend=alt.Legend(orient="top"),
+                            scale=alt.Scale(domain=parts, range=colors)),
+            tooltip=tooltip,
+            **encoding,
+        )
+    )
 
 
 def tokens_per_expert(frame: pd.DataFrame, t: Translator) -> alt.Chart:
@@ -56,23 +63,14 @@ def total_active(frame: pd.DataFrame, t: Translator) -> alt.Chart:
                   "params": row.active / 1e9},
                  {"name": row.name, "part": t("moe.part_idle"), "share": 1 - row.active_share,
                   "params": (row.total - row.active) / 1e9}]
-    data = pd.DataFrame(rows)
-    return (
-        alt.Chart(data)
-        .mark_bar()
-        .encode(
-            y=_bar_rows("name"),
-            x=_share_axis("share", t("moe.axis_share")),
-            color=alt.Color(field="part", type="nominal", title=None, legend=alt.Legend(orient="top"),
-                            scale=alt.Scale(domain=[t("moe.part_active"), t("moe.part_idle")],
-                                            range=list(PART_COLORS.values()))),
-            order=alt.Order(field="part", sort="ascending"),
-            tooltip=[alt.Tooltip(field="name", type="nominal"), alt.Tooltip(field="part", type="nominal"),
-                     alt.Tooltip(field="params", type="quantitative", title=t("moe.col_billions"), format=".2f"),
-                     alt.Tooltip(field="share", type="quantitative", format=".1%")],
-        )
-        .properties(height=200)
-    )
+    return _share_bars(
+        pd.DataFrame(rows), "name", "share", t("moe.axis_share"), "part",
+        [t("moe.part_active"), t("moe.part_idle")], list(PART_COLORS.values()),
+        [alt.Tooltip(field="name", type="nominal"), alt.Tooltip(field="part", type="nominal"),
+         alt.Tooltip(field="params", type="quantitative", title=t("moe.col_billions"), format=".2f"),
+         alt.Tooltip(field="share", type="quantitative", format=".1%")],
+        order=alt.Order(field="part", sort="ascending"),
+    ).properties(height=200)
 
 
 def routes(frame: pd.DataFrame, t: Translator) -> alt.Chart:
@@ -85,21 +83,14 @@ def routes(frame: pd.DataFrame, t: Translator) -> alt.Chart:
         lambda r: t(f"gpt.relation_{r['group']}") if r["group_kind"] == "relation" else t(f"gpt.lang_{r['group']}"),
         axis=1)
     experts = [t("moe.expert_label", e=e + 1) for e in sorted(data["expert"].unique())]
-    return (
-        alt.Chart(data)
-        .mark_bar()
-        .encode(
-            y=_bar_rows("group_label"),
-            x=_share_axis("share", t("moe.axis_route_share")),
-            color=alt.Color(field="expert_label", type="nominal", title=None, legend=alt.Legend(orient="top"),
-                            scale=alt.Scale(domain=experts, range=EXPERT_COLORS[: len(experts)])),
-            order=alt.Order(field="expert", sort="ascending"),
-            tooltip=[alt.Tooltip(field="group_label", type="nominal"), alt.Tooltip(field="expert_label", type="nominal"),
-                     alt.Tooltip(field="prompts", type="quantitative", title=t("moe.col_prompts")),
-                     alt.Tooltip(field="share", type="quantitative", format=".1%")],
-        )
-        .properties(height=260)
-    )
+    return _share_bars(
+        data, "group_label", "share", t("moe.axis_route_share"), "expert_label", experts,
+        EXPERT_COLORS[: len(experts)],
+        [alt.Tooltip(field="group_label", type="nominal"), alt.Tooltip(field="expert_label", type="nominal"),
+         alt.Tooltip(field="prompts", type="quantitative", title=t("moe.col_prompts")),
+         alt.Tooltip(field="share", type="quantitative", format=".1%")],
+        order=alt.Order(field="expert", sort="ascending"),
+    ).properties(height=260)
 
 
 def ablation(frame: pd.DataFrame, t: Translator) -> alt.Chart:
@@ -109,19 +100,10 @@ def ablation(frame: pd.DataFrame, t: Translator) -> alt.Chart:
         label = f"{t(f'gpt.relation_{row.relation}')} · {t(f'gpt.lang_{row.lang}')}"
         rows += [{"group": label, "when": t("moe.when_before"), "accuracy": row.before / row.prompts},
                  {"group": label, "when": t("moe.when_after"), "accuracy": row.after / row.prompts}]
-    data = pd.DataFrame(rows)
-    return (
-        alt.Chart(data)
-        .mark_bar()
-        .encode(
-            y=_bar_rows("group"),
-            yOffset=alt.YOffset(field="when", type="nominal"),
-            x=_share_axis("accuracy", t("moe.axis_accuracy")),
-            color=alt.Color(field="when", type="nominal", title=None, legend=alt.Legend(orient="top"),
-                            scale=alt.Scale(domain=[t(f"moe.when_{w}") for w in WHEN_COLORS],
-                                            range=list(WHEN_COLORS.values()))),
-            tooltip=[alt.Tooltip(field="group", type="nominal"), alt.Tooltip(field="when", type="nominal"),
-                     alt.Tooltip(field="accuracy", type="quantitative", format=".1%")],
-        )
-        .properties(height=340)
-    )
+    return _share_bars(
+        pd.DataFrame(rows), "group", "accuracy", t("moe.axis_accuracy"), "when",
+        [t(f"moe.when_{w}") for w in WHEN_COLORS], list(WHEN_COLORS.values()),
+        [alt.Tooltip(field="group", type="nominal"), alt.Tooltip(field="when", type="nominal"),
+         alt.Tooltip(field="accuracy", type="quantitative", format=".1%")],
+        yOffset=alt.YOffset(field="when", type="nominal"),
+    ).properties(height=340)
