@@ -104,15 +104,24 @@ def delta(after: dict[str, int], before: dict[str, int]) -> dict[str, int] | Non
     return {k: after.get(k, 0) - before.get(k, 0) for k in after}
 
 
+@dataclass(kw_only=True)
+class Measured:
+    """What every scenario prints after its own numbers, so that each can be read against the server's
+    counters and the machine's load at the time."""
+    outcome: dict[str, int] | None = None  # None: a server without ui/compute's counters
+    load: str = ""
+
+    def experiments(self) -> str:
+        return f"experiments {self.outcome if self.outcome is not None else 'n/a'} [{self.load}]"
+
+
 @dataclass
-class Burst:
+class Burst(Measured):
     n: int
     seconds: list[float] = field(default_factory=list)
     noted: int = 0  # students who saw the "experiments ahead" note
     failed: int = 0
     watcher: list[float] = field(default_factory=list)
-    outcome: dict[str, int] | None = None
-    load: str = ""
 
     def line(self) -> str:
         s = sorted(self.seconds) or [float("nan")]
@@ -121,7 +130,7 @@ class Burst:
         if self.watcher:
             w = sorted(self.watcher)
             text += f"; watcher's cached reruns max {w[-1]:.2f} s over {len(w)}"
-        return text + f"; experiments {self.outcome if self.outcome is not None else 'n/a'} [{self.load}]"
+        return text + f"; {self.experiments()}"
 
 
 def _burst(url: str, n: int, seeds: list[int], base_seed: int, watch: bool, whole: bool = False) -> Burst:
@@ -186,18 +195,15 @@ def own_values(url: str, n: int, first_seed: int) -> Burst:
 
 
 @dataclass
-class Abandon:
+class Abandon(Measured):
     n: int
     idle_s: float
     next_s: float
-    outcome: dict[str, int] | None
-    load: str
 
     def line(self) -> str:
         ratio = self.next_s / self.idle_s if self.idle_s > 0 else float("inf")
         return (f"N={self.n} sent and left: next student's new setting {self.next_s:.2f} s vs idle {self.idle_s:.2f} s "
-                f"(x{ratio:.1f}, budget x{ABANDON_RATIO:g}); experiments {self.outcome if self.outcome is not None else 'n/a'} "
-                f"[{self.load}]")
+                f"(x{ratio:.1f}, budget x{ABANDON_RATIO:g}); {self.experiments()}")
 
 
 def leave_in_a_burst(url: str, at: AppPage, key: str, values: list, seconds: float = 1.0) -> None:
@@ -224,7 +230,7 @@ def abandon(url: str, n: int, first_seed: int) -> Abandon:
     before = counts(url)
     leave_in_a_burst(url, sweep, "seed", [first_seed + i for i in range(n)])
     run = student.read_run(move(student, opened, "seed", first_seed + n))
-    out = Abandon(n, idle, run.seconds, None, load_average())
+    out = Abandon(n, idle, run.seconds, load=load_average())
     time.sleep(2.0)  # let what was running finish before counting
     out.outcome = delta(counts(url), before)
     student.close()
@@ -281,19 +287,17 @@ def settle(url: str, timeout_s: float = 300.0) -> None:
 
 
 @dataclass
-class Flood:
+class Flood(Measured):
     label: str
     seconds: float
     idle_mb: float
     peak_mb: float
     cpu_s: float
-    outcome: dict[str, int] | None
-    load: str
 
     def line(self) -> str:
         return (f"{self.label}: done in {self.seconds:.1f} s; RSS idle {self.idle_mb:.0f} MB, peak {self.peak_mb:.0f} MB "
                 f"(+{self.peak_mb - self.idle_mb:.0f} MB, budget +{FLOOD_MB:.0f}); server CPU {self.cpu_s:.1f} s; "
-                f"experiments {self.outcome if self.outcome is not None else 'n/a'} [{self.load}]")
+                f"{self.experiments()}")
 
 
 WIDE = "&".join(f"widths={m}" for m in (2, 4, 8, 16, 32, 64, 128, 256))  # the most a link may ask for
@@ -335,7 +339,7 @@ def train_flood(server: Server, label: str, queries: list[str], presses: int, ov
     stop.set()
     sampler.join(5)
     out = Flood(f"{len(queries)} session(s) x {presses} press(es) in {over_s:g} s, {label}", seconds, idle, peak,
-                server.cpu_s() - cpu0, delta(counts(url), before), load_average())
+                server.cpu_s() - cpu0, outcome=delta(counts(url), before), load=load_average())
     for s in opened:
         s.close()
     return out
