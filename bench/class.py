@@ -750,11 +750,7 @@ def reload_run(app, db_url: str, n: int, storm: float, page_path: str, seed: int
         reloaded[i] = tab
         results[i] = tab.open(page, f"room={code}&lang=en")
 
-    threads = [threading.Thread(target=one, args=(i,)) for i in range(n)]
-    for th in threads:
-        th.start()
-    for th in threads:
-        th.join()
+    stclient.all_at_once(one, n)
     storm_wall = time.perf_counter() - t0
     storm_cpu = app.cpu_s() - cpu0
     after = _counts(db, code, qid)
@@ -782,11 +778,7 @@ def reload_run(app, db_url: str, n: int, storm: float, page_path: str, seed: int
         except Exception as e:
             missed.append(f"{type(e).__name__}: {e}")
 
-    threads = [threading.Thread(target=wait, args=(i,)) for i in range(n)]
-    for th in threads:
-        th.start()
-    for th in threads:
-        th.join()
+    stclient.all_at_once(wait, n)
     for tab in reloaded:
         if tab:
             tab.close()

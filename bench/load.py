@@ -314,12 +314,7 @@ def run_load(url: str, n: int, pid: int | list[int] | None, moves: int = 2, pace
     caches0 = cache_counts(replica_urls)
     client0 = time.process_time()
     began = time.perf_counter()
-    threads = [threading.Thread(target=student, args=(i, url, pages, moves, pace, deadline, klass, start))
-               for i in range(n)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    stclient.all_at_once(student, n, url, pages, moves, pace, deadline, klass, start)
     wall = time.perf_counter() - began
     client_cpu = time.process_time() - client0
     cpu = (sum(stclient.cpu_s(p) for p in pids) - cpu0) if pids else float("nan")

@@ -16,6 +16,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.parse
 import urllib.request
@@ -412,6 +413,18 @@ class Session:
             if key:  # a choice writes its key into the address itself, without a query_param_key
                 run.bound_keys.add(key)
             run.widgets.append(Widget(proto.id, kind, key, proto, fwd.delta.fragment_id))
+
+
+def all_at_once(target: Callable[..., object], n: int, *args: object) -> None:
+    """`target(i, *args)` for each of n students, every one in a thread of its own; back when all have returned.
+
+    Every thread is started before any is waited for, so that the students act together as a class does.
+    """
+    threads = [threading.Thread(target=target, args=(i, *args)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
 
 
 def settings_key(page: AppPage, query_string: str, values: dict[str, object]) -> str:
