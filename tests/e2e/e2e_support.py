@@ -312,38 +312,6 @@ def move_slider(page, index: int = 0) -> tuple[str, str]:
     return before, thumb.input_value()
 
 
-def _before_and_after(page, read, change) -> tuple:
-    """A control's value, then its value after `change(value)`: read once the app's rerun is over, or the
-    page read would still be the one from before the change."""
-    before = read()
-    change(before)
-    wait_for_app_run(page)
-    return before, read()
-
-
-def pick_other_option(page, index: int = 0) -> tuple[str, str]:
-    """Open a selectbox and click an option other than the one shown."""
-    box = page.locator(MAIN).locator('[data-testid="stSelectbox"]').nth(index)
-
-    def pick(shown: str) -> None:
-        box.locator('button[aria-haspopup="listbox"]').click()
-        options = page.locator('[role="listbox"] [role="option"]').filter(visible=True)
-        options.first.wait_for(state="visible")
-        for option in options.all():
-            if option.inner_text().strip() != shown:
-                option.click()
-                break
-
-    return _before_and_after(page, box.locator('input[role="combobox"]').input_value, pick)
-
-
-def flip_switch(page, index: int = 0) -> tuple[bool, bool]:
-    """Click a toggle or checkbox of the main area."""
-    box = page.locator(MAIN).locator('[data-testid="stCheckbox"]').nth(index)
-    return _before_and_after(page, box.locator('input[type="checkbox"]').is_checked,
-                             lambda _shown: box.locator("label").first.click())
-
-
 # A Python or Streamlit stack trace in the server's log.
 STACK = re.compile(r"Traceback \(most recent call last\)|Stack \(most recent call last\)")
 
