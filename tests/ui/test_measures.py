@@ -25,7 +25,7 @@ from ui import questions as questions_package
 from ui.base import i18n, text
 from ui.questions import Asked, Question
 from ui.questions import collapse, gated, gpt, gptsurgery, keyvalue, moe, position, sparsity, split, sweep
-from ui.registry import catalog, measures
+from ui.registry import catalog, measures, rules
 from ui.registry.kinds import Choice, Number, Several, Text, Toggle
 from ui.room import plan
 from ui.verdicts import Verdict
@@ -288,7 +288,7 @@ SHOWN: dict[tuple[str, str], Callable[[Results, Settings, Any], Shown]] = {
     ("position", "ffn_off"): lambda r, c, w: Written(text.pct(r["res"].ffn_off_diagonal_fraction)),
     ("position", "attention_off"): lambda r, c, w: Written(text.pct(r["res"].attention_off_diagonal_fraction)),
     ("position", "shuffle"): lambda r, c, w: "follows" if _written(text.error(
-        r["res"].attention_permutation_max_abs_diff))[0] <= measures.EXACT else "changes",  # type: ignore[index]
+        r["res"].attention_permutation_max_abs_diff))[0] <= rules.EXACT else "changes",  # type: ignore[index]
     ("position", "rowwise_diff"): lambda r, c, w: Written(text.error(r["res"].rowwise_max_abs_diff)),
     ("position", "block_off"): lambda r, c, w: 100 * position_verdicts.judge_block(r["block"]).claims[0].values["block"],
     # page 3: the headline (rank and residual without an activation, the fit with one), the counts, the claims

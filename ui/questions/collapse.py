@@ -7,7 +7,7 @@ import math
 from ffn_core import collapse
 from ui.base.text import Term
 from ui.questions import Asked, Question, at
-from ui.registry import measures
+from ui.registry import rules
 
 SECTION = "collapse"
 # "The expansion alone adds power": four times wider must compute more? Without the activation the two layers
@@ -30,11 +30,11 @@ def ask(res: collapse.Collapse) -> tuple[Asked, ...]:
         because = {"d": res.d_model, "m": res.d_ff, "rank": res.rank, "bound": res.rank_bound,
                    "residual": res.max_abs_residual}
         return (
-            at(SECTION, settings, WIDE, measures.beyond_matrix(res), because, shown),
+            at(SECTION, settings, WIDE, rules.beyond_matrix(res), because, shown),
             at(SECTION, settings, RANK, res.rank, because, shown),
         )
     because = {"error": res.fit_relative_error, "act": Term(f"collapse.act_{res.act}")}
-    asked = [at(SECTION, settings, LINEAR, measures.one_matrix(res), because, shown)]
+    asked = [at(SECTION, settings, LINEAR, rules.one_matrix(res), because, shown)]
     if math.isfinite(res.fit_relative_error) and 100 * res.fit_relative_error <= FIT.hi:
         asked.append(at(SECTION, settings, FIT, 100 * res.fit_relative_error, because, shown))
     return tuple(asked)

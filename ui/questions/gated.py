@@ -8,7 +8,7 @@ from ffn_core import gated
 from ffn_core.sweep import gated as gated_sweep
 from ui.base.text import Term
 from ui.questions import Asked, Question, at
-from ui.registry import measures
+from ui.registry import rules
 
 SECTION = "gated"
 LINEAR = Question("questions.gated_linear", "choice", options=("yes", "no"), measure="one_matrix")
@@ -24,12 +24,12 @@ def ask(res: gated.Gated) -> tuple[Asked, ...]:
              "token": res.token}
     asked = []
     if res.act == "none":
-        asked.append(at(SECTION, settings, LINEAR, measures.gated_linear(res),
+        asked.append(at(SECTION, settings, LINEAR, rules.gated_linear(res),
                         {"error": res.gated_fit_error, "residual": res.plain_collapse_residual}, shown))
     elif math.isfinite(res.gated_fit_error) and 100 * res.gated_fit_error <= FIT.hi:
         asked.append(at(SECTION, settings, FIT, 100 * res.gated_fit_error,
                         {"act": Term(f"gated.act_{res.act}"), "plain_error": res.plain_fit_error}, shown))
-    asked.append(at(SECTION, settings, WEIGHTS, measures.compared(res.gated_params, res.plain_params),
+    asked.append(at(SECTION, settings, WEIGHTS, rules.compared(res.gated_params, res.plain_params),
                     {"gated": res.gated_params, "plain": res.plain_params, "m": res.d_ff, "m4": 4 * res.d_model}, shown))
     asked.append(at(SECTION, settings, DOWN, 100 * res.gate("silu").turned_down,
                     {"m": res.d_ff, "active": res.relu_active, "mean_down": res.gate("silu").mean_turned_down,
@@ -40,7 +40,7 @@ def ask(res: gated.Gated) -> tuple[Asked, ...]:
 def width(res: gated_sweep.GatedSweep) -> tuple[Asked, ...]:
     """At the largest pair of equal weight counts: better, the same or worse with the gate."""
     settings = {"target": res.target, "act": res.act, "seed": res.seed, "sizes": tuple(f.width for f in res.plain)}
-    largest = measures.gate_outcome(res.plain[-1].rmse, res.gated[-1].rmse, res.floor)
+    largest = rules.gate_outcome(res.plain[-1].rmse, res.gated[-1].rmse, res.floor)
     # `weights`: the index of the measure asked at (the largest equal weight count), as a teacher's `where` names it.
     shown = {"target": res.label, "params": res.plain[-1].params, "weights": res.plain[-1].params,
              "plain_width": res.plain[-1].width, "gated_width": res.gated[-1].width}

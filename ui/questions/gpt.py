@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from ffn_core.gpt.ask import Accuracy
 from ui.questions import Asked, Question, at
-from ui.registry import measures
+from ui.registry import rules
 
 SECTION = "gpt"
 # Attention is the famous part; in this model the FFNs write more of the answer's logit on most prompts.
@@ -17,9 +17,9 @@ HELDOUT = Question("questions.gpt_heldout", "number", lo=0, hi=100, tolerance=10
 STEP = Question("questions.gpt_step", "choice", options=("right", "kind", "other"), measure="step_said")
 
 
-writes = measures.writes  # the page's measure "writes": one rule for the question and a teacher's
-said = measures.said  # and "step_said": "right", "kind" or "other"
-kind_of = measures.kind_of
+writes = rules.writes  # the page's measure "writes": one rule for the question and a teacher's
+said = rules.said  # and "step_said": "right", "kind" or "other"
+kind_of = rules.kind_of
 
 
 def prompt(words: Sequence[str], answer: str | None, top: str, attn: Sequence[float],

@@ -8,7 +8,7 @@ from ffn_core.gpt.ablation import Scores
 from ffn_core.gpt.edit import Edit
 from ui.base.text import Term
 from ui.questions import Asked, Question, at
-from ui.registry import measures
+from ui.registry import rules
 from ui.verdicts import gpt as verdicts
 
 SECTION = "gptsurgery"
@@ -26,7 +26,7 @@ EDIT_SIZE = Question("questions.gptsurgery_edit_size", "number", lo=0, hi=1000, 
 LARGE = 0.5
 
 
-falls = measures.falls  # the page's measure "falls": one rule for the question and a teacher's
+falls = rules.falls  # the page's measure "falls": one rule for the question and a teacher's
 
 
 def facts_case(shipped: Scores, ablated: Scores) -> str:
@@ -58,11 +58,11 @@ def edit(res: Edit, prompt: str) -> tuple[Asked, ...]:
     shown = {"prompt": prompt, "new": res.new_answer, "lang": Term(f"gpt.lang_{res.lang}"),
              "other": res.new_answer_other, "layer": res.layer}
     asked = []
-    crosses = measures.crosses(res)
+    crosses = rules.crosses(res)
     if crosses is not None and res.other_lang is not None:
         asked.append(at(SECTION, settings, OTHER_LANG, crosses,
                         {"other": res.new_answer_other, "value": res.other_lang[1]}, shown))
-    ratio = measures.edit_size(res)
+    ratio = rules.edit_size(res)
     if ratio is not None and math.isfinite(ratio) and ratio <= EDIT_SIZE.hi:
         asked.append(at(SECTION, settings, EDIT_SIZE, ratio,
                         {"delta": res.delta_norm, "weight": res.weight_norm, "layer": res.layer}, shown,

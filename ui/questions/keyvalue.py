@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ffn_core import keyvalue
 from ui.questions import Asked, Question, at
-from ui.registry import measures
+from ui.registry import rules
 
 SECTION = "keyvalue"
 # Can m neurons hold more than m pairs? "One neuron per fact" says no; a layer of 32 recalls most of 128.
@@ -59,7 +59,7 @@ def ask(res: keyvalue.KeyValue, seed: int) -> tuple[Asked, ...]:
     recalled = round(after.recall * res.n_keys)
     asked.append(at(SECTION, settings, RECALL, 100 * after.recall, {**shown, "recalled": recalled}, shown,
                     case=recall_case(recalled, res.n_keys, res.d_ff)))
-    conc, concentrates = res.concentration(0.9), measures.concentrates(res)
+    conc, concentrates = res.concentration(0.9), rules.concentrates(res)
     if concentrates is not None:  # trained, and some key reaches 90% both times
         asked.append(at(SECTION, settings, CONCENTRATED, concentrates,
                         {"keys": conc.keys, "before": conc.mean_before, "after": conc.mean_after}, shown))

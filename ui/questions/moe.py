@@ -5,7 +5,7 @@ from __future__ import annotations
 from ffn_core import moe
 from ffn_core.gpt import moe_probes
 from ui.questions import Asked, Question, at
-from ui.registry import measures
+from ui.registry import rules
 
 SECTION = "moe"
 ACTIVE = Question("questions.moe_active", "number", lo=0, hi=100, tolerance=5, unit="questions.unit_pct", measure="active_share")
@@ -21,7 +21,7 @@ def ask(res: moe.MoEResult) -> tuple[Asked, ...]:
     return (
         at(SECTION, settings, ACTIVE, 100 * r.active_params / res.total_params,
            {"active": r.active_params, "total": res.total_params, "k": res.k, "experts": res.n_experts}, shown),
-        at(SECTION, settings, POSITION, measures.position_wise(res),
+        at(SECTION, settings, POSITION, rules.position_wise(res),
            {"rowwise": res.rowwise_max_abs_diff, "perm": res.permutation_max_abs_diff, "off": res.off_diagonal_fraction},
            shown),
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ffn_core import position
 from ui.questions import Asked, Question, at
-from ui.registry import measures
+from ui.registry import rules
 
 SECTION = "position"
 # "The FFN mixes tokens" is the misconception: any guess above a point off the diagonal is it.
@@ -20,7 +20,7 @@ BLOCK_OFF = Question("questions.position_block_off", "number", lo=0, hi=100, tol
                      cases=("mixes", "odd"), measure="block_off")
 
 
-shuffle = measures.follows  # the page's measure "shuffle": one rule for the question and a teacher's
+shuffle = rules.follows  # the page's measure "shuffle": one rule for the question and a teacher's
 
 
 def ask(res: position.PositionWise) -> tuple[Asked, ...]:

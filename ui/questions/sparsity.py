@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 from ffn_core import sparsity
 from ui.questions import Asked, Question, at
-from ui.registry import measures
+from ui.registry import rules
 from ui.verdicts import sparsity as verdicts
 
 SECTION = "sparsity"
@@ -39,7 +39,7 @@ def at_init(start: sparsity.AtInit, seed: int) -> tuple[Asked, ...]:
 def training(start: sparsity.AtInit, run: sparsity.Training, act: str,
              settings: Mapping[str, object]) -> tuple[Asked, ...]:
     """settings: every control the run depends on (d, m, steps, task, act, init, bias, seed)."""
-    steps, change = run.steps[-1], measures.trained_change(run)
+    steps, change = run.steps[-1], rules.trained_change(run)
     if change is None:  # no step taken
         return ()
     before, after = run.active_train[0], run.active_train[-1]

@@ -5,7 +5,7 @@ from fractions import Fraction
 
 from ffn_core import model_counts, params
 from ui.questions import Asked, Question, at
-from ui.registry import measures
+from ui.registry import rules
 
 SECTION = "split"
 # The 2/3 of the lesson's block, or off it: each outcome its own sentence.
@@ -17,7 +17,7 @@ MODEL = Question("questions.split_model", "number", lo=0, hi=100, tolerance=3, u
                  measure="model_share")
 
 
-bigger = measures.bigger  # the page's measure "bigger": one rule for the question and a teacher's
+bigger = rules.bigger  # the page's measure "bigger": one rule for the question and a teacher's
 
 
 def share_case(s: params.Split) -> str:

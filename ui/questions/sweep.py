@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 from ffn_core.sweep import sweep
 from ui.questions import Asked, Question, at
-from ui.registry import measures
+from ui.registry import rules
 from ui.verdicts import sweep as verdicts
 
 SECTION = "sweep"
@@ -15,7 +15,7 @@ SECTION = "sweep"
 GAIN = Question("questions.sweep_gain", "number", lo=0, hi=1_000_000, factor=2,
                 cases=("faster", "slower", "worse"), measure="gain")
 # RMSE spans orders of magnitude: asked as its order, the page's measure "rmse_band" at the widest width.
-EDGES = measures.RMSE_EDGES
+EDGES = rules.RMSE_EDGES
 RMSE = Question("questions.sweep_rmse", "choice", options=("0", "1", "2", "3"), measure="rmse_band")
 
 
@@ -39,14 +39,14 @@ def ask(results: Mapping[str, sweep.Sweep], settings: Mapping[str, object]) -> t
     fits = main.fits
     narrow, wide = fits[0], fits[-1]
     asked = []
-    gain = measures.gain(main)
+    gain = rules.gain(main)
     if gain is not None and gain <= GAIN.hi:
         times = wide.width / narrow.width
         asked.append(at(SECTION, settings, GAIN, gain,
                         {"m0": narrow.width, "m1": wide.width, "e0": narrow.rmse, "e1": wide.rmse, "times": times},
                         {"m0": narrow.width, "m1": wide.width, "target": main.label, "times": times},
                         case=gain_case(gain, times)))
-    asked.append(at(SECTION, settings, RMSE, measures.rmse_band(wide),
+    asked.append(at(SECTION, settings, RMSE, rules.rmse_band(wide),
                     {"m": wide.width, "rmse": verdicts.EXACT_MARK if wide.exact_on_grid else wide.rmse},
                     {"m": wide.width, "target": main.label}))
     if main.act == "relu" and wide.pieces is not None:

@@ -5,7 +5,7 @@ model's top answer, the expert a relation goes to, "facts" or "grammar"), read f
 (the results a `@shell.part` computes, handed to `quiz.questions(..., measured=(part, results))`). Some
 have an index: the width m on the width sweep, the block of the GPT pages, an expert, the key (`token`) page 6
 reads. Every built-in question names the measure it reads (`Question.measure`) and takes its answer from the
-rule here (a word's rule is a function of this module the question calls), and a teacher's question in a
+rule here (a word's rule is a function of ui/registry/rules.py the question calls), and a teacher's question in a
 lesson file (`[[steps.ask]]`, ui/questions/teacher.py) names one the same way: one way to answer a question.
 
 A measure holds a value only where its page shows one (W₂W₁'s rank without an activation, kinks for ReLU):
@@ -16,13 +16,13 @@ Labels are locale keys `measures.<page>_<id>` (ui/locales/*.measures.toml).
 from __future__ import annotations
 
 import functools
-import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from ffn_core.gpt import corpus, moe_train, weights
 from ffn_core.sweep import gated as gated_sweep
+from ui.registry import rules
 
 Results = Mapping[str, Any]
 Settings = Mapping[str, object]
@@ -62,28 +62,18 @@ class Measure:
 PCT = "questions.unit_pct"
 
 
-def _pct(x: float | None) -> float | None:
-    return None if x is None else 100 * x
-
-
 def _fixed(*words: str) -> Callable[[Settings], tuple[str, ...]]:
     return lambda s: words
 
 
 # --- page 1: the parameter split -----------------------------------------------------------------
 
-def bigger(s: Any) -> str:
-    """Which part of a block holds more parameters: "attention", "ffn" or "even" (params.Split)."""
-    if s.ffn_params > s.attention_params:
-        return "ffn"
-    return "attention" if s.ffn_params < s.attention_params else "even"
-
-
 SPLIT = (
     Measure("split", "ffn_share", "block", "number", lambda r: 100 * r["split"].ffn_share, PCT, hi=100),
     Measure("split", "ffn_params", "block", "number", lambda r: r["split"].ffn_params),
     Measure("split", "attention_params", "block", "number", lambda r: r["split"].attention_params),
-    Measure("split", "bigger", "block", "word", lambda r: bigger(r["split"]), words=_fixed("attention", "ffn", "even")),
+    Measure("split", "bigger", "block", "word", lambda r: rules.bigger(r["split"]),
+            words=_fixed("attention", "ffn", "even")),
     Measure("split", "model_share", "model", "number", lambda r: 100 * r["model"].ffn_share_of_model, PCT, hi=100),
     Measure("split", "model_block_share", "model", "number", lambda r: 100 * r["model"].block.ffn_share, PCT, hi=100),
     Measure("split", "model_total", "model", "number", lambda r: r["model"].total),
@@ -91,27 +81,18 @@ SPLIT = (
 
 # --- page 2: position-wise -----------------------------------------------------------------------
 
-EXACT = 1e-12  # float64 rounding stays many orders below this; a real dependence would not (ui/verdicts/position.py)
-
-
-def follows(res: Any) -> str:
-    """"follows" when attention's output is the shuffled output (equal to rounding), else "changes"."""
-    return "follows" if res.attention_permutation_max_abs_diff <= EXACT else "changes"
-
 POSITION = (
     Measure("position", "ffn_off", "experiment", "number", lambda r: 100 * r["res"].ffn_off_diagonal_fraction, PCT, hi=100),
     Measure("position", "attention_off", "experiment", "number",
             lambda r: 100 * r["res"].attention_off_diagonal_fraction, PCT, hi=100),
-    Measure("position", "shuffle", "experiment", "word", lambda r: follows(r["res"]), words=_fixed("follows", "changes")),
+    Measure("position", "shuffle", "experiment", "word", lambda r: rules.follows(r["res"]),
+            words=_fixed("follows", "changes")),
     Measure("position", "rowwise_diff", "experiment", "number", lambda r: r["res"].rowwise_max_abs_diff),
     Measure("position", "block_off", "block", "number", lambda r: 100 * r["block"].block_off_diagonal_fraction, PCT,
             hi=100),
 )
 
 # --- page 3: the linear collapse -------------------------------------------------------------------
-
-NONLINEAR = 0.01  # a best affine fit missing more than 1% of the output's spread has clearly failed (ui/verdicts/collapse.py)
-
 
 def _linear(r: Results, value: Callable[[Any], Any]) -> Any:
     # W₂W₁'s rank and the one-matrix residual describe the layer only without an activation: the page shows
@@ -124,19 +105,6 @@ def _activated(r: Results, value: Callable[[Any], Any]) -> Any:
     return value(r["res"]) if r["res"].act != "none" else None
 
 
-def one_matrix(res: Any) -> str:
-    """"yes" when one d × d matrix (plus a bias) stands in for the layers: to rounding without an activation
-    (collapse.Collapse's residual), within NONLINEAR of the output's spread with one (its best affine fit)."""
-    if res.act == "none":
-        return "yes" if res.max_abs_residual <= EXACT else "no"
-    return "yes" if res.fit_relative_error <= NONLINEAR else "no"
-
-
-def beyond_matrix(res: Any) -> str:
-    """"yes" when the two layers compute something no single d × d matrix does: one_matrix's other side."""
-    return "no" if one_matrix(res) == "yes" else "yes"
-
-
 COLLAPSE = (
     Measure("collapse", "rank", "experiment", "number", lambda r: _linear(r, lambda res: res.rank), hi=1024),
     Measure("collapse", "residual", "experiment", "number", lambda r: _linear(r, lambda res: res.max_abs_residual)),
@@ -145,42 +113,17 @@ COLLAPSE = (
     Measure("collapse", "two_layer_params", "experiment", "number", lambda r: r["res"].two_layer_params),
     Measure("collapse", "single_matrix_params", "experiment", "number", lambda r: r["res"].single_matrix_params),
     Measure("collapse", "stack_rank", "stack", "number", lambda r: r["stack"].rank, hi=1024),
-    Measure("collapse", "one_matrix", "experiment", "word", lambda r: one_matrix(r["res"]), words=_fixed("yes", "no")),
-    Measure("collapse", "beyond_matrix", "experiment", "word", lambda r: beyond_matrix(r["res"]),
+    Measure("collapse", "one_matrix", "experiment", "word", lambda r: rules.one_matrix(r["res"]),
+            words=_fixed("yes", "no")),
+    Measure("collapse", "beyond_matrix", "experiment", "word", lambda r: rules.beyond_matrix(r["res"]),
             words=_fixed("yes", "no")),
 )
 
 # --- page 4: the gated FFN -------------------------------------------------------------------------
 
-def gated_linear(res: Any) -> str:
-    """"yes" when one d × d matrix plus a bias stands in for the gated FFN: its best affine fit misses at most
-    NONLINEAR of the output's spread (gated.Gated)."""
-    return "yes" if res.gated_fit_error <= NONLINEAR else "no"
-
-
-def compared(ours: float, theirs: float) -> str:
-    """"fewer", "same" or "more": `ours` against `theirs` (the gated FFN's weights against the plain one's)."""
-    return "same" if ours == theirs else "fewer" if ours < theirs else "more"
-
-
-# A gated network counts as better (or worse) at a size when its RMSE is below 0.8× (above 1.25×) the
-# plain one's: restarts of the same training differ by up to about that factor (ui/verdicts/gated.py).
-BETTER = 0.8
-WORSE = 1.25
-
-
-def gate_outcome(plain: float, gate: float, floor: float) -> str:
-    """"better", "worse" or "same" for one size: both below the floor (too small to see) is the same."""
-    if plain <= floor and gate <= floor:
-        return "same"
-    if gate < BETTER * plain:
-        return "better"
-    return "worse" if gate > WORSE * plain else "same"
-
-
 def _gate_outcomes(res: Any) -> dict[int, str]:
     # Equal weight counts pair up in order: plain width 5j beside gated width 3j.
-    return {p.params: gate_outcome(p.rmse, g.rmse, res.floor) for p, g in zip(res.plain, res.gated)}
+    return {p.params: rules.gate_outcome(p.rmse, g.rmse, res.floor) for p, g in zip(res.plain, res.gated)}
 
 
 GATED = (
@@ -196,9 +139,11 @@ GATED = (
             index="weights", indices=lambda s: _equal_weights(s)),
     Measure("gated", "gated_rmse", "width", "number", lambda r: {f.params: f.rmse for f in r["sweep"].gated},
             index="weights", indices=lambda s: _equal_weights(s)),
-    Measure("gated", "one_matrix", "experiment", "word", lambda r: gated_linear(r["res"]), words=_fixed("yes", "no")),
+    Measure("gated", "one_matrix", "experiment", "word", lambda r: rules.gated_linear(r["res"]),
+            words=_fixed("yes", "no")),
     Measure("gated", "weights_vs_plain", "experiment", "word",
-            lambda r: compared(r["res"].gated_params, r["res"].plain_params), words=_fixed("fewer", "same", "more")),
+            lambda r: rules.compared(r["res"].gated_params, r["res"].plain_params),
+            words=_fixed("fewer", "same", "more")),
     Measure("gated", "gated_vs_plain", "width", "word", lambda r: _gate_outcomes(r["sweep"]), index="weights",
             indices=lambda s: _equal_weights(s), words=_fixed("better", "same", "worse")),
 )
@@ -209,7 +154,6 @@ def _equal_weights(s: Settings) -> tuple[int, ...]:
     return tuple(15 * j + 1 for j in gated_sweep.JS if j <= int(s.get("most", 0)))  # type: ignore[arg-type]
 
 # --- page 5: the width sweep -----------------------------------------------------------------------
-
 
 def _fits(r: Results) -> dict[int, Any]:
     main = next(iter(r["results"].values()))
@@ -226,25 +170,6 @@ def _relu(r: Results, value: Callable[[Any], Any]) -> dict[int, Any]:
     return {m: value(f) for m, f in _fits(r).items()} if main.act == "relu" else {}
 
 
-def gain(main: Any) -> float | None:
-    """How many times lower the widest fit's RMSE is than the narrowest's (sweep.Sweep); None with one width, or
-    where either fit is exact on the grid (its error is rounding: a ratio against it says nothing)."""
-    fits = main.fits
-    narrow, wide = fits[0], fits[-1]
-    if len(fits) < 2 or narrow.exact_on_grid or wide.exact_on_grid or wide.rmse <= 0:
-        return None
-    return narrow.rmse / wide.rmse
-
-
-RMSE_EDGES = (0.001, 0.01, 0.1)  # RMSE spans orders of magnitude: its order is asked, as bands between these
-
-
-def rmse_band(fit: Any) -> str:
-    """The band ("0" below 0.001 … "3" from 0.1) of a fit's RMSE on the grid, an exact fit's as 0."""
-    rmse = 0.0 if fit.exact_on_grid else fit.rmse
-    return str(sum(rmse >= edge for edge in RMSE_EDGES))
-
-
 SWEEP = (
     Measure("sweep", "rmse", "experiment", "number", lambda r: {m: f.rmse for m, f in _fits(r).items()},
             index="m", indices=_widths),
@@ -257,8 +182,9 @@ SWEEP = (
     Measure("sweep", "exact", "experiment", "word",
             lambda r: {m: "yes" if f.exact else "no" for m, f in _fits(r).items()}, index="m", indices=_widths,
             words=_fixed("yes", "no")),
-    Measure("sweep", "gain", "experiment", "number", lambda r: gain(next(iter(r["results"].values()))), hi=1_000_000),
-    Measure("sweep", "rmse_band", "experiment", "word", lambda r: {m: rmse_band(f) for m, f in _fits(r).items()},
+    Measure("sweep", "gain", "experiment", "number", lambda r: rules.gain(next(iter(r["results"].values()))),
+            hi=1_000_000),
+    Measure("sweep", "rmse_band", "experiment", "word", lambda r: {m: rules.rmse_band(f) for m, f in _fits(r).items()},
             index="m", indices=_widths, words=_fixed("0", "1", "2", "3")),
 )
 
@@ -274,15 +200,6 @@ def _of_token(value: Callable[[Any], Any]) -> Callable[[Results], dict[int, Any]
     return lambda r: {r["res"].token: value(r["res"])}
 
 
-def concentrates(res: Any) -> str | None:
-    """"fewer" when training lowered the mean count of neurons for 90% of a key's output (over the keys that
-    reach it both times), else "more"; None untrained or with no such key (keyvalue.Concentration)."""
-    conc = res.concentration(0.9)
-    if res.steps == 0 or conc.keys == 0:
-        return None
-    return "fewer" if conc.mean_after < conc.mean_before else "more"
-
-
 KEYVALUE = (
     Measure("keyvalue", "n90", "experiment", "number", _of_token(lambda res: res.trained.n_for_90), index="token",
             indices=_token),
@@ -291,26 +208,11 @@ KEYVALUE = (
     Measure("keyvalue", "recall", "experiment", "number", lambda r: 100 * r["res"].trained.recall, PCT, hi=100),
     Measure("keyvalue", "residual", "experiment", "number", _of_token(lambda res: res.max_abs_residual),
             index="token", indices=_token),
-    Measure("keyvalue", "concentrates", "experiment", "word", lambda r: concentrates(r["res"]),
+    Measure("keyvalue", "concentrates", "experiment", "word", lambda r: rules.concentrates(r["res"]),
             words=_fixed("fewer", "more")),
 )
 
 # --- page 7: activation sparsity -------------------------------------------------------------------
-
-MIN_CHANGE = 0.01  # a change of the active fraction smaller than this either way is flat (ui/verdicts/sparsity.py)
-
-
-def direction(change: float) -> str:
-    """"fell", "rose" or "flat" (a change smaller than MIN_CHANGE either way)."""
-    if change <= -MIN_CHANGE:
-        return "fell"
-    return "rose" if change >= MIN_CHANGE else "flat"
-
-
-def trained_change(run: Any) -> str | None:
-    """What training did to the active fraction on its keys (sparsity.Training); None with no step taken."""
-    return direction(run.active_train[-1] - run.active_train[0]) if run.steps[-1] > 0 else None
-
 
 SPARSITY = (
     Measure("sparsity", "active", "experiment", "number", lambda r: 100 * r["start"].mean_active_fraction, PCT, hi=100),
@@ -319,12 +221,11 @@ SPARSITY = (
     Measure("sparsity", "trained_active", "experiment", "number", lambda r: 100 * r["run"].active_train[-1], PCT,
             hi=100),
     Measure("sparsity", "recall", "experiment", "number", lambda r: 100 * r["run"].final_recall, PCT, hi=100),
-    Measure("sparsity", "trained_change", "experiment", "word", lambda r: trained_change(r["run"]),
+    Measure("sparsity", "trained_change", "experiment", "word", lambda r: rules.trained_change(r["run"]),
             words=_fixed("fell", "flat", "rose")),
 )
 
 # --- page 8: the trained GPT -----------------------------------------------------------------------
-
 
 def _gpt_blocks(s: Settings) -> tuple[int, ...]:
     return tuple(range(1, weights.config().n_layer + 1))
@@ -333,28 +234,6 @@ def _gpt_blocks(s: Settings) -> tuple[int, ...]:
 @functools.cache
 def _vocabulary() -> tuple[str, ...]:
     return tuple(sorted(corpus.words()))
-
-
-def writes(attn: Sequence[float], ffn: Sequence[float]) -> str:
-    """"ffn" when the FFNs' terms add up to more of the logit than attention's (the page's verdict's test)."""
-    return "ffn" if sum(ffn) > sum(attn) else "attn"
-
-
-@functools.cache
-def kind_of(answer: str) -> frozenset[str]:
-    """Every answer, in either language, of the relations `answer` answers: the words of its kind."""
-    relations = {f.relation for f in corpus.FACTS if answer in (f.answer("en"), f.answer("ko"))}
-    return frozenset(w for f in corpus.FACTS if f.relation in relations for w in (f.answer("en"), f.answer("ko")))
-
-
-def said(top: str, answer: str | None) -> str | None:
-    """"right", "kind" (another answer of the same relations) or "other" (no answer of that kind); None for a
-    prompt without a known answer."""
-    if answer is None:
-        return None
-    if top == answer:
-        return "right"
-    return "kind" if top in kind_of(answer) else "other"
 
 
 def _ffn_share(attr: Any) -> dict[int, float]:
@@ -367,12 +246,13 @@ GPT = (
     Measure("gpt", "top_prob", "experiment", "number", lambda r: 100 * r["next"].probs[0], PCT, hi=100),
     Measure("gpt", "seen", "experiment", "number", lambda r: 100 * r["accuracy"].seen, PCT, hi=100),
     Measure("gpt", "heldout", "experiment", "number", lambda r: 100 * r["accuracy"].heldout, PCT, hi=100),
-    Measure("gpt", "writes", "experiment", "word", lambda r: writes(r["attribution"].attn, r["attribution"].ffn),
+    Measure("gpt", "writes", "experiment", "word", lambda r: rules.writes(r["attribution"].attn, r["attribution"].ffn),
             words=_fixed("attn", "ffn")),
     Measure("gpt", "ffn_logit_share", "experiment", "number", lambda r: _ffn_share(r["attribution"]), PCT, lo=-1e6,
             index="block", indices=_gpt_blocks),
     # The prompt at the training step chosen below it (the page's checkpoint section).
-    Measure("gpt", "step_said", "checkpoint", "word", lambda r: said(r["snap"].next.tokens[0], r["snap"].next.answer),
+    Measure("gpt", "step_said", "checkpoint", "word",
+            lambda r: rules.said(r["snap"].next.tokens[0], r["snap"].next.answer),
             words=_fixed("right", "kind", "other")),
 )
 
@@ -382,41 +262,15 @@ SURGERY = (
     Measure("gptsurgery", "facts_after", "ablation", "number", lambda r: 100 * r["after"].seen, PCT, hi=100),
     Measure("gptsurgery", "grammar_after", "ablation", "number", lambda r: 100 * r["after"].template, PCT, hi=100),
     Measure("gptsurgery", "heldout_after", "ablation", "number", lambda r: 100 * r["after"].heldout, PCT, hi=100),
-    Measure("gptsurgery", "falls", "ablation", "word", lambda r: falls(r["base"], r["after"]),
+    Measure("gptsurgery", "falls", "ablation", "word", lambda r: rules.falls(r["base"], r["after"]),
             words=_fixed("facts", "grammar", "same")),
     Measure("gptsurgery", "other_facts_changed", "edit", "number", lambda r: r["edit"].other_facts_changed),
     Measure("gptsurgery", "edited", "edit", "number", lambda r: 100 * r["edit"].edited[1], PCT, hi=100),
-    Measure("gptsurgery", "other_lang", "edit", "word", lambda r: crosses(r["edit"]), words=_fixed("yes", "no")),
-    Measure("gptsurgery", "edit_size", "edit", "number", lambda r: edit_size(r["edit"]), hi=1000),
+    Measure("gptsurgery", "other_lang", "edit", "word", lambda r: rules.crosses(r["edit"]), words=_fixed("yes", "no")),
+    Measure("gptsurgery", "edit_size", "edit", "number", lambda r: rules.edit_size(r["edit"]), hi=1000),
 )
 
-CROSSES = 0.5  # the edit reaches the other language when at least half its prompts give the new answer
-
-
-def crosses(res: Any) -> str | None:
-    """"yes" when the other language's prompts of the edited fact now give its new answer (edit.Edit); None
-    where the fact has no prompt in the other language."""
-    if res.other_lang is None:
-        return None
-    share = res.other_lang[1]
-    return "yes" if math.isfinite(share) and share >= CROSSES else "no"
-
-
-def edit_size(res: Any) -> float | None:
-    """‖ΔW‖ / ‖W₂‖: the rank-one change against the matrix it is added to; None for a zero matrix."""
-    return res.delta_norm / res.weight_norm if res.weight_norm > 0 else None
-
-
-def falls(base: Any, after: Any) -> str:
-    """Which accuracy dropped more: "facts" (seen templates), "grammar" (template words) or "same" (ablation.Scores)."""
-    fact_drop, grammar_drop = base.seen - after.seen, base.template - after.template
-    if fact_drop > grammar_drop:
-        return "facts"
-    return "grammar" if grammar_drop > fact_drop else "same"
-
-
 # --- page 10: mixture of experts -------------------------------------------------------------------
-
 
 def _toy_experts(s: Settings) -> tuple[int, ...]:
     return tuple(range(1, int(s.get("experts", 1)) + 1))  # type: ignore[arg-type]
@@ -438,13 +292,6 @@ def _moe_expert_words(s: Settings) -> tuple[str, ...]:
     return tuple(str(e) for e in range(1, moe_train.config().n_experts + 1))
 
 
-def position_wise(res: Any) -> str:
-    """"yes" when the MoE layer still computes each token from that token alone: row by row and shuffled it gives
-    the same outputs to rounding, and no influence lies off the diagonal (moe.MoEResult)."""
-    alone = max(res.rowwise_max_abs_diff, res.permutation_max_abs_diff) <= EXACT and res.off_diagonal_fraction == 0
-    return "yes" if alone else "no"
-
-
 MOE = (
     Measure("moe", "total_params", "toy", "number", lambda r: r["res"].total_params),
     Measure("moe", "active_params", "toy", "number", lambda r: r["res"].routing(r["res"].k).active_params),
@@ -457,7 +304,7 @@ MOE = (
             index="block", indices=_moe_block, words=_moe_expert_words),
     Measure("moe", "fell", "trained", "number", lambda r: r["cut"].fell_total),
     Measure("moe", "routed", "trained", "number", lambda r: r["cut"].routed),
-    Measure("moe", "position_wise", "toy", "word", lambda r: position_wise(r["res"]), words=_fixed("yes", "no")),
+    Measure("moe", "position_wise", "toy", "word", lambda r: rules.position_wise(r["res"]), words=_fixed("yes", "no")),
 )
 
 BY_PAGE: dict[str, tuple[Measure, ...]] = {

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 from ffn_core import collapse
 from ui.base.text import Term
-from ui.registry import measures
+from ui.registry import rules
 from ui.verdicts import Claim, Verdict
 
-# The thresholds the collapse's measures decide by (ui/registry/measures.py), so a verdict and an answer agree.
-EXACT = measures.EXACT  # float64 rounding of a product stays many orders below this
-NONLINEAR = measures.NONLINEAR  # a best linear fit missing more than 1% of the output's spread has clearly failed
+# The thresholds the collapse's measures decide by (ui/registry/rules.py), so a verdict and an answer agree.
+EXACT = rules.EXACT  # float64 rounding of a product stays many orders below this
+NONLINEAR = rules.NONLINEAR  # a best linear fit missing more than 1% of the output's spread has clearly failed
 
 
 def judge(res: collapse.Collapse) -> Verdict:

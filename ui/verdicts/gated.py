@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ffn_core import gated
 from ffn_core.sweep import gated as gated_sweep
-from ui.registry import measures
+from ui.registry import rules
 from ui.verdicts import Claim, Verdict
 from ui.verdicts.collapse import EXACT, NONLINEAR
 from ui.base.text import Term
@@ -17,10 +17,10 @@ HALF = (0.4, 0.6)  # "about half": the turned-down share over 256 tokens at init
 MEAN = (0.95, 1.10)
 # A gated network counts as better (or worse) at a size when its RMSE is below 0.8× (above 1.25×) the
 # plain one's: restarts of the same training differ by up to about that factor at these sizes. The page's
-# measures decide by the same rule (ui/registry/measures.py), so a verdict and an answer agree.
-BETTER = measures.BETTER
-WORSE = measures.WORSE
-outcome = measures.gate_outcome
+# measures decide by the same rule (ui/registry/rules.py), so a verdict and an answer agree.
+BETTER = rules.BETTER
+WORSE = rules.WORSE
+outcome = rules.gate_outcome
 
 
 def judge(res: gated.Gated) -> Verdict:

@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 from ffn_core import position
-from ui.registry import measures
+from ui.registry import rules
 from ui.verdicts import Claim, Verdict
 
-EXACT = measures.EXACT  # float64 rounding stays many orders below this; a real dependence would not
+EXACT = rules.EXACT  # float64 rounding stays many orders below this; a real dependence would not
 
 
 def judge(res: position.PositionWise) -> Verdict:

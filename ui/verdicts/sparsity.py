@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from ffn_core import sparsity
 from ui.base.text import Term
-from ui.registry import measures
+from ui.registry import rules
 from ui.verdicts import Claim, Verdict
 
-# The page's measures read a change by the same rule (ui/registry/measures.py): a verdict and an answer agree.
-MIN_CHANGE = measures.MIN_CHANGE
-direction = measures.direction
+# The page's measures read a change by the same rule (ui/registry/rules.py): a verdict and an answer agree.
+MIN_CHANGE = rules.MIN_CHANGE
+direction = rules.direction
 HALF = (0.45, 0.55)
 
 
