@@ -275,8 +275,9 @@ def test_the_lesson_builder_adds_a_question_on_the_view_and_writes_a_file_check_
 
 def lesson_file(at) -> str:
     """The TOML the builder's download button offers (AppTest holds the button, not its file: built the same way)."""
-    from ui.room import lesson
-    return plan.to_toml(lesson._as_file(plan.built("mine", [tuple(v) for v in at.session_state["_room_built"]])))
+    from ui.room import lesson_builder
+    built = plan.built("mine", [tuple(v) for v in at.session_state["_room_built"]])
+    return plan.to_toml(lesson_builder._as_file(built))
 
 
 def test_the_asks_only_lesson_runs_end_to_end_in_a_room(tmp_path, monkeypatch):

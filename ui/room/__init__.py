@@ -15,7 +15,8 @@
 - passes.py: the app's cookie route, so that a seat (and the instructor's) outlives a reload
 - results.py: a room's results per question and vote (share right, the shift, the most missed, the CSV), pure
 - plan.py: lesson plans (lessons/*.toml, or a link's), checked against the pages' controls and questions
-- lesson.py: a lesson in the room (Previous/Next, students following), the lesson built from views, the results dialog
+- lesson.py: a lesson in the room (Previous/Next, students following), the results dialog
+- lesson_builder.py: the sidebar's "Build a lesson" box: a lesson from the views on screen, with questions, as a link
 - guard.py: what one visitor may ask of this process (wrong codes tried, sessions per address)
 - push.py: the watcher that reruns a waiting student's page when the room moves (Reveal, the instructor's view)
 """
