@@ -15,8 +15,9 @@ import time
 import pytest
 
 from axe_support import axe_source, collect, report, start, violations
-from e2e_support import (APP_ROOT, CHART, MAIN, PHONE_AGENT, assert_no_exception, chart_states, discover_pages,
-                         fit_viewport, open_app, open_link, press_presenter_button, wait_for_app_run)
+from e2e_support import (APP_ROOT, CHART, MAIN, PHONE_AGENT, RUN_TIMEOUT_MS, assert_no_exception, chart_states,
+                         discover_pages, fit_viewport, open_app, open_link, press_presenter_button, wait_for_app_run)
+from playwright.sync_api import expect
 
 sys.path.insert(0, str(APP_ROOT))
 from ui.base import i18n  # noqa: E402
@@ -133,11 +134,22 @@ def _box(page, t):
     return page.locator(f'{MAIN} [data-testid="stExpander"]').filter(has_text=t("questions.heading")).first
 
 
-def _commit_choice(page, t, option: int = 0) -> None:
+def _commit_first(page, t, choose, judged: bool = True) -> None:
+    """`choose` a guess in the box's first open question and commit it; when `judged` (outside a room), wait
+    until its commit button is gone: on a busy machine the rerun may not have begun when wait_for_app_run
+    first looks, and a guess typed into the next question during that rerun would be lost."""
     box = _box(page, t)
-    box.locator('[data-testid="stRadio"]').first.locator("label:has(input)").nth(option).click()
-    box.get_by_role("button", name=t("questions.commit")).first.click()
+    commits = box.get_by_role("button", name=t("questions.commit"))
+    open_before = commits.count()
+    choose(box)
+    commits.first.click()
     wait_for_app_run(page)
+    if judged:
+        expect(commits).to_have_count(open_before - 1, timeout=RUN_TIMEOUT_MS)
+
+
+def _choice(option: int):
+    return lambda box: box.locator('[data-testid="stRadio"]').first.locator("label:has(input)").nth(option).click()
 
 
 @pytest.mark.parametrize("screen, lang", [("laptop", "en"), ("phone", "ko")])
@@ -149,12 +161,9 @@ def test_a_question_asked_then_answered_has_no_violation(screens, server, axe, s
     found: dict[str, list] = {}
     open_app(page, server, COLLAPSE, f"lang={lang}&ask=1")
     check(page, axe, f"question open ({screen}, {lang})", found, width)
-    _commit_choice(page, t, 0)
-    box = _box(page, t)
-    box.locator('[data-testid="stTextInput"] input').first.fill("64")
-    box.get_by_role("button", name=t("questions.commit")).first.click()
-    wait_for_app_run(page)
-    assert box.get_by_role("button", name=t("questions.commit")).count() == 0, "both guesses should be judged"
+    _commit_first(page, t, _choice(0))
+    _commit_first(page, t, lambda box: box.locator('[data-testid="stTextInput"] input').first.fill("64"))
+    expect(_box(page, t).get_by_role("button", name=t("questions.commit"))).to_have_count(0)  # both judged
     assert_no_exception(page, server)
     check(page, axe, f"after the guesses ({screen}, {lang})", found, width)
     assert not found, "axe-core violations:\n" + report(found)
@@ -182,7 +191,7 @@ def test_the_class_rooms_views_have_no_violation(browser, classroom, axe):
 
         open_link(student, f"http://{short}")
         check(student, axe, "student: the question in the room (phone, ko)", found, PHONE["width"])
-        _commit_choice(student, KO, 1)
+        _commit_first(student, KO, _choice(1), judged=False)  # the room holds the guess until the Reveal
         student.get_by_text(KO("questions.stored")).first.wait_for(state="visible", timeout=30_000)
         check(student, axe, "student: the guess held (phone, ko)", found, PHONE["width"])
 
