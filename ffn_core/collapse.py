@@ -17,19 +17,26 @@ N_FIT = 2048
 N_TEST = 1024
 
 
-def spectrum_frame(singular_values: tuple[float, ...], rank: int) -> pd.DataFrame:
-    """Singular values one row each, in the order given, flagged if the rank counts them."""
-    return pd.DataFrame(
-        {
-            "index": range(1, len(singular_values) + 1),
-            "singular_value": singular_values,
-            "counted": [i < rank for i in range(len(singular_values))],
-        }
-    )
+class _Spectrum:
+    """What a result says of the one matrix its layers multiply into: its singular values and its rank."""
+
+    # Fields of the dataclasses below: this base declares them only so that to_frame reads typed attributes.
+    singular_values: tuple[float, ...]  # in descending order
+    rank: int
+
+    def to_frame(self) -> pd.DataFrame:
+        """Singular values of the product one row each, in descending order, flagged if counted by the rank."""
+        return pd.DataFrame(
+            {
+                "index": range(1, len(self.singular_values) + 1),
+                "singular_value": self.singular_values,
+                "counted": [i < self.rank for i in range(len(self.singular_values))],
+            }
+        )
 
 
 @dataclass(frozen=True)
-class Collapse:
+class Collapse(_Spectrum):
     d_model: int
     d_ff: int
     act: str
@@ -45,10 +52,6 @@ class Collapse:
     fit_relative_error: float
     fit_max_abs_error: float
     output_scale: float
-
-    def to_frame(self) -> pd.DataFrame:
-        """Singular values of W2·W1 in descending order, one row each, flagged if counted by the rank."""
-        return spectrum_frame(self.singular_values, self.rank)
 
 
 def _check(d_model: int, d_ff: int, act: str) -> None:
@@ -152,7 +155,7 @@ SEED_RESIDUAL = 3.3e-16
 
 
 @dataclass(frozen=True)
-class Stack:
+class Stack(_Spectrum):
     """L linear layers d → w₁ → … → d without activations, and the one d×d matrix they multiply into."""
 
     d_model: int
@@ -165,10 +168,6 @@ class Stack:
     single_matrix_params: int
     max_abs_residual: float
     output_scale: float
-
-    def to_frame(self) -> pd.DataFrame:
-        """Singular values of the stack's product, one row each, flagged if counted by the rank."""
-        return spectrum_frame(self.singular_values, self.rank)
 
 
 def hidden_widths(d: int, layers: int, narrow: int) -> tuple[int, ...]:
