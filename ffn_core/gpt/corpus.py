@@ -74,28 +74,29 @@ class Fact:
 
 
 @dataclass(frozen=True)
-class Sentence:
-    """One template filled with one fact."""
+class _Filled:
+    """A template filled with one fact in one language: what a sentence and the prompt cut from it share."""
 
     words: tuple[str, ...]
     lang: str
     fact: Fact
     template: str
-    answer_index: int
-    prompt: bool
-    heldout: bool
+    heldout: bool  # this template × fact pair is kept out of the training text
 
 
 @dataclass(frozen=True)
-class Prompt:
+class Sentence(_Filled):
+    """One template filled with one fact."""
+
+    answer_index: int
+    prompt: bool
+
+
+@dataclass(frozen=True)
+class Prompt(_Filled):
     """A sentence cut just before its answer."""
 
-    words: tuple[str, ...]
     answer: str
-    lang: str
-    fact: Fact
-    template: str
-    heldout: bool
 
 
 def _build_facts() -> tuple[Fact, ...]:
@@ -168,7 +169,8 @@ def sentences() -> tuple[Sentence, ...]:
                 held[prompt_ids[0]] = False
             for k, text in enumerate(templates):
                 words, answer_index = _fill(text, fact, lang)
-                out.append(Sentence(words, lang, fact, ids[k], answer_index, is_prompt_template(text), held[k]))
+                out.append(Sentence(words=words, lang=lang, fact=fact, template=ids[k], heldout=held[k],
+                                    answer_index=answer_index, prompt=is_prompt_template(text)))
     return tuple(out)
 
 
@@ -186,7 +188,8 @@ def prompts(which: str = "all") -> tuple[Prompt, ...]:
     out = []
     for s in sentences():
         if s.prompt and (which == "all" or s.heldout == (which == "heldout")):
-            out.append(Prompt(s.words[: s.answer_index], s.words[s.answer_index], s.lang, s.fact, s.template, s.heldout))
+            out.append(Prompt(words=s.words[: s.answer_index], lang=s.lang, fact=s.fact, template=s.template,
+                              heldout=s.heldout, answer=s.words[s.answer_index]))
     return tuple(out)
 
 
