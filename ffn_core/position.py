@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import ClassVar
 
 import pandas as pd
 import torch
@@ -22,19 +23,10 @@ PERMUTATIONS = ("random", "reverse", "roll")
 Matrix = tuple[tuple[float, ...], ...]
 
 
-def influence_frame(matrices: dict[str, Matrix]) -> pd.DataFrame:
-    """Long influence data, one row per (model, i, j): i the output token, j the input token."""
-    rows = [
-        {"model": model, "i": i, "j": j, "influence": value}
-        for model, matrix in matrices.items()
-        for i, row in enumerate(matrix)
-        for j, value in enumerate(row)
-    ]
-    return pd.DataFrame(rows)
-
-
 @dataclass(frozen=True)
-class PositionWise:
+class Setting:
+    """What measure() and block_influence() draw their FFN, attention and tokens from; their results echo it."""
+
     n_tokens: int
     d_model: int
     d_ff: int
@@ -42,6 +34,29 @@ class PositionWise:
     n_heads: int
     causal: bool
     seed: int
+
+
+class _InfluenceMaps:
+    """A result's influence maps: for each name in MAPS, the field `<name>_influence` that _influences fills."""
+
+    MAPS: ClassVar[tuple[str, ...]]
+
+    def to_frame(self) -> pd.DataFrame:
+        """Long influence data, one row per (model, i, j): model a name of MAPS, i the output token, j the input
+        token, influence = ||∂y_i/∂x_j||_F."""
+        rows = [
+            {"model": model, "i": i, "j": j, "influence": value}
+            for model in self.MAPS
+            for i, row in enumerate(getattr(self, f"{model}_influence"))
+            for j, value in enumerate(row)
+        ]
+        return pd.DataFrame(rows)
+
+
+@dataclass(frozen=True)
+class PositionWise(Setting, _InfluenceMaps):
+    MAPS = ("ffn", "attention")
+
     permutation: tuple[int, ...]
     moved: int  # positions whose token the permutation changed
     rowwise_max_abs_diff: float
@@ -53,10 +68,6 @@ class PositionWise:
     attention_influence: Matrix
     ffn_off_diagonal_fraction: float
     attention_off_diagonal_fraction: float
-
-    def to_frame(self) -> pd.DataFrame:
-        """Long influence data: model, i (output token), j (input token), influence = ||∂y_i/∂x_j||_F."""
-        return influence_frame({"ffn": self.ffn_influence, "attention": self.attention_influence})
 
 
 def _check(n_tokens: int, d_model: int, d_ff: int, act: str, n_heads: int, perm: str) -> None:
@@ -128,18 +139,17 @@ def _influences(**maps: torch.Tensor) -> dict[str, Matrix | float]:
     return out
 
 
-def _layers(n_tokens: int, d_model: int, d_ff: int, act: str, n_heads: int, causal: bool,
-            seed: int) -> tuple[torch.Generator, ffn.FFN, attention.SelfAttention, torch.Tensor]:
+def _layers(s: Setting) -> tuple[torch.Generator, ffn.FFN, attention.SelfAttention, torch.Tensor]:
     """The seed's FFN, attention and tokens (n, d), and its generator for whatever is drawn next.
 
     Child seeds from the one local generator, so the FFN, attention and inputs are not drawn from
     the same stream; measure() and block_influence() share them, so both show the same layers.
     """
-    g = torch.Generator().manual_seed(seed)
-    ffn_seed, attn_seed = (int(s) for s in torch.randint(0, 2**62, (2,), generator=g))
-    f = ffn.FFN(d_model, d_ff, act=act, seed=ffn_seed, dtype=torch.float64)  # type: ignore[arg-type]
-    a = attention.SelfAttention(d_model, n_heads, causal=causal, seed=attn_seed, dtype=torch.float64)
-    x = torch.randn(n_tokens, d_model, generator=g, dtype=torch.float64)  # (n, d)
+    g = torch.Generator().manual_seed(s.seed)
+    ffn_seed, attn_seed = (int(k) for k in torch.randint(0, 2**62, (2,), generator=g))
+    f = ffn.FFN(s.d_model, s.d_ff, act=s.act, seed=ffn_seed, dtype=torch.float64)  # type: ignore[arg-type]
+    a = attention.SelfAttention(s.d_model, s.n_heads, causal=s.causal, seed=attn_seed, dtype=torch.float64)
+    x = torch.randn(s.n_tokens, s.d_model, generator=g, dtype=torch.float64)  # (n, d)
     return g, f, a, x
 
 
@@ -155,7 +165,8 @@ def measure(
 ) -> PositionWise:
     """Check the FFN is position-wise (row by row, permutation) and compare its token influence with attention's."""
     _check(n_tokens, d_model, d_ff, act, n_heads, perm)
-    g, f, a, x = _layers(n_tokens, d_model, d_ff, act, n_heads, causal, seed)
+    setting = Setting(n_tokens, d_model, d_ff, act, n_heads, causal, seed)
+    g, f, a, x = _layers(setting)
     p = permutation(n_tokens, perm, g)
 
     with torch.no_grad():
@@ -169,13 +180,7 @@ def measure(
     i_ffn = influence(f, x)
     i_attn = influence(a, x)
     return PositionWise(
-        n_tokens=n_tokens,
-        d_model=d_model,
-        d_ff=d_ff,
-        act=act,
-        n_heads=n_heads,
-        causal=causal,
-        seed=seed,
+        **vars(setting),
         permutation=tuple(p.tolist()),
         moved=int((p != torch.arange(n_tokens)).sum()),
         rowwise_max_abs_diff=float((y - by_row).abs().max()),
@@ -188,22 +193,15 @@ def measure(
 
 
 @dataclass(frozen=True)
-class BlockInfluence:
+class BlockInfluence(Setting, _InfluenceMaps):
     """Influence through a block, attention then FFN with residuals (no layer norm), beside its FFN alone."""
 
-    n_tokens: int
-    d_model: int
-    d_ff: int
-    causal: bool
-    seed: int
+    MAPS = ("ffn", "block")
+
     block_influence: Matrix
     ffn_influence: Matrix
     block_off_diagonal_fraction: float
     ffn_off_diagonal_fraction: float
-
-    def to_frame(self) -> pd.DataFrame:
-        """Long influence data: model ("block" or "ffn"), i (output token), j (input token), influence."""
-        return influence_frame({"ffn": self.ffn_influence, "block": self.block_influence})
 
 
 def block_influence(
@@ -221,7 +219,8 @@ def block_influence(
     its own input h, where the block applies it.
     """
     _check(n_tokens, d_model, d_ff, act, n_heads, "random")
-    _, f, a, x = _layers(n_tokens, d_model, d_ff, act, n_heads, causal, seed)
+    setting = Setting(n_tokens, d_model, d_ff, act, n_heads, causal, seed)
+    _, f, a, x = _layers(setting)
 
     def block(t: torch.Tensor) -> torch.Tensor:
         h = t + a(t)
@@ -231,14 +230,7 @@ def block_influence(
         h = x + a(x)
     i_block = influence(block, x)
     i_ffn = influence(f, h)
-    return BlockInfluence(
-        n_tokens=n_tokens,
-        d_model=d_model,
-        d_ff=d_ff,
-        causal=causal,
-        seed=seed,
-        **_influences(block=i_block, ffn=i_ffn),
-    )
+    return BlockInfluence(**vars(setting), **_influences(block=i_block, ffn=i_ffn))
 
 
 @dataclass(frozen=True)
