@@ -24,7 +24,7 @@ def _embedding(n: int, d_model: int) -> nn.Embedding:
 
 
 @dataclass(frozen=True)
-class ModelCount:
+class ModelCount(presets.PublishedTotal):
     """A whole model: its block times n_layers, plus embeddings, norms, head and pooler."""
 
     id: str
@@ -55,11 +55,6 @@ class ModelCount:
     def ffn_share_of_model(self) -> float:
         """FFN parameters over all layers as a share of the whole model's total."""
         return self.ffn_total / self.total
-
-    @property
-    def total_gap(self) -> float:
-        """Relative gap between our count and the published (rounded) total."""
-        return self.total / self.published_total - 1
 
     def parts(self) -> tuple[tuple[str, int], ...]:
         """(part, params) for each non-empty part of the whole model."""

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ffn_core.presets import Source
+from ffn_core.presets import PublishedTotal, Source, by_id
 
 
 @dataclass(frozen=True)
@@ -84,10 +84,8 @@ IDS: tuple[str, ...] = tuple(p.id for p in PRESETS)
 
 
 def get(preset_id: str) -> MoEPreset:
-    for p in PRESETS:
-        if p.id == preset_id:
-            return p
-    raise ValueError(f"unknown MoE preset {preset_id!r}; expected one of {IDS}")
+    """The MoE preset with this id; ValueError for an unknown id."""
+    return by_id(PRESETS, preset_id, "MoE preset")
 
 
 def attention(p: MoEPreset) -> int:
@@ -110,7 +108,7 @@ def swiglu(d_model: int, d_ff: int) -> int:
 
 
 @dataclass(frozen=True)
-class MoECount:
+class MoECount(PublishedTotal):
     id: str
     name: str
     embeddings: int  # token embedding and the untied output head
@@ -131,10 +129,6 @@ class MoECount:
     @property
     def active_share(self) -> float:
         return self.active / self.total
-
-    @property
-    def total_gap(self) -> float:
-        return self.total / self.published_total - 1
 
     @property
     def active_gap(self) -> float:

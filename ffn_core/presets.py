@@ -1,8 +1,9 @@
 """Published configurations of real transformers, with the source of every number beside it."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol, TypeVar
 
 Norm = Literal["layernorm", "rmsnorm"]
 
@@ -109,12 +110,37 @@ PRESETS: tuple[Preset, ...] = (
 IDS: tuple[str, ...] = tuple(p.id for p in PRESETS)
 
 
+class _Named(Protocol):
+    @property
+    def id(self) -> str: ...
+
+
+Item = TypeVar("Item", bound=_Named)
+
+
+def by_id(items: Sequence[Item], item_id: str, kind: str) -> Item:
+    """The item of `items` with this id; ValueError naming every id for an unknown one."""
+    for item in items:
+        if item.id == item_id:
+            return item
+    raise ValueError(f"unknown {kind} {item_id!r}; expected one of {tuple(i.id for i in items)}")
+
+
 def get(preset_id: str) -> Preset:
     """The preset with this id; ValueError for an unknown id."""
-    for preset in PRESETS:
-        if preset.id == preset_id:
-            return preset
-    raise ValueError(f"unknown preset {preset_id!r}; expected one of {IDS}")
+    return by_id(PRESETS, preset_id, "preset")
+
+
+class PublishedTotal:
+    """A count of a model's parameters beside the total its authors published (rounded, as they wrote it)."""
+
+    total: int
+    published_total: int
+
+    @property
+    def total_gap(self) -> float:
+        """Relative gap between our count and the published (rounded) total."""
+        return self.total / self.published_total - 1
 
 
 def llama_d_ff(d_model: int, multiple_of: int = 256, ffn_dim_multiplier: float | None = None) -> int:
