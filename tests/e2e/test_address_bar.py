@@ -56,7 +56,22 @@ def _box(page, key: str):
 
 
 def move(page, key: str) -> None:
-    """One control off the value it shows, as a student moves it."""
+    """One control off the value it shows, as a student moves it, then the address bar left to settle.
+
+    A slider bound to the address writes it from the browser a moment after its run; a control moved
+    within that moment (no student is that fast) can have its own parameter written over by it.
+    """
+    _move_once(page, key)
+    shown, stable_since = page.url, 0
+    for _ in range(50):  # 5 s at most
+        page.wait_for_timeout(100)
+        stable_since = stable_since + 1 if page.url == shown else 0
+        shown = page.url
+        if stable_since >= 5:
+            return
+
+
+def _move_once(page, key: str) -> None:
     box = _box(page, key)
     if box.locator('[data-testid="stSelectbox"]').count():
         # By keyboard, as a student can: the list is virtual (178 countries) and a click on an option could land
