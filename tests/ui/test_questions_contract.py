@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from tests.conftest import ROOT
 from ui import questions
 from ui.base import i18n
-from ui.questions import Question, at, band, fingerprint, tolerance_text, why_key
+from ui.questions import Question, at, fingerprint, tolerance_text, why_key
 
 NUMBER = Question("q.number", "number", lo=0, hi=100, tolerance=5, unit="questions.unit_pct")
 CHOICE = Question("q.choice", "choice", options=("a", "b", "c"))
@@ -61,11 +61,6 @@ def test_an_asked_id_is_the_same_in_another_process():
     there = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True,
                            env={"PYTHONHASHSEED": "123", "PATH": ""}).stdout.strip()
     assert there == here and here.startswith("collapse:q.number:")
-
-
-def test_bands_split_the_line_at_their_edges():
-    edges = (0.001, 0.01, 0.1)
-    assert [band(x, edges) for x in (0.0, 0.0009, 0.001, 0.05, 0.1, 3.0)] == ["0", "0", "1", "2", "3", "3"]
 
 
 def _declared() -> list[Question]:

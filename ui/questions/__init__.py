@@ -1,19 +1,15 @@
 """Questions a page asks before it shows: what a question is, and what one asked at the settings on screen holds.
 
-A page's questions are pure functions of its core result (like its verdicts in ui/verdicts): the
-right answer is read from the measurement, never written into the question. Nothing here imports
-streamlit, so property tests can run them over a page's whole control space, and the class room's
-store can check a guess with the same rules the page uses.
+A page's questions are pure functions of its core result, like its verdicts: the right answer is read
+from the measurement, never written into the question. Nothing here imports streamlit, so property
+tests can run them over a page's whole control space, and the class room can check a guess by the
+page's own rules.
 
-What a student reads under an answer (`Why`) is chosen by the outcome that was measured, never by
-a verdict: a choice question has one sentence per option (`<question>_why_<option>`), a number
-question one sentence that restates the measured number (`{measured}`), or one per declared case.
-There is no way to hand a claim's key to a question, so a claim the page refutes can never be
-shown as the reason for an answer.
+The sentence under an answer (`Why`) is chosen by the measured outcome, never by a verdict (see
+`why_key`), so a claim the page refutes can never be shown as the reason for an answer.
 
-One module per page (split.py, position.py, collapse.py, sweep.py, keyvalue.py, sparsity.py, gpt.py,
-gptsurgery.py, gated.py, moe.py); teacher.py makes a teacher's own (a lesson's `[[steps.ask]]`) from the page's
-measures; quiz.py draws them (the ask form, the outcome, the class's guesses on chart.py's chart).
+One module per page; teacher.py makes a teacher's own questions (a lesson's `[[steps.ask]]`) from the
+page's measures; quiz.py draws them, chart.py the class's guesses.
 """
 from __future__ import annotations
 
@@ -28,9 +24,10 @@ from ui.base import text
 from ui.base.page import Page
 
 Kind = Literal["number", "choice"]
-# The session's guesses (ui/questions/quiz.py's Answer by Asked.id, newest last); the class room reads them
-# too. A page switch clears only the pages' declared controls, so they outlive it.
+# The session's guesses (quiz.Answer by Asked.id, newest last), read by the class room too. A page switch
+# clears only the pages' declared controls, so they outlive it.
 GUESSES = "_ask"
+PCT = "questions.unit_pct"
 
 
 @dataclass(frozen=True)
@@ -47,15 +44,15 @@ class Question:
     kind: Kind
     options: tuple[str, ...] = ()  # choice: option ids; each label is the locale key f"{key}_opt_{id}"
     lo: float = 0.0  # number: the smallest guess taken
-    hi: float = 0.0  # number: the largest guess taken
-    tolerance: float = 0.0  # number: a guess within this of the measured answer, in the question's unit, is right
+    hi: float = 0.0  # number: the largest
+    tolerance: float = 0.0
     unit: str = ""  # number: locale key of the unit ("" for none)
-    relative: float = 0.0  # number: also right within this share of the measured answer (0.15: ±15%)
-    factor: float = 0.0  # number: also right within this ratio of the measured answer either way (> 1; 0: unused)
+    relative: float = 0.0  # 0.15: ±15%
+    factor: float = 0.0  # > 1; 0: unused
     cases: tuple[str, ...] = ()  # outcomes that read differently and have a sentence of their own (see `why_key`)
-    measure: str = ""  # the page's measure the answer is (ui/registry/measures.py): one way to answer a question
-    # A teacher's question (ui/questions/teacher.py): its text per language as written, (lang, text) pairs; the
-    # options of a choice are then words the measure can take, shown as written. Empty for a built-in one.
+    measure: str = ""  # the page's measure the answer is (ui/registry/measures.py)
+    # A teacher's question (teacher.py): its text per language as written, (lang, text) pairs; a choice's
+    # options are then words the measure can take, shown as written. Empty for a built-in one.
     text: tuple[tuple[str, str], ...] = ()
     why_right: tuple[tuple[str, str], ...] = ()  # a teacher's sentence for a right guess, per language
     why_wrong: tuple[tuple[str, str], ...] = ()  # and for a wrong one
@@ -86,6 +83,11 @@ class Question:
         return self.factor > 1 and g > 0 and a > 0 and max(g / a, a / g) <= self.factor
 
 
+def percent(key: str, tolerance: float, measure: str, cases: tuple[str, ...] = ()) -> Question:
+    """A number question on a share from 0 to 100%."""
+    return Question(key, "number", lo=0, hi=100, tolerance=tolerance, unit=PCT, cases=cases, measure=measure)
+
+
 MAX_TYPED = 32  # a typed guess longer than this is none (the number box takes 24 characters; a script may send more)
 _GROUPED = re.compile(r"[+-]?\d{1,3}(,\d{3})+(\.\d*)?")
 
@@ -111,10 +113,14 @@ class Why:
 
 def why_key(question: Question, outcome: float | str, case: str = "") -> str:
     """The only sentence a question may explain `outcome` with: `<question>_why`, then the option for a choice,
-    then the case when the outcome has several that read differently (declared on the question)."""
-    key = f"{question.key}_why"
-    if question.text:  # a teacher's question: one sentence, the measured value (teacher.py adds theirs)
+    then the case when the outcome has several that read differently (declared on the question).
+
+    A teacher's question has one: the measured value (teacher.py adds theirs). No caller can hand a claim's
+    key to a question.
+    """
+    if question.text:
         return "questions.teacher_why"
+    key = f"{question.key}_why"
     if question.kind == "choice":
         if outcome not in question.options:
             raise ValueError(f"{outcome!r} is not an option of {question.key}")
@@ -153,17 +159,11 @@ def at(section: str, settings: Mapping[str, object], question: Question, answer:
        because: Mapping[str, Any] | None = None, values: Mapping[str, Any] | None = None, case: str = "") -> Asked:
     """`question` asked at these settings, with the answer measured there.
 
-    because: what the sentence of why cites beside the measured answer; case: for a number question,
-    which of its declared cases was measured ("" for none). The sentence itself follows
-    from the question and the answer (`why_key`): no caller can choose another.
+    because: what the sentence of why cites beside the measured answer; case: which of a number
+    question's declared cases was measured ("" for none).
     """
     why = Why(why_key(question, answer, case), answer, dict(because or {}))
     return Asked(section, question, answer, fingerprint(settings), why, dict(values or {}))
-
-
-def band(value: float, edges: tuple[float, ...]) -> str:
-    """The option id ("0".."k") of the band a value falls in: edges split the line into len(edges) + 1 bands."""
-    return str(sum(value >= edge for edge in edges))
 
 
 # --- what a student reads (pure: the page and the tests render the same text) ----------------------
@@ -171,7 +171,7 @@ def band(value: float, edges: tuple[float, ...]) -> str:
 Translate = Callable[..., str]
 
 
-def _whole(x: float) -> float | int:
+def whole(x: float) -> float | int:
     """A bound or a tolerance as a sentence writes it: 100, not 100.0."""
     return int(x) if float(x).is_integer() else x
 
@@ -195,7 +195,6 @@ def option_text(t: Translate, key: str, option: str) -> str:
 
 
 def option_label(t: Translate, question: Question, option: str) -> str:
-    """A choice's option as the page writes it: a built-in option's label, or a teacher's word as written."""
     return option_text(t, question.key, option)
 
 
@@ -205,26 +204,29 @@ def written(t: Translate, question: Question, value: float | str) -> str:
         return option_label(t, question, str(value))
     number = float(value)
     shown = text.number(int(number)) if number.is_integer() and abs(number) < 1e15 else text.sig(number)
-    unit = t(question.unit) if question.unit else ""
+    unit = unit_text(t, question)
     return f"{shown}{unit}" if unit in ("%", "") else f"{shown} {unit}"
 
 
 def shown_value(page: Page, asked: Asked, value: float | str) -> str:
-    """A guess or an answer as the page writes it: an option's label, or a number with its unit."""
     return written(page.t, asked.question, value)
+
+
+def unit_text(t: Translate, question: Question) -> str:
+    return t(question.unit) if question.unit else ""
 
 
 def tolerance_text(t: Translate, question: Question) -> str:
     """What counts as right, said where the question is asked ("" for a choice)."""
     if question.kind == "choice":
         return ""
-    unit = t(question.unit) if question.unit else ""
+    unit = unit_text(t, question)
     if question.factor > 1:
-        return t("questions.tolerance_factor", factor=_whole(question.factor))
+        return t("questions.tolerance_factor", factor=whole(question.factor))
     if question.relative > 0:
-        return t("questions.tolerance_relative", share=_whole(round(100 * question.relative, 6)),
-                 tolerance=_whole(question.tolerance), unit=unit)
-    return t("questions.tolerance", tolerance=_whole(question.tolerance), unit=unit)
+        return t("questions.tolerance_relative", share=whole(round(100 * question.relative, 6)),
+                 tolerance=whole(question.tolerance), unit=unit)
+    return t("questions.tolerance", tolerance=whole(question.tolerance), unit=unit)
 
 
 def explain(t: Translate, asked: Asked) -> str:

@@ -72,16 +72,6 @@ def guesses(frame: pd.DataFrame, t: Translator, key: str, kind: str, options: tu
     crowd = frame[frame["kind"] == "class"]
     colour = alt.Color(field="label", type="nominal", title=None, legend=alt.Legend(orient="top"),
                        scale=alt.Scale(domain=[labels["own"], labels["measured"]], range=[OWN, MEASURED]))
-    if kind == "choice":
-        names = {o: option_text(t, key, o) for o in options}
-        crowd = crowd.assign(option=crowd["value"].map(names))
-        marks = marks.assign(option=marks["value"].map(names))
-        x = alt.X(field="option", type="nominal", title=None, sort=[names[o] for o in options],
-                  scale=alt.Scale(domain=[names[o] for o in options]), axis=alt.Axis(labelAngle=0, labelLimit=300))
-        bars = alt.Chart(crowd).mark_bar(color=CLASS).encode(
-            x=x, y=alt.Y(aggregate="count", type="quantitative", title=t("questions.axis_students")))
-        ticks = alt.Chart(marks).mark_rule(strokeWidth=4).encode(x=x, color=colour)
-        return (bars + ticks).properties(height=260)
     x = alt.X(field="value", type="quantitative", bin=alt.Bin(maxbins=20), title=t("questions.axis_guess"))
     bars = alt.Chart(crowd).mark_bar(color=CLASS).encode(
         x=x, y=alt.Y(aggregate="count", type="quantitative", title=t("questions.axis_students")))

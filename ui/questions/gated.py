@@ -7,14 +7,14 @@ import math
 from ffn_core import gated
 from ffn_core.sweep import gated as gated_sweep
 from ui.base.text import Term
-from ui.questions import Asked, Question, at
+from ui.questions import Asked, Question, at, percent
 from ui.registry import rules
 
 SECTION = "gated"
 LINEAR = Question("questions.gated_linear", "choice", options=("yes", "no"), measure="one_matrix")
 FIT = Question("questions.gated_fit", "number", lo=0, hi=200, tolerance=10, unit="questions.unit_pct", measure="fit_error")
 WEIGHTS = Question("questions.gated_weights", "choice", options=("fewer", "same", "more"), measure="weights_vs_plain")
-DOWN = Question("questions.gated_down", "number", lo=0, hi=100, tolerance=10, unit="questions.unit_pct", measure="turned_down")
+DOWN = percent("questions.gated_down", 10, "turned_down")
 WIDTH = Question("questions.gated_width", "choice", options=("better", "same", "worse"), measure="gated_vs_plain")
 
 

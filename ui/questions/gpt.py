@@ -5,21 +5,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ffn_core.gpt.ask import Accuracy
-from ui.questions import Asked, Question, at
+from ui.questions import Asked, Question, at, percent
 from ui.registry import rules
 
 SECTION = "gpt"
 # Attention is the famous part; in this model the FFNs write more of the answer's logit on most prompts.
 WRITES = Question("questions.gpt_writes", "choice", options=("attn", "ffn"), measure="writes")
-HELDOUT = Question("questions.gpt_heldout", "number", lo=0, hi=100, tolerance=10, unit="questions.unit_pct", measure="heldout")
+HELDOUT = percent("questions.gpt_heldout", 10, "heldout")
 # Part of the way through training: the right fact, a wrong one of the right kind, or no answer at all?
 # Students expect "right" or "nonsense"; at step 300 it names another capital.
 STEP = Question("questions.gpt_step", "choice", options=("right", "kind", "other"), measure="step_said")
-
-
-writes = rules.writes  # the page's measure "writes": one rule for the question and a teacher's
-said = rules.said  # and "step_said": "right", "kind" or "other"
-kind_of = rules.kind_of
 
 
 def prompt(words: Sequence[str], answer: str | None, top: str, attn: Sequence[float],
@@ -27,7 +22,7 @@ def prompt(words: Sequence[str], answer: str | None, top: str, attn: Sequence[fl
     """The prompt on screen: which sublayers write the logit of its answer (or of the model's own top word)."""
     target = answer if answer is not None else top
     settings = {"words": " ".join(words), "answer": answer, "target": target}
-    return (at(SECTION, settings, WRITES, writes(attn, ffn), {"answer": target, "attn": sum(attn), "ffn": sum(ffn)},
+    return (at(SECTION, settings, WRITES, rules.writes(attn, ffn), {"answer": target, "attn": sum(attn), "ffn": sum(ffn)},
                {"prompt": " ".join(words), "answer": target}),)
 
 
@@ -39,7 +34,7 @@ def heldout(acc: Accuracy) -> tuple[Asked, ...]:
 
 def checkpoint(step: int, words: Sequence[str], answer: str | None, top: str, prob: float) -> tuple[Asked, ...]:
     """The prompt at training step `step`: what the checkpoint puts first. Nothing to ask without a known answer."""
-    outcome = said(top, answer)
+    outcome = rules.said(top, answer)
     if outcome is None or answer is None:
         return ()
     settings = {"step": step, "words": " ".join(words), "answer": answer}

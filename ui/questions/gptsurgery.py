@@ -7,15 +7,14 @@ import math
 from ffn_core.gpt.ablation import Scores
 from ffn_core.gpt.edit import Edit
 from ui.base.text import Term
-from ui.questions import Asked, Question, at
+from ui.questions import Asked, Question, at, percent
 from ui.registry import rules
 from ui.verdicts import gpt as verdicts
 
 SECTION = "gptsurgery"
 # Facts live in the FFNs, so surely facts fall further? With every FFN zeroed the grammar falls further.
 FALLS = Question("questions.gptsurgery_falls", "choice", options=("facts", "grammar", "same"), measure="falls")
-FACTS_AFTER = Question("questions.gptsurgery_facts_after", "number", lo=0, hi=100, tolerance=10,
-                       unit="questions.unit_pct", cases=("fell", "held", "kept"), measure="facts_after")
+FACTS_AFTER = percent("questions.gptsurgery_facts_after", 10, "facts_after", cases=("fell", "held", "kept"))
 # One language's prompt edited: is the fact stored once for both languages, or once per language?
 OTHER_LANG = Question("questions.gptsurgery_other_lang", "choice", options=("yes", "no"), measure="other_lang")
 # "A rank-one edit is a tiny nudge": at the default it is about as large as the matrix it is added to.
@@ -24,9 +23,6 @@ EDIT_SIZE = Question("questions.gptsurgery_edit_size", "number", lo=0, hi=1000, 
                      measure="edit_size")
 # From this ratio up, the change is called as large as the matrix (half its norm or more).
 LARGE = 0.5
-
-
-falls = rules.falls  # the page's measure "falls": one rule for the question and a teacher's
 
 
 def facts_case(shipped: Scores, ablated: Scores) -> str:
@@ -46,7 +42,7 @@ def ablation(target: str, label: str, shipped: Scores, ablated: Scores) -> tuple
                "t_after": ablated.template, "facts": 100 * (shipped.seen - ablated.seen),
                "grammar": 100 * (shipped.template - ablated.template)}
     return (
-        at(SECTION, settings, FALLS, falls(shipped, ablated), numbers, shown),
+        at(SECTION, settings, FALLS, rules.falls(shipped, ablated), numbers, shown),
         at(SECTION, settings, FACTS_AFTER, 100 * ablated.seen, numbers, shown, case=facts_case(shipped, ablated)),
     )
 

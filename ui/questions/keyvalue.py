@@ -3,13 +3,12 @@ concentrated the output."""
 from __future__ import annotations
 
 from ffn_core import keyvalue
-from ui.questions import Asked, Question, at
+from ui.questions import Asked, Question, at, percent
 from ui.registry import rules
 
 SECTION = "keyvalue"
 # Can m neurons hold more than m pairs? "One neuron per fact" says no; a layer of 32 recalls most of 128.
-RECALL = Question("questions.keyvalue_recall", "number", lo=0, hi=100, tolerance=10, unit="questions.unit_pct",
-                  cases=("all", "some", "beyond"), measure="recall")
+RECALL = percent("questions.keyvalue_recall", 10, "recall", cases=("all", "some", "beyond"))
 # A fact in "a few neurons"? For one key the output is a sum over a large share of the layer.
 CONCENTRATED = Question("questions.keyvalue_concentrated", "choice", options=("fewer", "more"), measure="concentrates")
 

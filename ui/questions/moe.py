@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from ffn_core import moe
 from ffn_core.gpt import moe_probes
-from ui.questions import Asked, Question, at
+from ui.questions import Asked, Question, at, percent
 from ui.registry import rules
 
 SECTION = "moe"
-ACTIVE = Question("questions.moe_active", "number", lo=0, hi=100, tolerance=5, unit="questions.unit_pct", measure="active_share")
+ACTIVE = percent("questions.moe_active", 5, "active_share")
 POSITION = Question("questions.moe_position", "choice", options=("yes", "no"), measure="position_wise")
 MAX_OPTIONS = 4
 QUESTION_SIZES = tuple(range(2, MAX_OPTIONS + 1))  # the expert counts top_question is asked with

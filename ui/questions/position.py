@@ -3,30 +3,24 @@ and how much of a whole block's output comes from other tokens."""
 from __future__ import annotations
 
 from ffn_core import position
-from ui.questions import Asked, Question, at
+from ui.questions import Asked, Question, at, percent
 from ui.registry import rules
 
 SECTION = "position"
 # "The FFN mixes tokens" is the misconception: any guess above a point off the diagonal is it.
-FFN_OFF = Question("questions.position_ffn_off", "number", lo=0, hi=100, tolerance=1, unit="questions.unit_pct",
-                   cases=("none", "leak"), measure="ffn_off")
-ATTENTION_OFF = Question("questions.position_attention_off", "number", lo=0, hi=100, tolerance=10,
-                         unit="questions.unit_pct", measure="attention_off")
+FFN_OFF = percent("questions.position_ffn_off", 1, "ffn_off", cases=("none", "leak"))
+ATTENTION_OFF = percent("questions.position_attention_off", 10, "attention_off")
 # Attention mixes tokens, so shuffling them surely changes what it computes? Without positions it only
 # shuffles its outputs the same way; with the causal mask it does change them.
 SHUFFLE = Question("questions.position_shuffle", "choice", options=("follows", "changes"), cases=("causal",), measure="shuffle")
 # A block mixes through attention only; the residual around it keeps most of each token's own vector.
-BLOCK_OFF = Question("questions.position_block_off", "number", lo=0, hi=100, tolerance=10, unit="questions.unit_pct",
-                     cases=("mixes", "odd"), measure="block_off")
-
-
-shuffle = rules.follows  # the page's measure "shuffle": one rule for the question and a teacher's
+BLOCK_OFF = percent("questions.position_block_off", 10, "block_off", cases=("mixes", "odd"))
 
 
 def ask(res: position.PositionWise) -> tuple[Asked, ...]:
     settings = {"n": res.n_tokens, "d": res.d_model, "act": res.act, "heads": res.n_heads, "causal": res.causal,
                 "perm": tuple(res.permutation), "seed": res.seed}
-    follows = shuffle(res)
+    follows = rules.follows(res)
     return (
         at(SECTION, settings, FFN_OFF, 100 * res.ffn_off_diagonal_fraction, {"n": res.n_tokens}, {"n": res.n_tokens},
            case="none" if res.ffn_off_diagonal_fraction == 0 else "leak"),

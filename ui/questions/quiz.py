@@ -1,14 +1,12 @@
 """Predict, then measure: a page's questions, asked before the page shows what answers them.
 
-A page computes its result, builds its questions from it (ui/questions/<page>.py), and draws them
-near its top with `questions(page, asked, slot)`. What gives an answer away is drawn only
-`if quiz.shown(page, asked):` — always outside a class room, unless "ask me first" is on (`ask=1`);
-in a class room, only once the student has committed a guess or chosen to look.
+A page draws its questions near its top with `questions(page, asked, slot)`, and what gives an answer
+away only `if quiz.shown(page, asked):` — always outside a class room, unless "ask me first" is on;
+in a class room, once the student has committed a guess or chosen to look.
 
-Guesses live in the session under their question's id (`Asked.id`), so another setting asks
-again and coming back to a setting remembers the guess. In a class room a committed guess also
-goes to the room (ui/room/session.py); "stored" is said only when the room
-acknowledged it.
+Guesses live in the session under their question's id (`Asked.id`): another setting asks again, and
+coming back to a setting remembers the guess. In a class room a committed guess also goes to the room,
+and "stored" is said only when the room acknowledged it.
 """
 from __future__ import annotations
 
@@ -22,7 +20,8 @@ import streamlit as st
 from ui import widgets
 from ui.base import text
 from ui.base.page import Page
-from ui.questions import GUESSES, Asked, explain, option_label, shown_value, teacher, title, tolerance_text
+from ui.questions import (GUESSES, Asked, explain, option_label, shown_value, teacher, title, tolerance_text,
+                          unit_text, whole)
 from ui.questions import chart as charts
 from ui.registry import links
 from ui.room import lesson
@@ -112,9 +111,7 @@ def _vote(page: Page, asked: Asked) -> Any:
 
 def _revealed(page: Page, asked: Asked) -> list[float | str] | None:
     """The class's guesses once the instructor has revealed this question (then nothing is folded); else None."""
-    if room.current(page) is None:
-        return None
-    return room.revealed(page, asked)
+    return room.revealed(page, asked) if room.current(page) is not None else None
 
 
 def _input_key(asked: Asked) -> str:
@@ -158,11 +155,6 @@ def _again(asked: Asked) -> None:
 
 # --- drawing --------------------------------------------------------------------------------------
 
-def _whole(x: float) -> float | int:
-    """A bound as a sentence writes it: 100, not 100.0."""
-    return int(x) if float(x).is_integer() else x
-
-
 def _form(page: Page, asked: Asked) -> None:
     t, question = page.t, asked.question
     with st.form(key=f"_ask_form:{asked.id}", border=False, enter_to_submit=True):
@@ -173,9 +165,9 @@ def _form(page: Page, asked: Asked) -> None:
         else:
             # The number and its two buttons on one line: a question stays a few lines tall on a projector.
             box, commit, look = st.columns([2, 2, 2], vertical_alignment="bottom")
-            unit = t(question.unit) if question.unit else ""
             box.text_input(t("questions.your_number"), key=_input_key(asked), max_chars=24,
-                           placeholder=t("questions.range", lo=_whole(question.lo), hi=_whole(question.hi), unit=unit))
+                           placeholder=t("questions.range", lo=whole(question.lo), hi=whole(question.hi),
+                                         unit=unit_text(t, question)))
         commit.form_submit_button(t("questions.commit"), type="primary", key=f"_ask_commit:{asked.id}",
                                   on_click=_commit, args=(page, asked), width="stretch")
         look.form_submit_button(t("questions.look"), key=f"_ask_look:{asked.id}", on_click=_look, args=(asked,),
@@ -184,13 +176,13 @@ def _form(page: Page, asked: Asked) -> None:
         st.caption(tolerance_text(t, question))
     error = st.session_state.get(ERRORS, {}).get(asked.id)
     if error:
-        unit = t(question.unit) if question.unit else ""
-        st.warning(t(error, lo=_whole(question.lo), hi=_whole(question.hi), unit=unit), icon=":material/error:")
+        st.warning(t(error, lo=whole(question.lo), hi=whole(question.hi), unit=unit_text(t, question)),
+                   icon=":material/error:")
 
 
 def _outcome(page: Page, asked: Asked, answer: Answer) -> None:
     t, question = page.t, asked.question
-    guesses = _revealed(page, asked) if room.current(page) is not None else None
+    guesses = _revealed(page, asked)
     if _held(page, answer) and guesses is None:
         st.info(t("vote.held", guess=shown_value(page, asked, answer.guess)), icon=":material/hourglass_top:")
         st.caption(t("questions.stored"))

@@ -5,18 +5,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ffn_core import sparsity
-from ui.questions import Asked, Question, at
+from ui.questions import Asked, Question, at, percent
 from ui.registry import rules
 from ui.verdicts import sparsity as verdicts
 
 SECTION = "sparsity"
 # "Neurons fire sparsely" is true of trained models; at random init about half fire.
-HALF = Question("questions.sparsity_half", "number", lo=0, hi=100, tolerance=5, unit="questions.unit_pct",
-                cases=("half", "off"), measure="active")
+HALF = percent("questions.sparsity_half", 5, "active", cases=("half", "off"))
 # "Neurons are clean rules from the start": a rule fires for a few tokens. At init even the most selective
 # neuron fires for about a third of them.
-SELECTIVE = Question("questions.sparsity_selective", "number", lo=0, hi=100, tolerance=10, unit="questions.unit_pct",
-                     cases=("broad", "narrow"), measure="least_active")
+SELECTIVE = percent("questions.sparsity_selective", 10, "least_active", cases=("broad", "narrow"))
 TRAINED = Question("questions.sparsity_trained", "choice", options=("fell", "flat", "rose"), measure="trained_change")
 # A neuron firing for fewer tokens than this is selective, as a rule that picks out a few would be.
 RULE = 0.1

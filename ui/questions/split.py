@@ -4,20 +4,15 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ffn_core import model_counts, params
-from ui.questions import Asked, Question, at
+from ui.questions import Asked, Question, at, percent
 from ui.registry import rules
 
 SECTION = "split"
 # The 2/3 of the lesson's block, or off it: each outcome its own sentence.
-SHARE = Question("questions.split_share", "number", lo=0, hi=100, tolerance=2, unit="questions.unit_pct",
-                 cases=("two_thirds", "off"), measure="ffn_share")
+SHARE = percent("questions.split_share", 2, "ffn_share", cases=("two_thirds", "off"))
 # Attention is the famous part of a transformer; at the lesson's block the FFN holds twice its weights.
 BIGGER = Question("questions.split_bigger", "choice", options=("attention", "ffn", "even"), measure="bigger")
-MODEL = Question("questions.split_model", "number", lo=0, hi=100, tolerance=3, unit="questions.unit_pct",
-                 measure="model_share")
-
-
-bigger = rules.bigger  # the page's measure "bigger": one rule for the question and a teacher's
+MODEL = percent("questions.split_model", 3, "model_share")
 
 
 def share_case(s: params.Split) -> str:
@@ -33,7 +28,7 @@ def block(s: params.Split, expansion: str) -> tuple[Asked, ...]:
     counts = {"attention": s.attention_params, "ffn": s.ffn_params, "block": s.block_params,
               "ratio": max(s.ffn_params, s.attention_params) / min(s.ffn_params, s.attention_params)}
     return (
-        at(SECTION, settings, BIGGER, bigger(s), counts, shown),
+        at(SECTION, settings, BIGGER, rules.bigger(s), counts, shown),
         at(SECTION, settings, SHARE, 100 * s.ffn_share, counts, shown, case=share_case(s)),
     )
 

@@ -15,7 +15,6 @@ SECTION = "sweep"
 GAIN = Question("questions.sweep_gain", "number", lo=0, hi=1_000_000, factor=2,
                 cases=("faster", "slower", "worse"), measure="gain")
 # RMSE spans orders of magnitude: asked as its order, the page's measure "rmse_band" at the widest width.
-EDGES = rules.RMSE_EDGES
 RMSE = Question("questions.sweep_rmse", "choice", options=("0", "1", "2", "3"), measure="rmse_band")
 
 

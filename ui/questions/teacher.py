@@ -10,10 +10,8 @@ page's measure at the step's settings.
     why_right = { en = "..." }        # optional: a sentence per outcome, shown beside the measured value
     why_wrong = { en = "..." }
 
-`ask(raw, section, settings, where)` checks one and returns an `Ask` or raises AskError with a short reason;
-`asked(...)` turns a step's asks into the page's `Asked` from the results the page already holds; `silent(...)`
-says why a page computes nothing for a part at some settings (so an ask of it would never be asked). A value
-quoted in a message is cut short (`shown`). Nothing here imports streamlit.
+`ask` checks one (an AskError says why not, in a few words); `asked` answers a step's asks from the results
+the page already holds. Nothing here imports streamlit.
 """
 from __future__ import annotations
 
@@ -243,13 +241,11 @@ def question(section: str, a: Ask) -> Question:
         raise AskError(f"page {section!r} has no measure {a.measure!r}")
     digest = hashlib.sha256(json.dumps([section, a.measure, a.where, a.text, a.options, a.tolerance, a.relative,
                                         a.factor], ensure_ascii=False, default=str).encode("utf-8")).hexdigest()[:10]
-    key = f"{TEACHER}{section}_{a.measure}_{digest}"
-    if m.kind == "number":
-        return Question(key, "number", lo=m.lo, hi=m.hi, tolerance=a.tolerance, unit=m.unit, relative=a.relative,
-                        factor=a.factor, measure=m.id, text=a.text, why_right=a.why_right, why_wrong=a.why_wrong,
-                        where=a.where)
-    return Question(key, "choice", options=a.options, measure=m.id, text=a.text, why_right=a.why_right,
-                    why_wrong=a.why_wrong, where=a.where)
+    # A checked ask of a word has options and no tolerance; one of a number, the reverse.
+    bounds = {"lo": m.lo, "hi": m.hi, "unit": m.unit} if m.kind == "number" else {}
+    return Question(f"{TEACHER}{section}_{a.measure}_{digest}", "number" if m.kind == "number" else "choice",
+                    options=a.options, tolerance=a.tolerance, relative=a.relative, factor=a.factor, measure=m.id,
+                    text=a.text, why_right=a.why_right, why_wrong=a.why_wrong, where=a.where, **bounds)
 
 
 def asked(section: str, part: str, results: Mapping[str, Any], asks: Sequence[Ask],
@@ -263,7 +259,7 @@ def asked(section: str, part: str, results: Mapping[str, Any], asks: Sequence[As
 
 
 def asked_of(section: str, part: str, results: Mapping[str, Any], q: Question,
-                settings: Mapping[str, object]) -> Asked | None:
+             settings: Mapping[str, object]) -> Asked | None:
     """A teacher's question asked on this part at these settings, with its measured value; None if the part has none.
 
     The id's settings are every control's typed value, so a student at the instructor's view computes the same id
