@@ -7,7 +7,7 @@ import torch
 
 from ffn_core import ffn
 from ui.base.i18n import Translator
-from ui.charts import palette
+from ui.charts import encode, palette
 
 COLORS = palette.ACTIVATION
 # The activations not chosen recede by a dash, a thinner line and this little fade, no more: every colour
@@ -40,12 +40,11 @@ def activations(chosen: str, t: Translator, acts: tuple[str, ...] = ffn.NONLINEA
         panel=lambda d: d["kind"].map({"value": t("activations.panel_value"), "slope": t("activations.panel_slope")}),
         chosen=lambda d: d["act"] == chosen,
     )
-    scale = alt.Scale(domain=[labels[a] for a in acts], range=[COLORS[a] for a in acts])
     line = alt.Chart().mark_line().encode(
         x=alt.X(field="z", type="quantitative", title="z"),
         y=alt.Y(field="y", type="quantitative", title=None),
-        color=alt.Color(field="label", type="nominal", title=t("activations.legend"), scale=scale,
-                        legend=alt.Legend(orient="bottom")),
+        color=encode.colour("label", [labels[a] for a in acts], [COLORS[a] for a in acts], t("activations.legend"),
+                            orient="bottom"),
         strokeWidth=alt.StrokeWidth(field="chosen", type="nominal", legend=None, title=t("activations.chosen"),
                                     scale=alt.Scale(domain=[True, False], range=[3.5, 1.6])),
         opacity=alt.Opacity(field="chosen", type="nominal", legend=None, title=t("activations.chosen"),

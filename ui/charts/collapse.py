@@ -7,7 +7,7 @@ import altair as alt
 import pandas as pd
 
 from ui.base.i18n import Translator
-from ui.charts import palette
+from ui.charts import encode, palette
 
 COUNTED = palette.BLUE
 ZERO = palette.RED
@@ -38,13 +38,8 @@ def singular_values(frame: pd.DataFrame, t: Translator) -> alt.Chart:
             y=alt.Y(field="singular_value", type="quantitative", title=t("collapse.axis_sv"),
                     scale=alt.Scale(type="log", domain=[10.0**low, 10.0**high], nice=False),
                     axis=alt.Axis(format=".0e", values=ticks, labelExpr="datum.value == 1 ? '1' : datum.label")),
-            color=alt.Color(
-                field="status",
-                type="nominal",
-                title=t("collapse.legend_counted"),
-                scale=alt.Scale(domain=[t("collapse.counted_yes"), t("collapse.counted_no")], range=[COUNTED, ZERO]),
-                legend=alt.Legend(orient="top"),
-            ),
+            color=encode.colour("status", [t("collapse.counted_yes"), t("collapse.counted_no")], [COUNTED, ZERO],
+                                t("collapse.legend_counted")),
             # The same field, title and legend: Vega draws one legend whose symbols show both the colour and the shape.
             shape=alt.Shape(
                 field="status",

@@ -5,7 +5,7 @@ import altair as alt
 import pandas as pd
 
 from ui.base.i18n import Translator
-from ui.charts import palette
+from ui.charts import encode, palette
 
 GATE_COLORS = {g: palette.ACTIVATION[g] for g in ("silu", "gelu", "relu")}  # the activations chart's colours
 GATE_SHAPES = {"silu": "circle", "gelu": "square", "relu": "triangle-up"}
@@ -26,9 +26,7 @@ def gate_curve(frame: pd.DataFrame, t: Translator) -> alt.Chart:
         .encode(
             x=alt.X(field="z", type="quantitative", title=t("gated.axis_z")),
             y=alt.Y(field="gate_value", type="quantitative", title=t("gated.axis_gate")),
-            color=alt.Color(field="gate_label", type="nominal", title=t("gated.legend_gate"),
-                            scale=alt.Scale(domain=domain, range=list(GATE_COLORS.values())),
-                            legend=alt.Legend(orient="top")),
+            color=encode.colour("gate_label", domain, list(GATE_COLORS.values()), t("gated.legend_gate")),
             shape=alt.Shape(field="gate_label", type="nominal", title=t("gated.legend_gate"),
                             scale=alt.Scale(domain=domain, range=list(GATE_SHAPES.values())),
                             legend=alt.Legend(orient="top")),
@@ -50,17 +48,15 @@ def gate_fractions(frame: pd.DataFrame, relu_active: float, t: Translator) -> al
                  {"gate": label, "measure": t("gated.bar_leak"), "value": row.leak}]
     rows.append({"gate": t("gated.bar_relu_ffn"), "measure": t("gated.bar_active"), "value": relu_active})
     data = pd.DataFrame(rows)
-    measures = alt.Scale(domain=[t(f"gated.{m}") for m in MEASURE_COLORS], range=list(MEASURE_COLORS.values()))
     return (
         alt.Chart(data)
         .mark_bar()
         .encode(
             y=alt.Y(field="gate", type="nominal", title=None, sort=None),
-            x=alt.X(field="value", type="quantitative", title=t("gated.axis_share"), scale=alt.Scale(domain=[0, 1]),
-                    axis=alt.Axis(format="%")),
+            x=encode.share(alt.X, "value", t("gated.axis_share")),
             yOffset=alt.YOffset(field="measure", type="nominal"),
-            color=alt.Color(field="measure", type="nominal", title=None, scale=measures,
-                            legend=alt.Legend(orient="top", columns=1)),
+            color=encode.colour("measure", [t(f"gated.{m}") for m in MEASURE_COLORS], list(MEASURE_COLORS.values()),
+                                columns=1),
             tooltip=[alt.Tooltip(field="gate", type="nominal"), alt.Tooltip(field="measure", type="nominal"),
                      alt.Tooltip(field="value", type="quantitative", format=".1%")],
         )
@@ -78,9 +74,7 @@ def rmse_by_params(frame: pd.DataFrame, t: Translator) -> alt.Chart:
         .encode(
             x=alt.X(field="params", type="quantitative", title=t("gated.axis_params"), scale=alt.Scale(type="log")),
             y=alt.Y(field="rmse", type="quantitative", title="RMSE", scale=alt.Scale(type="log")),
-            color=alt.Color(field="kind_label", type="nominal", title=None,
-                            scale=alt.Scale(domain=domain, range=[KIND_COLORS["plain"], KIND_COLORS["gated"]]),
-                            legend=alt.Legend(orient="top")),
+            color=encode.colour("kind_label", domain, [KIND_COLORS["plain"], KIND_COLORS["gated"]]),
             tooltip=[alt.Tooltip(field="kind_label", type="nominal", title=t("gated.col_kind")),
                      alt.Tooltip(field="width", type="quantitative", title=t("gated.col_width")),
                      alt.Tooltip(field="params", type="quantitative", title=t("gated.col_params")),
@@ -100,9 +94,7 @@ def curves(frame: pd.DataFrame, t: Translator) -> alt.Chart:
         .encode(
             x=alt.X(field="x", type="quantitative", title="x"),
             y=alt.Y(field="y", type="quantitative", title="y"),
-            color=alt.Color(field="kind_label", type="nominal", title=None,
-                            scale=alt.Scale(domain=domain, range=list(KIND_COLORS.values())),
-                            legend=alt.Legend(orient="top")),
+            color=encode.colour("kind_label", domain, list(KIND_COLORS.values())),
             strokeDash=alt.StrokeDash(field="kind_label", type="nominal", legend=None,
                                       scale=alt.Scale(domain=domain, range=[[1, 0], [1, 0], [4, 3]])),
         )

@@ -5,9 +5,9 @@ import altair as alt
 import pandas as pd
 
 from ui.base.i18n import Translator
-from ui.charts import palette
+from ui.charts import encode, palette
+from ui.charts.sparsity import reference_lines
 from ui.charts.split import PART_COLOURS as _SPLIT_PARTS
-from ui.charts.sparsity import reference_labels
 
 PART_COLOURS = {"embedding": palette.GREY, "attn": palette.BLUE, "ffn": palette.ORANGE, "constant": palette.SLATE}
 # The parameter-split page's colours for the same parts.
@@ -26,11 +26,8 @@ def top_tokens(frame: pd.DataFrame, t: Translator) -> alt.Chart:
     return alt.Chart(data).mark_bar().encode(
         y=alt.Y(field="token", type="nominal", sort=alt.EncodingSortField(field="prob", order="descending"),
                 title=t("gpt.axis_token"), axis=alt.Axis(labelOverlap=False)),
-        x=alt.X(field="prob", type="quantitative", title=t("gpt.axis_prob"), axis=alt.Axis(format="%"),
-                scale=alt.Scale(domain=[0, 1])),
-        color=alt.Color(field="kind", type="nominal", title=None,
-                        scale=alt.Scale(domain=[t("gpt.legend_answer"), t("gpt.legend_other")], range=[ANSWER, OTHER]),
-                        legend=alt.Legend(orient="top")),
+        x=encode.share(alt.X, "prob", t("gpt.axis_prob")),
+        color=encode.colour("kind", [t("gpt.legend_answer"), t("gpt.legend_other")], [ANSWER, OTHER]),
         tooltip=[alt.Tooltip(field="token", type="nominal", title=t("gpt.axis_token")),
                  alt.Tooltip(field="prob", type="quantitative", title=t("gpt.axis_prob"), format=".2%")],
     # A band per token, tall enough for the presenter's labels: a fixed height squeezed the bands
@@ -49,11 +46,9 @@ def accuracy(frame: pd.DataFrame, t: Translator) -> alt.Chart:
     return alt.Chart(data).mark_bar().encode(
         x=alt.X(field="relation_label", type="nominal", title=None, axis=alt.Axis(labelAngle=0, labelLimit=400)),
         xOffset=alt.XOffset(field="group", type="nominal"),
-        y=alt.Y(field="accuracy", type="quantitative", title=t("gpt.axis_accuracy"), axis=alt.Axis(format="%"),
-                scale=alt.Scale(domain=[0, 1])),
+        y=encode.share(alt.Y, "accuracy", t("gpt.axis_accuracy")),
         # Four "language · seen/held-out" entries in one row are wider than a phone: they wrap in columns.
-        color=alt.Color(field="group", type="nominal", title=None, legend=alt.Legend(orient="top", columns=2, labelLimit=0),
-                        scale=alt.Scale(domain=groups, range=GROUP_COLOURS[: len(groups)])),
+        color=encode.colour("group", groups, GROUP_COLOURS[: len(groups)], columns=2, labelLimit=0),
         tooltip=[alt.Tooltip(field="relation_label", type="nominal", title=""),
                  alt.Tooltip(field="group", type="nominal", title=""),
                  alt.Tooltip(field="accuracy", type="quantitative", title=t("gpt.axis_accuracy"), format=".1%"),
@@ -63,18 +58,14 @@ def accuracy(frame: pd.DataFrame, t: Translator) -> alt.Chart:
 
 def attribution(frame: pd.DataFrame, t: Translator) -> alt.Chart:
     """Each part's term on the answer's logit: embedding, then attention and FFN of every block, then the constant."""
-    labels = []
-    for part, layer in zip(frame["part"], frame["layer"]):
-        labels.append(t(f"gpt.part_{part}", layer=layer))
+    labels = [t(f"gpt.part_{part}", layer=layer) for part, layer in zip(frame["part"], frame["layer"])]
     data = frame.assign(label=labels, order=range(len(frame)), part_label=frame["part"].map(lambda p: t(f"gpt.kind_{p}")))
     parts = [p for p in PART_COLOURS if p in set(frame["part"])]
     return alt.Chart(data).mark_bar().encode(
         x=alt.X(field="label", type="nominal", sort=alt.EncodingSortField(field="order"), title=None,
                 axis=alt.Axis(labelAngle=-40, labelOverlap=False)),
         y=alt.Y(field="contribution", type="quantitative", title=t("gpt.axis_logit_term")),
-        color=alt.Color(field="part_label", type="nominal", title=None, legend=alt.Legend(orient="top"),
-                        scale=alt.Scale(domain=[t(f"gpt.kind_{p}") for p in parts],
-                                        range=[PART_COLOURS[p] for p in parts])),
+        color=encode.colour("part_label", [t(f"gpt.kind_{p}") for p in parts], [PART_COLOURS[p] for p in parts]),
         tooltip=[alt.Tooltip(field="label", type="nominal", title=""),
                  alt.Tooltip(field="contribution", type="quantitative", title=t("gpt.axis_logit_term"), format=".3f")],
     ).properties(height=340)
@@ -84,8 +75,7 @@ def lens(frame: pd.DataFrame, t: Translator) -> alt.LayerChart:
     """The answer's probability if the model stopped after each block, each point labelled with the top token then."""
     base = alt.Chart(frame).encode(
         x=alt.X(field="layer", type="ordinal", title=t("gpt.axis_after_block"), axis=alt.Axis(labelAngle=0)),
-        y=alt.Y(field="answer_prob", type="quantitative", title=t("gpt.axis_answer_prob"), axis=alt.Axis(format="%"),
-                scale=alt.Scale(domain=[0, 1])),
+        y=encode.share(alt.Y, "answer_prob", t("gpt.axis_answer_prob")),
         tooltip=[alt.Tooltip(field="layer", type="ordinal", title=t("gpt.axis_after_block")),
                  alt.Tooltip(field="top_token", type="nominal", title=t("gpt.axis_top_token")),
                  alt.Tooltip(field="top_prob", type="quantitative", title=t("gpt.axis_top_prob"), format=".1%"),
@@ -105,8 +95,7 @@ def neurons(frame: pd.DataFrame, t: Translator, n_layers: int) -> alt.Chart:
         x=alt.X(field="label", type="nominal", sort=alt.EncodingSortField(field="contribution", order="descending"),
                 title=t("gpt.axis_neuron"), axis=alt.Axis(labelAngle=0)),
         y=alt.Y(field="contribution", type="quantitative", title=t("gpt.axis_logit_term")),
-        color=alt.Color(field="block", type="nominal", title=None, legend=alt.Legend(orient="top"),
-                        scale=alt.Scale(domain=blocks, range=LAYER_COLOURS[: len(blocks)])),
+        color=encode.colour("block", blocks, LAYER_COLOURS[: len(blocks)]),
         tooltip=[alt.Tooltip(field="label", type="nominal", title=t("gpt.axis_neuron")),
                  alt.Tooltip(field="coefficient", type="quantitative", title="aᵢ", format=".3f"),
                  alt.Tooltip(field="value_on_answer", type="quantitative", title="u·vᵢ", format=".3f"),
@@ -140,11 +129,8 @@ def ablation(frame: pd.DataFrame, t: Translator) -> alt.Chart:
         x=alt.X(field="measure_label", type="nominal", title=None, axis=alt.Axis(labelAngle=0, labelLimit=400),
                 sort=[t(f"gptsurgery.measure_{m}") for m in dict.fromkeys(frame["measure"])]),
         xOffset=alt.XOffset(field="state_label", type="nominal", sort=[t(f"gptsurgery.state_{s}") for s in states]),
-        y=alt.Y(field="accuracy", type="quantitative", title=t("gpt.axis_accuracy"), axis=alt.Axis(format="%"),
-                scale=alt.Scale(domain=[0, 1])),
-        color=alt.Color(field="state_label", type="nominal", title=None, legend=alt.Legend(orient="top"),
-                        scale=alt.Scale(domain=[t(f"gptsurgery.state_{s}") for s in states],
-                                        range=list(STATE_COLOURS.values()))),
+        y=encode.share(alt.Y, "accuracy", t("gpt.axis_accuracy")),
+        color=encode.colour("state_label", [t(f"gptsurgery.state_{s}") for s in states], list(STATE_COLOURS.values())),
         tooltip=[alt.Tooltip(field="measure_label", type="nominal", title=""),
                  alt.Tooltip(field="state_label", type="nominal", title=""),
                  alt.Tooltip(field="accuracy", type="quantitative", title=t("gpt.axis_accuracy"), format=".1%")],
@@ -156,20 +142,12 @@ def sparsity(frame: pd.DataFrame, published: dict[str, float], t: Translator) ->
     data = frame.assign(block=frame["layer"].map(lambda layer: t("gpt.block_n", layer=layer)))
     blocks = [t("gpt.block_n", layer=layer) for layer in sorted(frame["layer"].unique())]
     x = alt.X(field="step", type="quantitative", title=t("gptsurgery.axis_step"))
-    y = alt.Y(field="active", type="quantitative", title=t("gptsurgery.axis_active"), axis=alt.Axis(format="%"),
-              scale=alt.Scale(domain=[0, 1]))
-    colour = alt.Color(field="block", type="nominal", title=None, legend=alt.Legend(orient="top"),
-                       scale=alt.Scale(domain=blocks, range=LAYER_COLOURS[: len(blocks)]))
+    y = encode.share(alt.Y, "active", t("gptsurgery.axis_active"))
+    colour = encode.colour("block", blocks, LAYER_COLOURS[: len(blocks)])
     tips = [alt.Tooltip(field="block", type="nominal", title=""),
             alt.Tooltip(field="step", type="quantitative", title=t("gptsurgery.axis_step")),
             alt.Tooltip(field="active", type="quantitative", title=t("gptsurgery.axis_active"), format=".2%")]
     logged = alt.Chart(data[data["source"] == "logged"]).mark_line().encode(x=x, y=y, color=colour, tooltip=tips)
     measured = alt.Chart(data[data["source"] == "measured"]).mark_point(
         size=110, filled=True, shape="diamond", opacity=1).encode(x=x, y=y, color=colour, tooltip=tips)
-    reference = pd.DataFrame({"value": list(published.values()),
-                              "label": [t("gptsurgery.reference_label", model=name, value=f"{v:.1%}")
-                                        for name, v in published.items()]})
-    value = alt.Y(field="value", type="quantitative")
-    rules = alt.Chart(reference).mark_rule(strokeDash=[6, 4], color=palette.GREY).encode(y=value)
-    labels = reference_labels(reference, value)
-    return alt.layer(logged, measured, rules, *labels, height=360)
+    return alt.layer(logged, measured, *reference_lines(published, "gptsurgery.reference_label", t), height=360)

@@ -5,7 +5,7 @@ import altair as alt
 import pandas as pd
 
 from ui.base.i18n import Translator
-from ui.charts import palette
+from ui.charts import encode, palette
 from ui.charts.gpt import LAYER_COLOURS
 
 MEASURE_COLOURS = {"seen": palette.ORANGE, "heldout": palette.BLUE, "template": palette.GREY}
@@ -24,12 +24,9 @@ def curve(frame: pd.DataFrame, t: Translator) -> alt.LayerChart:
     """Seen-form, held-out-form and template-word accuracy by training step; dots at the shipped checkpoints."""
     labels = {m: t(f"gptmemory.measure_{m}") for m in MEASURE_COLOURS}
     data = frame.assign(label=frame["measure"].map(labels))
-    colour = alt.Color(field="label", type="nominal", title=None,
-                       scale=alt.Scale(domain=list(labels.values()), range=list(MEASURE_COLOURS.values())),
-                       legend=alt.Legend(orient="top", labelLimit=400))
+    colour = encode.colour("label", list(labels.values()), list(MEASURE_COLOURS.values()), labelLimit=400)
     x = alt.X(field="step", type="quantitative", title=t("gptmemory.axis_step"))
-    y = alt.Y(field="value", type="quantitative", title=t("gptmemory.axis_accuracy"), axis=alt.Axis(format="%"),
-              scale=alt.Scale(domain=[0, 1]))
+    y = encode.share(alt.Y, "value", t("gptmemory.axis_accuracy"))
     tooltip = [alt.Tooltip(field="step", type="quantitative", title=t("gptmemory.axis_step")),
                alt.Tooltip(field="label", type="nominal", title=" "),
                alt.Tooltip(field="value", type="quantitative", title=t("gptmemory.axis_accuracy"), format=".1%")]
@@ -46,9 +43,7 @@ def writers(frame: pd.DataFrame, t: Translator) -> alt.Chart:
     return alt.Chart(data).mark_line(point=True).encode(
         x=alt.X(field="step", type="quantitative", title=t("gptmemory.axis_step")),
         y=alt.Y(field="term", type="quantitative", title=t("gptmemory.axis_term")),
-        color=alt.Color(field="block_label", type="nominal", title=t("gptmemory.axis_block"),
-                        scale=alt.Scale(domain=blocks, range=LAYER_COLOURS[: len(blocks)]),
-                        legend=alt.Legend(orient="top")),
+        color=encode.colour("block_label", blocks, LAYER_COLOURS[: len(blocks)], t("gptmemory.axis_block")),
         strokeDash=alt.StrokeDash(field="part_label", type="nominal", title=t("gptmemory.axis_part"),
                                   scale=alt.Scale(domain=list(parts.values()), range=[[1, 0], [5, 3]]),
                                   legend=alt.Legend(orient="top")),
@@ -88,8 +83,7 @@ def roles(frame: pd.DataFrame, t: Translator) -> alt.Chart:
         x=alt.X(field="stage_label", type="ordinal", sort=order, title=t("gptmemory.axis_stage"),
                 axis=alt.Axis(labelAngle=0)),
         y=alt.Y(field="cosine", type="quantitative", title=t("gptmemory.axis_cosine"), scale=alt.Scale(domain=[-1, 1])),
-        color=alt.Color(field="line", type="nominal", title=None, legend=alt.Legend(orient="top", labelLimit=400),
-                        scale=alt.Scale(domain=lines, range=ROLE_COLOURS[: len(lines)])),
+        color=encode.colour("line", lines, ROLE_COLOURS[: len(lines)], labelLimit=400),
         tooltip=[alt.Tooltip(field="line", type="nominal", title=" "),
                  alt.Tooltip(field="stage_label", type="nominal", title=t("gptmemory.axis_stage")),
                  alt.Tooltip(field="cosine", type="quantitative", title=t("gptmemory.axis_cosine"), format=".3f")],

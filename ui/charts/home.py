@@ -5,7 +5,7 @@ import altair as alt
 import pandas as pd
 
 from ui.base.i18n import Translator
-from ui.charts import palette
+from ui.charts import encode, palette
 
 PART_COLOURS = {"attention": palette.BLUE, "ffn": palette.ORANGE}
 
@@ -25,13 +25,8 @@ def block_bar(parts: pd.DataFrame, t: Translator) -> alt.LayerChart:
     bars = alt.Chart().mark_bar(height=40).encode(
         x=alt.X(field="start", type="quantitative", title=t("home.axis_params")),
         x2=alt.X2(field="end"),
-        color=alt.Color(
-            field="label",
-            type="nominal",
-            title=None,
-            scale=alt.Scale(domain=list(data["label"]), range=list(PART_COLOURS.values())),
-            legend=alt.Legend(orient="bottom"),  # a legend at the right takes a phone's bar width
-        ),
+        # A legend at the right takes a phone's bar width.
+        color=encode.colour("label", list(data["label"]), list(PART_COLOURS.values()), orient="bottom"),
         tooltip=[alt.Tooltip(field="label", type="nominal", title=""), alt.Tooltip(field="params", type="quantitative", format=",")],
     )
     text = alt.Chart().mark_text(fontWeight="bold", dx=-8, align="right", lineBreak="\n").encode(

@@ -5,7 +5,7 @@ import altair as alt
 import pandas as pd
 
 from ui.base.i18n import Translator
-from ui.charts import palette
+from ui.charts import encode, palette
 
 STATE_COLOURS = {"untrained": palette.MUTED, "trained": palette.ORANGE}
 SIGN_COLOURS = {"positive": palette.BLUE, "negative": palette.RED}
@@ -35,14 +35,8 @@ def contributions(data: pd.DataFrame, t: Translator, state: str) -> alt.Chart:
                     sort=alt.EncodingSortField(field="projection", order="descending"),
                     title=t("keyvalue.axis_neuron")),
             y=alt.Y(field="projection", type="quantitative", title=t("keyvalue.axis_projection")),
-            color=alt.Color(
-                field="sign_label",
-                type="nominal",
-                title=t("keyvalue.legend_sign"),
-                scale=alt.Scale(domain=[t("keyvalue.sign_positive"), t("keyvalue.sign_negative")],
-                                range=list(SIGN_COLOURS.values())),
-                legend=alt.Legend(orient="top"),
-            ),
+            color=encode.colour("sign_label", [t("keyvalue.sign_positive"), t("keyvalue.sign_negative")],
+                                list(SIGN_COLOURS.values()), t("keyvalue.legend_sign")),
             tooltip=[
                 alt.Tooltip(field="neuron", type="quantitative", title=t("keyvalue.axis_neuron")),
                 alt.Tooltip(field="coefficient", type="quantitative", title="aᵢ", format=".4f"),
@@ -59,9 +53,8 @@ def cumulative(frame: pd.DataFrame, marks: pd.DataFrame, t: Translator) -> alt.L
     """Cumulative share of ‖y‖ against the number of neurons (largest first), with the 50% / 90% counts."""
     data = frame.assign(state_label=frame["state"].map(lambda s: t(f"keyvalue.state_{s}")))
     states = [s for s in STATE_COLOURS if s in set(frame["state"])]
-    scale = alt.Scale(domain=[t(f"keyvalue.state_{s}") for s in states], range=[STATE_COLOURS[s] for s in states])
-    colour = alt.Color(field="state_label", type="nominal", title=t("keyvalue.legend_state"), scale=scale,
-                       legend=alt.Legend(orient="top"))
+    colour = encode.colour("state_label", [t(f"keyvalue.state_{s}") for s in states],
+                           [STATE_COLOURS[s] for s in states], t("keyvalue.legend_state"))
     state_tip = alt.Tooltip(field="state_label", type="nominal", title=t("keyvalue.legend_state"))
     share = alt.Y(field="share", type="quantitative")
     curve = alt.Chart(data).mark_line(interpolate="step-after").encode(

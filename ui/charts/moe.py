@@ -5,7 +5,7 @@ import altair as alt
 import pandas as pd
 
 from ui.base.i18n import Translator
-from ui.charts import palette
+from ui.charts import encode, palette
 
 K_COLORS = list(palette.CATEGORICAL)
 EXPERT_COLORS = list(palette.CATEGORICAL)
@@ -22,10 +22,8 @@ def _share_bars(data: pd.DataFrame, rows: str, share: str, title: str, part: str
         .mark_bar()
         .encode(
             y=alt.Y(field=rows, type="nominal", title=None, sort=None),
-            x=alt.X(field=share, type="quantitative", title=title, axis=alt.Axis(format="%"),
-                    scale=alt.Scale(domain=[0, 1])),
-            color=alt.Color(field=part, type="nominal", title=None, legend=alt.Legend(orient="top"),
-                            scale=alt.Scale(domain=parts, range=colors)),
+            x=encode.share(alt.X, share, title),
+            color=encode.colour(part, parts, colors),
             tooltip=tooltip,
             **encoding,
         )
@@ -44,8 +42,7 @@ def tokens_per_expert(frame: pd.DataFrame, t: Translator) -> alt.Chart:
             x=alt.X(field="expert_label", type="ordinal", title=t("moe.axis_expert"), sort=None),
             xOffset=alt.XOffset(field="k_label", type="nominal"),
             y=alt.Y(field="tokens", type="quantitative", title=t("moe.axis_tokens")),
-            color=alt.Color(field="k_label", type="nominal", title=None, legend=alt.Legend(orient="top"),
-                            scale=alt.Scale(domain=ks, range=K_COLORS[: len(ks)])),
+            color=encode.colour("k_label", ks, K_COLORS[: len(ks)]),
             tooltip=[alt.Tooltip(field="k_label", type="nominal", title="k"),
                      alt.Tooltip(field="expert_label", type="ordinal", title=t("moe.axis_expert")),
                      alt.Tooltip(field="tokens", type="quantitative", title=t("moe.axis_tokens")),

@@ -5,7 +5,7 @@ import altair as alt
 import pandas as pd
 
 from ui.base.i18n import Translator
-from ui.charts import palette
+from ui.charts import encode, palette
 
 TOKEN_COLOURS = {"train": palette.ORANGE, "fresh": palette.BLUE}
 
@@ -28,8 +28,7 @@ def per_neuron(frame: pd.DataFrame, t: Translator) -> alt.LayerChart:
     # Opaque: at 0.7 the orange had 2.5:1 on white, too faint for the one shape this chart draws.
     area = alt.Chart(frame).mark_area(color=palette.ORANGE, interpolate="step-after").encode(
         x=alt.X(field="rank", type="quantitative", title=t("sparsity.axis_neuron_rank")),
-        y=alt.Y(field="firing_rate", type="quantitative", title=t("sparsity.axis_firing_rate"),
-                axis=alt.Axis(format="%"), scale=alt.Scale(domain=[0, 1])),
+        y=encode.share(alt.Y, "firing_rate", t("sparsity.axis_firing_rate")),
         tooltip=[alt.Tooltip(field="rank", type="quantitative", title=t("sparsity.axis_neuron_rank")),
                  alt.Tooltip(field="firing_rate", type="quantitative", title=t("sparsity.axis_firing_rate"),
                              format=".1%")],
@@ -46,43 +45,34 @@ def training(frame: pd.DataFrame, published: dict[str, float], t: Translator) ->
     kinds = list(TOKEN_COLOURS)
     lines = alt.Chart(data).mark_line().encode(
         x=alt.X(field="step", type="quantitative", title=t("sparsity.axis_step")),
-        y=alt.Y(field="active_fraction", type="quantitative", title=t("sparsity.axis_active_fraction"),
-                axis=alt.Axis(format="%"), scale=alt.Scale(domain=[0, 1])),
-        color=alt.Color(
-            field="tokens_label",
-            type="nominal",
-            title=t("sparsity.legend_tokens"),
-            scale=alt.Scale(domain=[t(f"sparsity.tokens_{k}") for k in kinds], range=list(TOKEN_COLOURS.values())),
-            legend=alt.Legend(orient="top"),
-        ),
+        y=encode.share(alt.Y, "active_fraction", t("sparsity.axis_active_fraction")),
+        color=encode.colour("tokens_label", [t(f"sparsity.tokens_{k}") for k in kinds], list(TOKEN_COLOURS.values()),
+                            t("sparsity.legend_tokens")),
         tooltip=[alt.Tooltip(field="step", type="quantitative", title=t("sparsity.axis_step")),
                  alt.Tooltip(field="tokens_label", type="nominal", title=t("sparsity.legend_tokens")),
                  alt.Tooltip(field="active_fraction", type="quantitative", title=t("sparsity.axis_active_fraction"),
                              format=".2%")],
     )
-    reference = pd.DataFrame(
-        {"value": list(published.values()),
-         "label": [t("sparsity.reference_label", model=name, value=f"{v:.1%}") for name, v in published.items()]}
-    )
-    value = alt.Y(field="value", type="quantitative")
-    rules = alt.Chart(reference).mark_rule(strokeDash=[6, 4], color=palette.GREY).encode(y=value)
-    labels = reference_labels(reference, value)
-    return alt.layer(lines, rules, *labels, height=380)
+    return alt.layer(lines, *reference_lines(published, "sparsity.reference_label", t), height=380)
 
 
-def reference_labels(reference: pd.DataFrame, value: alt.Y) -> list[alt.Chart]:
-    """The published values' labels beside their dashed lines, clear of them and of the axis.
+def reference_lines(published: dict[str, float], label_key: str, t: Translator) -> list[alt.Chart]:
+    """The published values as dashed lines, each labelled (`label_key`) clear of the lines and of the axis.
 
     At the right end, away from the y axis's ticks (T5's 3 % sits on the 0 % tick at the left); the lines
     are a few pixels apart, so the lower label hangs under its line and the upper one stands on its own.
     """
+    reference = pd.DataFrame({"value": list(published.values()),
+                              "label": [t(label_key, model=name, value=f"{v:.1%}") for name, v in published.items()]})
+    value = alt.Y(field="value", type="quantitative")
+    rules = alt.Chart(reference).mark_rule(strokeDash=[6, 4], color=palette.GREY).encode(y=value)
     order = reference["value"].argsort()
-    return [
+    return [rules, *(
         alt.Chart(reference.iloc[[i]]).mark_text(align="right", baseline=baseline, dx=-4, dy=dy,
                                                  color=palette.LABEL).encode(
             y=value, x=alt.XValue("width"), text=alt.Text(field="label", type="nominal"))
         for i, baseline, dy in zip(order, ("top", "bottom"), (3, -3))
-    ]
+    )]
 
 
 def loss(frame: pd.DataFrame, t: Translator) -> alt.Chart:

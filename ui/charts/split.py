@@ -5,7 +5,7 @@ import altair as alt
 import pandas as pd
 
 from ui.base.i18n import Translator
-from ui.charts import palette
+from ui.charts import encode, palette
 
 PART_COLOURS = {
     "embeddings": palette.GREY,
@@ -31,13 +31,25 @@ def _spans(frame: pd.DataFrame, column: str, by: str | None = None) -> pd.DataFr
     return frame.assign(start=end - value, end=end, mid=end - value / 2)
 
 
+def _reference_lines(at: dict[str, float]) -> list[alt.Chart]:
+    """Dashed vertical lines at these shares, each named at the top."""
+    reference = pd.DataFrame({"x": list(at.values()), "label": list(at)})
+    x = alt.X(field="x", type="quantitative")
+    rule = alt.Chart(reference).mark_rule(strokeDash=[6, 4], color=palette.INK).encode(x=x)
+    rule_text = alt.Chart(reference).mark_text(align="left", dx=4, dy=-8, fontWeight="bold").encode(
+        x=x, y=alt.YValue(0), text=alt.Text(field="label", type="nominal")
+    )
+    return [rule, rule_text]
+
+
 def block_bar(frame: pd.DataFrame, t: Translator) -> alt.LayerChart:
     """One block as a single bar: W_q … W_o in blue, W_1 (W_3) W_2 in orange, each piece labelled."""
     data = _spans(frame.reset_index(drop=True), "params")
+    matrices = data["matrix"].map(lambda m: "W" + m[1:])
     data = data.assign(
         part_label=data["part"].map(lambda p: t(f"split.part_{p}")),
-        matrix_label=data["matrix"].map(lambda m: "W" + m[1:]),
-        text=[m if s >= 0.05 else "" for m, s in zip(data["matrix"].map(lambda m: "W" + m[1:]), data["share"])],
+        matrix_label=matrices,
+        text=[m if s >= 0.05 else "" for m, s in zip(matrices, data["share"])],
         ink=data["part"].map(lambda p: palette.ink_on(PART_COLOURS[p])),
     )
     parts = [p for p in PART_COLOURS if p in set(data["part"])]
@@ -77,8 +89,7 @@ def model_bars(parts: pd.DataFrame, t: Translator, selected: str) -> alt.LayerCh
     present = [p for p in order if p in set(data["part"])]
     base = alt.Chart().encode(y=alt.Y(field="name", type="nominal", sort=names, title=None))
     bars = base.mark_bar().encode(
-        x=alt.X(field="start", type="quantitative", title=t("split.axis_share_of_model"), axis=alt.Axis(format="%"),
-                scale=alt.Scale(domain=[0, 1])),
+        x=encode.share(alt.X, "start", t("split.axis_share_of_model")),
         x2=alt.X2(field="end"),
         color=alt.Color(field="part_label", type="nominal", title=t("split.legend_part"),
                         scale=_part_scale(t, present), legend=alt.Legend(orient="bottom")),
@@ -108,8 +119,7 @@ def share_bars(table: pd.DataFrame, t: Translator) -> alt.LayerChart:
     order = list(data.sort_values("ffn_share", ascending=False)["name"])
     base = alt.Chart().encode(y=alt.Y(field="name", type="nominal", sort=order, title=None))
     bars = base.mark_bar(color=PART_COLOURS["ffn"]).encode(
-        x=alt.X(field="ffn_share", type="quantitative", title=t("split.axis_ffn_share"), axis=alt.Axis(format="%"),
-                scale=alt.Scale(domain=[0, 1])),
+        x=encode.share(alt.X, "ffn_share", t("split.axis_ffn_share")),
         tooltip=[
             alt.Tooltip(field="name", type="nominal", title=t("split.axis_model")),
             alt.Tooltip(field="ffn_share", type="quantitative", format=".2%"),
@@ -120,14 +130,8 @@ def share_bars(table: pd.DataFrame, t: Translator) -> alt.LayerChart:
     labels = base.mark_text(align="left", dx=4).encode(
         x=alt.X(field="ffn_share", type="quantitative"), text=alt.Text(field="text", type="nominal")
     )
-    reference = pd.DataFrame({"x": [2 / 3], "label": ["2/3"]})
-    x = alt.X(field="x", type="quantitative")
-    rule = alt.Chart(reference).mark_rule(strokeDash=[6, 4], color=palette.INK).encode(x=x)
-    rule_text = alt.Chart(reference).mark_text(align="left", dx=4, dy=-8, fontWeight="bold").encode(
-        x=x, y=alt.YValue(0), text=alt.Text(field="label", type="nominal")
-    )
     # The bars' frame sits on the layer; the reference line keeps its own.
-    return alt.layer(bars, labels, rule, rule_text, data=data, height=alt.Step(26))
+    return alt.layer(bars, labels, *_reference_lines({"2/3": 2 / 3}), data=data, height=alt.Step(26))
 
 
 def cause_bars(frame: pd.DataFrame, t: Translator) -> alt.LayerChart:
@@ -143,8 +147,7 @@ def cause_bars(frame: pd.DataFrame, t: Translator) -> alt.LayerChart:
     base = alt.Chart().encode(y=alt.Y(field="label", type="nominal", sort=order, title=None,
                                       axis=alt.Axis(labelLimit=0)))
     bars = base.mark_bar(color=PART_COLOURS["ffn"]).encode(
-        x=alt.X(field="share", type="quantitative", title=t("split.axis_ffn_share"), axis=alt.Axis(format="%"),
-                scale=alt.Scale(domain=[0, 1])),
+        x=encode.share(alt.X, "share", t("split.axis_ffn_share")),
         tooltip=[alt.Tooltip(field="label", type="nominal", title=t("split.axis_model")),
                  alt.Tooltip(field="share", type="quantitative", format=".2%")],
     )
@@ -152,10 +155,4 @@ def cause_bars(frame: pd.DataFrame, t: Translator) -> alt.LayerChart:
     labels = base.mark_text(align="right", dx=-4, color=palette.ink_on(PART_COLOURS["ffn"]), fontWeight="bold").encode(
         x=alt.X(field="share", type="quantitative"), text=alt.Text(field="text", type="nominal")
     )
-    reference = pd.DataFrame({"x": [2 / 3, 0.8], "label": ["2/3", "80%"]})
-    x = alt.X(field="x", type="quantitative")
-    rule = alt.Chart(reference).mark_rule(strokeDash=[6, 4], color=palette.INK).encode(x=x)
-    rule_text = alt.Chart(reference).mark_text(align="left", dx=4, dy=-8, fontWeight="bold").encode(
-        x=x, y=alt.YValue(0), text=alt.Text(field="label", type="nominal")
-    )
-    return alt.layer(bars, labels, rule, rule_text, data=data, height=alt.Step(22))
+    return alt.layer(bars, labels, *_reference_lines({"2/3": 2 / 3, "80%": 0.8}), data=data, height=alt.Step(22))

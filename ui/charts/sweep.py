@@ -8,7 +8,7 @@ import pandas as pd
 
 from ffn_core.sweep import sweep
 from ui.base.i18n import Translator
-from ui.charts import palette
+from ui.charts import encode, palette
 
 TARGET = palette.GREY
 KINK = palette.RED  # the kinks are triangles: their shape, not their red, sets them apart from the orange fit
@@ -17,8 +17,9 @@ METHOD_COLORS = {"pieces": palette.BLUE, "naive": palette.ORANGE}
 SERIES_COLORS = {**METHOD_COLORS, "best": palette.GREEN, "seed": palette.PURPLE}
 
 
-def _method_scale(t: Translator, methods: list[str]) -> alt.Scale:
-    return alt.Scale(domain=[t(f"sweep.method_{m}") for m in methods], range=[METHOD_COLORS[m] for m in methods])
+def _method_colour(t: Translator, field: str, methods: list[str]) -> alt.Color:
+    return encode.colour(field, [t(f"sweep.method_{m}") for m in methods], [METHOD_COLORS[m] for m in methods],
+                         t("sweep.legend_method"), orient="bottom")
 
 
 def rmse_series(results: Iterable[sweep.Sweep], best_rmse: Sequence[float],
@@ -53,8 +54,7 @@ def fits(curves: pd.DataFrame, kinks: pd.DataFrame, t: Translator) -> alt.FacetC
     target_line = base.transform_filter(alt.datum.kind == "target").mark_line(
         color=TARGET, strokeDash=[5, 3], strokeWidth=2).encode(x=x, y=y)
     fit_line = base.transform_filter(alt.datum.kind == "fit").mark_line(strokeWidth=2).encode(
-        x=x, y=y, color=alt.Color(field="series", type="nominal", title=t("sweep.legend_method"),
-                                  scale=_method_scale(t, methods), legend=alt.Legend(orient="bottom")))
+        x=x, y=y, color=_method_colour(t, "series", methods))
     kink_marks = base.transform_filter(alt.datum.kind == "kink").mark_point(
         color=KINK, shape="triangle-up", filled=True, size=45, opacity=1).encode(
         x=x, y=y, tooltip=[alt.Tooltip(field="series", type="nominal", title=t("sweep.legend_method")),
@@ -69,7 +69,6 @@ def rmse_by_width(frame: pd.DataFrame, t: Translator) -> alt.Chart:
     """RMSE against width, both on log scales: this run (per method), the best found, the seed's figures."""
     series = list(dict.fromkeys(frame["series"]))
     data = frame.assign(label=frame["series"].map(lambda s: t(f"sweep.series_{s}")))
-    scale = alt.Scale(domain=[t(f"sweep.series_{s}") for s in series], range=[SERIES_COLORS[s] for s in series])
     return (
         alt.Chart(data)
         .mark_line(point=True)
@@ -78,8 +77,8 @@ def rmse_by_width(frame: pd.DataFrame, t: Translator) -> alt.Chart:
                     scale=alt.Scale(type="log", base=2),
                     axis=alt.Axis(values=sorted(set(frame["width"])), format="d")),
             y=alt.Y(field="rmse", type="quantitative", title=t("sweep.axis_rmse"), scale=alt.Scale(type="log")),
-            color=alt.Color(field="label", type="nominal", title=t("sweep.legend_series"), scale=scale,
-                            legend=alt.Legend(orient="bottom", columns=1, labelLimit=320)),
+            color=encode.colour("label", [t(f"sweep.series_{s}") for s in series], [SERIES_COLORS[s] for s in series],
+                                t("sweep.legend_series"), orient="bottom", columns=1, labelLimit=320),
             # alt.condition returns a plain dict, which encode() would send through from_dict: unpacked instead.
             strokeDash=alt.StrokeDashValue(
                 **alt.condition(alt.datum.series == "best", alt.value([6, 3]), alt.value([1, 0]))
@@ -105,8 +104,7 @@ def pieces(frame: pd.DataFrame, t: Translator) -> alt.LayerChart:
         # A linear axis with whole-number ticks: a symlog one labelled only 0 and 30 made 3 pieces look like 12.
         y=alt.Y(field="pieces_used", type="quantitative", title=t("sweep.axis_pieces"),
                 scale=alt.Scale(type="linear", nice=True), axis=alt.Axis(tickMinStep=1, format="d")),
-        color=alt.Color(field="label", type="nominal", title=t("sweep.legend_method"),
-                        scale=_method_scale(t, methods), legend=alt.Legend(orient="bottom")),
+        color=_method_colour(t, "label", methods),
         tooltip=[alt.Tooltip(field="label", type="nominal", title=t("sweep.legend_method")),
                  alt.Tooltip(field="width", type="quantitative", title=t("sweep.col_width")),
                  alt.Tooltip(field="pieces_used", type="quantitative", title=t("sweep.col_pieces_used")),
