@@ -4,6 +4,7 @@ from hypothesis import strategies as st
 
 from ffn_core import collapse, ffn
 from tests.lesson_checks import Branches, assert_readable
+from ui.registry import rules
 from ui.verdicts import collapse as verdicts
 
 MS = (4, 8, 16, 32, 64, 128, 256, 512, 1024)
@@ -26,7 +27,7 @@ def test_collapse_verdict_agrees_with_its_numbers(d, m, act, bias, seed):
         # No claim about W₂W₁'s rank once an activation sits between the layers.
         assert "collapse.fact_rank" not in by_key
         claim = by_key["collapse.claim_nonlinear"]
-        assert claim.ok == (res.fit_relative_error > verdicts.NONLINEAR)
+        assert claim.ok == (res.fit_relative_error > rules.NONLINEAR)
         assert ("collapse.takeaway_nearly_linear" in keys) == (not claim.ok)
         if "collapse.takeaway_nonlinear" in keys:
             COLLAPSE.reach("nonlinear")
@@ -34,7 +35,7 @@ def test_collapse_verdict_agrees_with_its_numbers(d, m, act, bias, seed):
     else:
         fact = by_key["collapse.fact_rank"]
         assert fact.ok is None and fact.values["rank"] <= fact.values["bound"] == min(d, m)
-        assert by_key["collapse.claim_replace"].ok == (res.max_abs_residual <= verdicts.EXACT)
+        assert by_key["collapse.claim_replace"].ok == (res.max_abs_residual <= rules.EXACT)
         if by_key["collapse.claim_replace"].ok:
             # "Widening bought nothing" only when m > d; "the same functions" never when m < d.
             assert ("collapse.takeaway_wide" in keys) == (m > d)
@@ -57,7 +58,7 @@ def test_stack_verdict_agrees_with_its_numbers(d, layers, narrow, bias, seed):
     v = verdicts.judge_stack(res)
     claim, fact = v.claims
     assert claim.values["layers"] == layers
-    assert claim.ok == (res.max_abs_residual <= verdicts.EXACT)
+    assert claim.ok == (res.max_abs_residual <= rules.EXACT)
     assert fact.ok is None and res.rank <= fact.values["bound"] == min(d, *widths)
     # "The narrow layer caps the product" needs a narrowest width below d, and the rank it names.
     assert ("collapse.takeaway_stack_narrow" in v.takeaway) == (claim.ok and min(widths) < d)

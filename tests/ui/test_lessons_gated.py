@@ -6,6 +6,7 @@ from hypothesis import strategies as st
 from ffn_core import gated
 from ffn_core.sweep import gated as gated_sweep, targets
 from tests.lesson_checks import Branches, assert_readable
+from ui.registry import rules
 from ui.verdicts import gated as verdicts
 
 GATED = Branches("bilinear", "nonlinear")
@@ -25,21 +26,21 @@ def test_gated_verdict_agrees_with_its_numbers(d, act, token, seed):
     keys = v.takeaway.split()
     if act == "none":
         claim = by_key["gated.claim_bilinear"]
-        assert claim.ok == (res.gated_fit_error > verdicts.NONLINEAR and res.plain_collapse_residual <= verdicts.EXACT)
-        assert ("gated.takeaway_bilinear" in keys) == (res.gated_fit_error > verdicts.NONLINEAR)
+        assert claim.ok == (res.gated_fit_error > rules.NONLINEAR and res.plain_collapse_residual <= rules.EXACT)
+        assert ("gated.takeaway_bilinear" in keys) == (res.gated_fit_error > rules.NONLINEAR)
         if claim.ok:
             GATED.reach("bilinear")
             assert claim.values["error"] > 0.01 and claim.values["residual"] <= 1e-12
     else:
         claim = by_key["gated.claim_nonlinear"]
-        assert claim.ok == (res.gated_fit_error > verdicts.NONLINEAR)
+        assert claim.ok == (res.gated_fit_error > rules.NONLINEAR)
         if "gated.takeaway_nonlinear" in keys:
             GATED.reach("nonlinear")
             assert claim.values["error"] > 0.01
         # "further from any linear map than the plain FFN" is said exactly when its error is the larger
-        assert ("gated.takeaway_nonlinear" in keys) == (res.gated_fit_error > verdicts.NONLINEAR
+        assert ("gated.takeaway_nonlinear" in keys) == (res.gated_fit_error > rules.NONLINEAR
                                                         and res.gated_fit_error > res.plain_fit_error)
-        assert ("gated.takeaway_nonlinear_closer" in keys) == (res.gated_fit_error > verdicts.NONLINEAR
+        assert ("gated.takeaway_nonlinear_closer" in keys) == (res.gated_fit_error > rules.NONLINEAR
                                                                and res.gated_fit_error <= res.plain_fit_error)
     counts = by_key["gated.fact_params"]
     assert counts.ok is None and counts.values["gated"] == counts.values["plain"] == counts.values["eight"] == 8 * d * d
@@ -67,7 +68,7 @@ def test_width_verdict_agrees_with_its_numbers(target, act, most, seed):
     fact, claim = v.claims
     assert fact.ok is None
     assert [p.params for p in res.plain] == [g.params for g in res.gated]
-    outcomes = [verdicts.outcome(p.rmse, g.rmse, res.floor) for p, g in zip(res.plain, res.gated)]
+    outcomes = [rules.gate_outcome(p.rmse, g.rmse, res.floor) for p, g in zip(res.plain, res.gated)]
     for o, p, g in zip(outcomes, res.plain, res.gated):
         if o == "better":
             assert g.rmse < 0.8 * p.rmse

@@ -4,6 +4,7 @@ from hypothesis import strategies as st
 
 from ffn_core import ffn, position
 from tests.lesson_checks import Branches, assert_readable
+from ui.registry import rules
 from ui.verdicts import position as verdicts
 
 DS = (8, 16, 32, 64, 128)
@@ -34,8 +35,8 @@ def test_position_verdict_agrees_with_its_numbers(s):
     # "Passed the permutation check" needs a permutation that moved tokens.
     assert res.permutation != tuple(range(s["n"]))
     assert perm.values["moved"] == sum(k != p for k, p in enumerate(res.permutation)) >= 2
-    assert perm.ok == (res.permutation_max_abs_diff <= verdicts.EXACT)
-    assert rowwise.ok == (rowwise.values["diff"] <= verdicts.EXACT)
+    assert perm.ok == (res.permutation_max_abs_diff <= rules.EXACT)
+    assert rowwise.ok == (rowwise.values["diff"] <= rules.EXACT)
     assert diagonal.ok == (diagonal.values["share"] == 0)
     takeaway = v.takeaway.split()
     if s["causal"]:
@@ -43,12 +44,12 @@ def test_position_verdict_agrees_with_its_numbers(s):
         assert "position.takeaway_equivariant" not in takeaway
         if "position.takeaway_causal" in takeaway:
             TAKEAWAY.reach("causal")
-            assert res.attention_permutation_max_abs_diff > verdicts.EXACT
+            assert res.attention_permutation_max_abs_diff > rules.EXACT
     else:
         assert "position.takeaway_causal" not in takeaway
         if "position.takeaway_equivariant" in takeaway:
             TAKEAWAY.reach("equivariant")
-            assert v.takeaway_values["attention_perm"] <= verdicts.EXACT
+            assert v.takeaway_values["attention_perm"] <= rules.EXACT
     assert_readable(v)
 
 

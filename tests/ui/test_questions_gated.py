@@ -6,6 +6,7 @@ from ffn_core import gated
 from ffn_core.sweep import gated as gated_sweep
 from tests.question_checks import assert_sound, korean_is_korean
 from ui.questions import gated as questions
+from ui.registry import rules
 from ui.verdicts import gated as verdicts
 
 
@@ -33,7 +34,7 @@ def test_width_question_is_answered_by_the_page(target, act, seed):
     res = gated_sweep.fit(target, (1,), act, seed)
     (asked,) = questions.width(res)
     assert_sound([asked], "gated", [verdicts.judge_width(res)])
-    assert asked.answer == verdicts.outcome(res.plain[-1].rmse, res.gated[-1].rmse, res.floor)
+    assert asked.answer == rules.gate_outcome(res.plain[-1].rmse, res.gated[-1].rmse, res.floor)
     assert asked.values["params"] == res.plain[-1].params == res.gated[-1].params
 
 

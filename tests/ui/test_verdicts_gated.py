@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from ffn_core import collapse, ffn, gated
 from tests.lesson_checks import assert_readable
-from ui.registry import catalog
+from ui.registry import catalog, rules
 from ui.verdicts import gated as verdicts
 
 CONTROLS = {c.key: c for c in catalog.CONTROLS["gated"]}
@@ -39,7 +39,7 @@ def test_about_the_mean_is_said_exactly_when_the_error_is_near_100_percent(d, se
     v = verdicts.judge(res)
     keys = v.takeaway.split()
     near = verdicts.MEAN[0] <= res.gated_fit_error <= verdicts.MEAN[1]
-    assert ("gated.takeaway_bilinear_mean" in keys) == (near and res.gated_fit_error > verdicts.NONLINEAR)
+    assert ("gated.takeaway_bilinear_mean" in keys) == (near and res.gated_fit_error > rules.NONLINEAR)
     # and over the page's controls it is: a quadratic of centred, symmetric tokens has no linear part
     assert near and "gated.takeaway_bilinear_mean" in keys and "gated.takeaway_bilinear" in keys
     assert_readable(v)

@@ -1,15 +1,12 @@
 """Verdicts: pure functions from a core result to the claims and takeaway a page shows.
 
-A page's judge returns a Verdict of locale keys and the values they cite (numbers, formatted by the
-locale sentence through ui.base.text.render; ui.base.text.Term for a value that is itself a key);
-ui.widgets.verdict renders it. Nothing here imports streamlit or altair, so property tests can run thousands.
-
-One module per page: home.py, split.py, position.py, collapse.py, sweep.py, keyvalue.py, sparsity.py,
-gpt.py (pages 8 and 9), gpt_checkpoints.py (page 8's checkpoint and word-in-context sections), gated.py (the gated
-FFN), moe.py (the mixture of experts).
+A page's judge returns a Verdict of locale keys and the values they cite (ui.base.text.Term for a value
+that is itself a key); ui.widgets.verdict renders it. Nothing here imports streamlit or altair, so
+property tests can run thousands. One module per page; gpt.py serves pages 8 and 9.
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,3 +28,8 @@ class Verdict:
     claims: tuple[Claim, ...]
     takeaway: str  # locale key; several keys joined by spaces when the takeaway has several sentences
     takeaway_values: Mapping[str, Any] = field(default_factory=dict)
+
+
+def finite(x: object) -> bool:
+    """A measured number that is neither infinite nor NaN (nor a bool)."""
+    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)

@@ -6,10 +6,6 @@ from ui.base.text import Term
 from ui.registry import rules
 from ui.verdicts import Claim, Verdict
 
-# The thresholds the collapse's measures decide by (ui/registry/rules.py), so a verdict and an answer agree.
-EXACT = rules.EXACT  # float64 rounding of a product stays many orders below this
-NONLINEAR = rules.NONLINEAR  # a best linear fit missing more than 1% of the output's spread has clearly failed
-
 
 def judge(res: collapse.Collapse) -> Verdict:
     """Without an activation: the rank bound (a theorem, stated), the one-matrix residual (measured). With one: the fit."""
@@ -20,7 +16,7 @@ def judge(res: collapse.Collapse) -> Verdict:
               "error": res.fit_relative_error}
     if res.act != "none":
         # W₂W₁ is not this layer's map once an activation sits between the factors: no rank claim about it.
-        nonlinear = res.fit_relative_error > NONLINEAR
+        nonlinear = res.fit_relative_error > rules.NONLINEAR
         claims = (Claim("collapse.claim_nonlinear", values, nonlinear),)
         if not nonlinear:
             takeaway = "collapse.takeaway_nearly_linear"
@@ -29,7 +25,7 @@ def judge(res: collapse.Collapse) -> Verdict:
         else:  # m ≤ d/2: the two layers hold no more weights than one d × d matrix
             takeaway = "collapse.takeaway_nonlinear_narrow"
         return Verdict(claims, takeaway, values)
-    exact = res.max_abs_residual <= EXACT
+    exact = res.max_abs_residual <= rules.EXACT
     claims = (
         Claim("collapse.fact_rank", values, None),  # rank(W₂W₁) ≤ min(d, m) holds for any two matrices
         Claim("collapse.claim_replace", values, exact),
@@ -52,7 +48,7 @@ def judge_stack(res: collapse.Stack) -> Verdict:
     values = {"layers": len(res.widths) + 1, "d": res.d_model, "params": res.layer_params,
               "one": res.single_matrix_params, "residual": res.max_abs_residual, "rank": res.rank,
               "bound": res.rank_bound}
-    exact = res.max_abs_residual <= EXACT
+    exact = res.max_abs_residual <= rules.EXACT
     claims = (Claim("collapse.claim_stack", values, exact), Claim("collapse.fact_stack_rank", values, None))
     if not exact:
         return Verdict(claims, "collapse.takeaway_broken_stack", values)

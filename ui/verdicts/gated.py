@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from ffn_core import gated
 from ffn_core.sweep import gated as gated_sweep
+from ui.base.text import Term
 from ui.registry import rules
 from ui.verdicts import Claim, Verdict
-from ui.verdicts.collapse import EXACT, NONLINEAR
-from ui.base.text import Term
 
 HALF = (0.4, 0.6)  # "about half": the turned-down share over 256 tokens at init
 # "The best affine map is about the mean": its error on fresh inputs is near 100%. With no linear part to
@@ -15,12 +14,6 @@ HALF = (0.4, 0.6)  # "about half": the turned-down share over 256 tokens at init
 # 1.01 to 1.03 for the page's d (measured over 40 seeds each); below 0.95 the map would have found a
 # linear part after all, above 1.10 it would be worse than "a little over" the mean.
 MEAN = (0.95, 1.10)
-# A gated network counts as better (or worse) at a size when its RMSE is below 0.8× (above 1.25×) the
-# plain one's: restarts of the same training differ by up to about that factor at these sizes. The page's
-# measures decide by the same rule (ui/registry/rules.py), so a verdict and an answer agree.
-BETTER = rules.BETTER
-WORSE = rules.WORSE
-outcome = rules.gate_outcome
 
 
 def judge(res: gated.Gated) -> Verdict:
@@ -34,9 +27,9 @@ def judge(res: gated.Gated) -> Verdict:
               "token": res.token, "down": silu.turned_down, "active": res.relu_active,
               "mean_down": silu.mean_turned_down, "tokens": gated.N_TOKENS, "leak_silu": silu.leak, "leak_gelu": gelu.leak,
               "negative": silu.negative, "negative_relu": relu.negative}
-    not_linear = res.gated_fit_error > NONLINEAR
+    not_linear = res.gated_fit_error > rules.NONLINEAR
     if res.act == "none":
-        claims = [Claim("gated.claim_bilinear", values, not_linear and res.plain_collapse_residual <= EXACT)]
+        claims = [Claim("gated.claim_bilinear", values, not_linear and res.plain_collapse_residual <= rules.EXACT)]
     else:
         claims = [Claim("gated.claim_nonlinear", values, not_linear)]
     claims += [
@@ -60,7 +53,7 @@ def judge(res: gated.Gated) -> Verdict:
 
 def judge_width(res: gated_sweep.GatedSweep) -> Verdict:
     """At equal weights, on page 5's targets: how many sizes the gate fits better, worse, the same."""
-    outcomes = [outcome(p.rmse, g.rmse, res.floor) for p, g in zip(res.plain, res.gated)]
+    outcomes = [rules.gate_outcome(p.rmse, g.rmse, res.floor) for p, g in zip(res.plain, res.gated)]
     better, worse = outcomes.count("better"), outcomes.count("worse")
     n = len(outcomes)
     largest = res.plain[-1].params

@@ -5,7 +5,6 @@ sweep the pages' whole control space.
 """
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 from ffn_core.gpt.ablation import Scores
@@ -13,7 +12,7 @@ from ffn_core.gpt.ask import Accuracy
 from ffn_core.gpt.edit import Edit
 from ffn_core.gpt.split import Split
 from ui.base.text import Term, pct
-from ui.verdicts import Claim, Verdict
+from ui.verdicts import Claim, Verdict, finite
 
 SUM_TOLERANCE = 1e-9  # float64 rounding of a sum of ~10 terms of size ~10 stays near 1e-14
 KNOWS = 0.9  # "the model knows the facts it read": seen accuracy at least this
@@ -26,15 +25,11 @@ LOCAL = 0.01  # an edit is local if it changes at most this share of the other f
 SEVERE, NOTICEABLE = 0.5, 0.1  # relative drop of accuracy: most lost / some lost / little lost
 
 
-def _finite(x: float) -> bool:
-    return isinstance(x, int | float) and math.isfinite(x)
-
-
 def ask(acc: Accuracy, answer: str | None, top: str) -> Verdict:
     """Does the model know what it read (seen), and what it never read in that form (held-out)? And this prompt?"""
     seen, heldout, n_seen, n_heldout = acc.seen, acc.heldout, acc.n_seen, acc.n_heldout
-    knows = _finite(seen) and seen >= KNOWS
-    generalises = _finite(heldout) and heldout >= GENERALISES
+    knows = finite(seen) and seen >= KNOWS
+    generalises = finite(heldout) and heldout >= GENERALISES
     claims = [Claim("gpt.claim_seen", {"value": seen, "n": n_seen}, knows),
               Claim("gpt.claim_heldout", {"value": heldout, "n": n_heldout}, generalises)]
     if answer is not None:
@@ -52,7 +47,7 @@ def layers(answer: str, residual: float, embedding: float, attn: Sequence[float]
            first_top: int | None) -> Verdict:
     """The attribution adds up; which kind of sublayer wrote more of the answer's logit; where it peaks."""
     attn_total, ffn_total = sum(attn), sum(ffn)
-    adds_up = _finite(residual) and residual <= SUM_TOLERANCE
+    adds_up = finite(residual) and residual <= SUM_TOLERANCE
     ffn_more = ffn_total > attn_total
     parts = [(value, "attn", i) for i, value in enumerate(attn, start=1)]
     parts += [(value, "ffn", i) for i, value in enumerate(ffn, start=1)]
@@ -90,7 +85,7 @@ def superposition(neuron: str, answer: str, distinct: tuple[int, int, int], firi
         Claim("gpt.claim_poly_writes", {"neuron": neuron, "answer": answer, "rank": rank, "vocab": vocab}, rank > 1),
         Claim("gpt.claim_directions", {"most": most, "block": widest + 1, "width": width,
                                        "k90": " / ".join(str(k) for k in k90)},
-              _finite(most) and most <= FEW_DIRECTIONS * width),
+              finite(most) and most <= FEW_DIRECTIONS * width),
     )
     poly = answers > 1 and rank > 1
     takeaway = "gpt.takeaway_poly" if poly else "gpt.takeaway_mono"
@@ -102,7 +97,7 @@ def parameter_split(parts: Split) -> Verdict:
     """Inside each block the FFN holds about 2/3 of the parameters, as page 1 counts."""
     ffn, attention, embeddings, total = parts.count("ffn"), parts.count("attention"), parts.count("embeddings"), parts.total
     blocks = ffn / (ffn + attention) if ffn + attention else float("nan")
-    near = _finite(blocks) and abs(blocks - 2 / 3) <= TWO_THIRDS_SLACK
+    near = finite(blocks) and abs(blocks - 2 / 3) <= TWO_THIRDS_SLACK
     keys = ["gpt.takeaway_split"]
     if near:
         keys.append("gpt.takeaway_split_blocks")
@@ -116,11 +111,13 @@ def parameter_split(parts: Split) -> Verdict:
 def _severity(before: float, after: float) -> str:
     """"most", "some" or "little" of the accuracy lost, "none" where the page's one-decimal figures do not
     move, "rose" where the accuracy went up."""
-    if _finite(before) and _finite(after) and pct(before, 1) == pct(after, 1):
+    if not (finite(before) and finite(after)):
+        return "little"
+    if pct(before, 1) == pct(after, 1):
         return "none"
-    if _finite(before) and _finite(after) and after > before:
+    if after > before:
         return "rose"
-    if not (_finite(before) and _finite(after)) or before <= 0:
+    if before <= 0:
         return "little"
     drop = (before - after) / before
     return "most" if drop >= SEVERE else "some" if drop >= NOTICEABLE else "little"
@@ -166,7 +163,7 @@ def edit(res: Edit, prompt: str, shipped_unchanged: bool) -> Verdict:
     edited = res.edited[1]
     other_lang = None if res.other_lang is None else res.other_lang[1]
     changed_prompts, other_prompts = res.other_prompts_changed, res.other_prompts
-    took = _finite(edited) and edited >= 0.5
+    took = finite(edited) and edited >= 0.5
     share = changed_prompts / other_prompts if other_prompts else 0.0
     local = share <= LOCAL
     claims = [
@@ -181,7 +178,7 @@ def edit(res: Edit, prompt: str, shipped_unchanged: bool) -> Verdict:
         Claim("gptsurgery.claim_took", {"prompt": prompt, "new": new, "value": edited}, took),
         Claim("gptsurgery.claim_local", {"changed": changed_prompts, "total": other_prompts, "share": share}, local),
     ]
-    crosses = other_lang is not None and _finite(other_lang) and other_lang >= 0.5
+    crosses = other_lang is not None and finite(other_lang) and other_lang >= 0.5
     if other_lang is not None:
         claims.append(Claim("gptsurgery.claim_other_lang", {"answer": other, "value": other_lang}, crosses))
     claims.append(Claim("gptsurgery.claim_unchanged", {}, shipped_unchanged))
@@ -202,7 +199,7 @@ def sparsity(step: int, start: Sequence[float], now: Sequence[float], log_gap: f
     claims = []
     if log_gap is not None:
         claims.append(Claim("gptsurgery.claim_log", {"gap": log_gap, "step": step},
-                            _finite(log_gap) and log_gap <= LOG_TOLERANCE))
+                            finite(log_gap) and log_gap <= LOG_TOLERANCE))
     fell = [b < a for a, b in zip(start, now)]
     everywhere = bool(fell) and all(fell)
     claims.append(Claim("gptsurgery.claim_sparser",

@@ -9,16 +9,12 @@ import math
 from collections.abc import Sequence
 
 from ui.base.text import Term
-from ui.verdicts import Claim, Verdict
+from ui.verdicts import Claim, Verdict, finite
 
 PASS = 0.9  # "learned": accuracy at least this (ffn_core.gpt.progress.PASS)
 FORMING = 0.5  # below this share of seen prompts the facts have not formed yet
 LAGS = 0.05  # held-out accuracy this far below seen accuracy "lags"
 LOG_TOLERANCE = 2e-3  # recomputed vs logged accuracy: argmax counts, equal unless two logits tie to the last bit
-
-
-def _finite(x: object) -> bool:
-    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
 
 
 def _step_text(step: int | None) -> object:
@@ -33,7 +29,7 @@ def checkpoint(step: int, answer: str | None, top: str, top_prob: float, seen: f
         claims.append(Claim("gptmemory.claim_answers", {"step": step, "answer": answer, "top": top, "prob": top_prob},
                             top == answer))
     if logged is not None:
-        gap = max(abs(seen - logged[0]), abs(heldout - logged[1])) if all(map(_finite, (seen, heldout, *logged))) \
+        gap = max(abs(seen - logged[0]), abs(heldout - logged[1])) if all(map(finite, (seen, heldout, *logged))) \
             else math.inf
         claims.append(Claim("gptmemory.claim_log", {"step": step, "seen": seen, "heldout": heldout,
                                                     "log_seen": logged[0], "log_heldout": logged[1]},
@@ -41,13 +37,13 @@ def checkpoint(step: int, answer: str | None, top: str, top_prob: float, seen: f
     attn_total, ffn_total = sum(attn), sum(ffn)
     claims.append(Claim("gptmemory.claim_ffn_more", {"step": step, "ffn": ffn_total, "attn": attn_total},
                         ffn_total > attn_total))
-    if not _finite(seen) or seen < FORMING:
+    if not finite(seen) or seen < FORMING:
         phase = "early"
     elif seen < PASS:
         phase = "forming"
     else:
         phase = "known"
-    lag = "lags" if _finite(heldout) and _finite(seen) and heldout < seen - LAGS else "keeps"
+    lag = "lags" if finite(heldout) and finite(seen) and heldout < seen - LAGS else "keeps"
     return Verdict(tuple(claims), f"gptmemory.takeaway_{phase} gptmemory.takeaway_heldout_{lag}",
                    {"step": step, "seen": seen, "heldout": heldout})
 

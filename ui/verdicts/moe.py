@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from ffn_core import moe, moe_presets
 from ffn_core.gpt import moe_model, moe_probes, moe_train
-from ui.verdicts import Claim, Verdict
-from ui.verdicts.collapse import EXACT
 from ui.base.text import Term
+from ui.registry import rules
+from ui.verdicts import Claim, Verdict
 
 # "Roughly even": the busiest expert gets at most twice the mean load.
 EVEN = 2.0
@@ -35,7 +35,7 @@ def judge(res: moe.MoEResult) -> Verdict:
               "off": res.off_diagonal_fraction, "loop": res.loop_max_abs_diff,
               "loss": r.balance_loss, "busiest": r.max_over_mean, "slots": res.n_tokens * res.k,
               "most": max(r.tokens_per_expert), "least": min(r.tokens_per_expert)}
-    position_wise = max(res.rowwise_max_abs_diff, res.permutation_max_abs_diff) <= EXACT and res.off_diagonal_fraction == 0
+    position_wise = rules.position_wise(res) == "yes"
     even = r.max_over_mean <= EVEN
     claims = (
         Claim("moe.claim_position", values, position_wise),

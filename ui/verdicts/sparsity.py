@@ -1,6 +1,6 @@
 """The activation-sparsity page's verdict: about half fire at init; what training did, on each set of tokens.
 
-A change in the active fraction counts as real from MIN_CHANGE. Measured at the page's default setting
+A change in the active fraction counts as real from rules.MIN_CHANGE. Measured at the page's default setting
 (d = 64, m = 256, 128 keys, seeds 0-5): the change on the training keys spreads by 0.4-0.6 percentage
 points from seed to seed (100 or 400 steps, relu or gelu, either task), so a fall of one point is more
 than twice that spread; below it the page says the fraction barely moved.
@@ -12,9 +12,6 @@ from ui.base.text import Term
 from ui.registry import rules
 from ui.verdicts import Claim, Verdict
 
-# The page's measures read a change by the same rule (ui/registry/rules.py): a verdict and an answer agree.
-MIN_CHANGE = rules.MIN_CHANGE
-direction = rules.direction
 HALF = (0.45, 0.55)
 
 
@@ -38,7 +35,8 @@ def judge(start: sparsity.AtInit, run: sparsity.Training, act: str, spread: spar
     fresh_change = run.active_fresh[-1] - run.active_fresh[0]
     values.update(before=run.active_train[0], after=run.active_train[-1], points=abs(100 * train_change),
                   fresh0=run.active_fresh[0], fresh1=run.active_fresh[-1], fresh_points=abs(100 * fresh_change))
-    keys = [f"sparsity.takeaway_train_{direction(train_change)}", f"sparsity.takeaway_fresh_{direction(fresh_change)}"]
+    keys = [f"sparsity.takeaway_train_{rules.direction(train_change)}",
+            f"sparsity.takeaway_fresh_{rules.direction(fresh_change)}"]
     if spread is not None:
         keys += across_seeds(spread, values)
     keys.append("sparsity.takeaway_reference_relu" if act == "relu" else "sparsity.takeaway_reference_smooth")
@@ -47,7 +45,7 @@ def judge(start: sparsity.AtInit, run: sparsity.Training, act: str, spread: spar
 
 def across_seeds(spread: sparsity.SeedSpread, values: dict[str, object]) -> list[str]:
     """The sentences on the same setting's runs over seeds: their range, how many fell, and whether that holds."""
-    moves = [direction(c) for c in spread.change_train]
+    moves = [rules.direction(c) for c in spread.change_train]
     counts = {d: moves.count(d) for d in ("fell", "flat", "rose")}
     values.update(first=spread.seeds[0], last=spread.seeds[-1], runs=len(moves),
                   lo=100 * min(spread.change_train), hi=100 * max(spread.change_train),
