@@ -16,14 +16,8 @@ stays free for the experiments whose kernels do release it.
 
 The results live in the project's own bounded cache, not st.cache_data: Streamlit empties every
 st.cache_data cache of the server when any client sends "clear cache", and one student must not
-be able to make the whole class recompute.
-
-Results are also kept on disk (ui/compute/disk_cache.py): replicas on one host share them, so two do not
-compute the same view twice, and a restarted server finds them again.
-
-Beside this module: ui/compute/fair_queue.py (the queue), ui/compute/result_cache.py (the bounded result cache),
-ui/compute/calls.py (a call's name and key), ui/compute/sessions.py (who is asking), ui/compute/allocator.py (how the
-server hands freed memory back), ui/compute/metrics.py (the cache and the queue in /_stcore/metrics).
+be able to make the whole class recompute. They are also kept on disk (ui/compute/disk_cache.py),
+shared by the replicas of one host and across restarts.
 """
 from __future__ import annotations
 
@@ -104,19 +98,22 @@ def _from_disk(name: str, key: Hashable, max_entries: int) -> bytes | None:
     return blob
 
 
-def _lane(lane: str | None) -> contextlib.AbstractContextManager[Any]:
-    return _LANES[lane] if lane is not None else contextlib.nullcontext()
+def _compute(lane: str | None, func: Callable[..., R], *args: Any, **kwargs: Any) -> R:
+    """func(*args, **kwargs) holding its lane, the memory it freed handed back after."""
+    try:
+        with _LANES[lane] if lane is not None else contextlib.nullcontext():
+            return func(*args, **kwargs)
+    finally:
+        allocator.give_back()
 
 
 def cached(max_entries: int, *, lane: str | None = None) -> Callable[[Callable[P, R]], Callable[P, R]]:
     """Cache an experiment for every session (plain-valued arguments) and compute it in its turn.
 
-    A cached result is returned at once, without queueing; one on disk (computed by another replica,
-    or before a restart) nearly so. A miss waits for its turn; a student waiting sees how many
-    experiments are ahead; students asking for the same thing share one computation; a student who
-    leaves or changes the setting while waiting gives up its place. Each caller gets its own copy of
-    the result (it is stored pickled, as st.cache_data stores it). `lane`: experiments of one lane
-    compute one at a time (LANE_GPT: the probes of the shared GPT model).
+    A cached result (in memory, or on disk) is returned at once, without queueing; a miss waits for its
+    turn (ui/compute/fair_queue.py). Each caller gets its own copy of the result (it is stored pickled,
+    as st.cache_data stores it). `lane`: experiments of one lane compute one at a time (LANE_GPT: the
+    probes of the shared GPT model).
     """
 
     def decorate(func: Callable[P, R]) -> Callable[P, R]:
@@ -129,8 +126,7 @@ def cached(max_entries: int, *, lane: str | None = None) -> Callable[[Callable[P
             key = calls.key(signature, args, kwargs)
             blob = RESULTS.get(name, key)
             metrics.count_lookup(name, blob is not None)
-            if blob is None:
-                blob = _from_disk(name, key, max_entries)
+            blob = blob or _from_disk(name, key, max_entries)
             if blob is not None:
                 return calls.remember(pickle.loads(blob), (name, key))
             _on_miss()
@@ -139,7 +135,7 @@ def cached(max_entries: int, *, lane: str | None = None) -> Callable[[Callable[P
 
             def work(_publish: Callable[[Any], None]) -> R:
                 if DISK is None or getattr(_CLAIMING, "held", False):
-                    return compute_now()
+                    return _compute(lane, func, *args, **kwargs)
                 # Another replica computing the same result holds its claim: wait, then read theirs.
                 with DISK.claim(_disk_name(name, key)):
                     _CLAIMING.held = True
@@ -148,16 +144,9 @@ def cached(max_entries: int, *, lane: str | None = None) -> Callable[[Callable[P
                         if found is not None:
                             read_back.append(True)
                             return pickle.loads(found)
-                        return compute_now()
+                        return _compute(lane, func, *args, **kwargs)
                     finally:
                         _CLAIMING.held = False
-
-            def compute_now() -> R:
-                try:
-                    with _lane(lane):
-                        return func(*args, **kwargs)
-                finally:
-                    allocator.give_back()
 
             def keep(blob: bytes) -> None:
                 # The warm-up's neighbours fill only free room: under a class they would evict its results.
@@ -172,9 +161,7 @@ def cached(max_entries: int, *, lane: str | None = None) -> Callable[[Callable[P
         def peek(*args: P.args, **kwargs: P.kwargs) -> R | None:
             """The result when it is computed already (here, or on disk by another replica), else None: never computes."""
             key = calls.key(signature, args, kwargs)
-            blob = RESULTS.get(name, key)
-            if blob is None:
-                blob = _from_disk(name, key, max_entries)
+            blob = RESULTS.get(name, key) or _from_disk(name, key, max_entries)
             return None if blob is None else calls.remember(pickle.loads(blob), (name, key))
 
         in_turn.peek = peek  # type: ignore[attr-defined]
@@ -257,13 +244,9 @@ _DERIVED: lru.LRU[pd.DataFrame] = lru.LRU(entries=256)
 
 
 def derive(func: Callable[..., pd.DataFrame], *args: Any) -> pd.DataFrame:
-    """func(*args), a frame built from a cached experiment's result, kept for every session.
-
-    `func` is a result's method (`res.to_frame`), or a function whose first argument is the result.
-    A cached rerun would otherwise rebuild the same frames from the same result on every redraw.
-    Keyed on the call that produced the result (see `cached`), func and the other arguments (plain
-    values, or a translator by its language). Each caller gets its own copy: a page may change it.
-    A result not handed out by `cached` is computed from directly.
+    """func(*args), a frame built from a cached experiment's result (`res.to_frame`, or a function of it), kept
+    for every session: a cached rerun would otherwise rebuild it on every redraw. Keyed on the call that
+    produced the result (calls.derived_key); each caller gets its own copy, since a page may change it.
     """
     key = calls.derived_key(func, args)
     if key is None:
@@ -320,11 +303,7 @@ def train(func: Callable[..., R], *args: Any, on_step: Callable[[Any], None], la
             publish(snapshot)
             on_step(snapshot)
 
-        try:
-            with _lane(lane):
-                return func(*args, on_step=step, **kwargs)
-        finally:
-            allocator.give_back()
+        return _compute(lane, func, *args, on_step=step, **kwargs)
 
     def watch(snapshot: Any) -> None:
         if _DRAWING.acquire(blocking=False):
@@ -346,13 +325,10 @@ _RESOURCES_LOCK = threading.Lock()
 
 
 def resource(func: Callable[P, R] | None = None, *, lane: str | None = None) -> Any:
-    """One shared object per arguments for the whole server (a model, a table built once), like
-    st.cache_resource but out of a client's reach: "clear cache" empties st.cache_resource too,
-    and a student must not be able to make the server load its model again and again.
-
-    Built once even when many sessions ask at the same time; never copied (callers must not
-    change it); never evicted, so only for a few objects. Parameters named "_..." stay out of the key.
-    `lane`: built holding that lane (an object built by probing a shared model, as the lane's experiments do).
+    """One shared object per arguments for the whole server (a model, a table), like st.cache_resource but out
+    of a client's reach: "clear cache" empties st.cache_resource too, and a student must not be able to make
+    the server load its model again and again. Built once even when many sessions ask at once; never
+    copied (callers must not change it) nor evicted. `lane`: built holding that lane (probing a shared model).
     """
     if func is None:
         return lambda f: resource(f, lane=lane)

@@ -201,14 +201,14 @@ class Scheduler:
         told = heard = float("-inf")  # when the caller was last told its place, last shown progress
         while True:
             with self._cond:
-                if not ticket.done and not self._claimable(ticket):
+                if not ticket.done and ticket not in self._startable():
                     self._cond.wait(self.poll_s)
                 if call.evicted:
                     self.counts["abandoned"] += 1
                     raise caller.superseded()
                 if ticket.done:
                     break
-                if self._claimable(ticket):
+                if ticket in self._startable():
                     self._queue.remove(ticket)
                     self._running.append(ticket)
                     ticket.running = True
@@ -245,12 +245,10 @@ class Scheduler:
                 self.counts["abandoned"] += 1
             raise
 
-    def _claimable(self, ticket: _Ticket) -> bool:
-        return ticket in self._startable()
-
     def _compute(self, ticket: _Ticket, work, caller: Caller, on_result, prelude) -> Any:  # noqa: ANN001
         # This thread holds the turn (ticket.running); the condition is not held while computing.
         self._local.in_turn = True
+        blob, error = None, None
         try:
             if prelude is not None:
                 prelude()
@@ -259,29 +257,23 @@ class Scheduler:
             if on_result is not None:
                 on_result(blob)
         except BaseException as err:
+            error = err
+            raise
+        finally:
+            self._local.in_turn = False
             with self._cond:
                 self._running.remove(ticket)
                 ticket.running = False
-                if isinstance(err, caller.control):
+                if isinstance(error, caller.control):
                     # This caller's script was stopped mid-way (a live training draws its progress from
                     # it): the ticket goes back to the front for its other callers, or away if none.
                     self._queue.insert(0, ticket)
                     self.counts["abandoned"] += 1
                 else:
-                    ticket.done, ticket.error = True, err
+                    ticket.done, ticket.blob, ticket.error = True, blob, error
                     self._tickets.pop(ticket.key, None)
-                    self.counts["failed"] += 1
+                    self.counts["computed" if error is None else "failed"] += 1
                 self._cond.notify_all()
-            raise
-        finally:
-            self._local.in_turn = False
-        with self._cond:
-            self._running.remove(ticket)
-            ticket.running = False
-            ticket.done, ticket.blob = True, blob
-            self._tickets.pop(ticket.key, None)
-            self.counts["computed"] += 1
-            self._cond.notify_all()
         return value
 
     def _publish(self, ticket: _Ticket, progress: Any) -> None:

@@ -53,21 +53,17 @@ class _Stats:
         if "ffnlab_experiments" in want:
             counts_now = dict(self.turns.counts)
             out["ffnlab_experiments"] = [
-                CounterStat("ffnlab_experiments", counts_now.get(result, 0), {"result": result},
+                CounterStat("ffnlab_experiments", counts_now[result], {"result": result},
                             help="Experiments by outcome: computed, shared with an identical request in flight, "
                                  "abandoned by a caller that left or moved on, dropped unrun, failed.")
-                for result in ("computed", "shared", "abandoned", "dropped", "failed")]
+                for result in fair_queue.OUTCOMES]
         if "ffnlab_cache" in want:
             entries, size = self.results.size()
-            out["ffnlab_cache"] = [
-                GaugeStat("ffnlab_cache", entries, {"measure": "entries"}, help="The results cache now."),
-                GaugeStat("ffnlab_cache", size, {"measure": "bytes"}, help="The results cache now."),
-                GaugeStat("ffnlab_cache", self.turns.queued(), {"measure": "queued"}, help="The results cache now."),
-                GaugeStat("ffnlab_cache", self.turns.running(), {"measure": "running"}, help="The results cache now."),
-                # The most experiments that computed at once so far: above 1, the cores were used side by side.
-                GaugeStat("ffnlab_cache", self.turns.most_running, {"measure": "most_running"}, help="The results cache now."),
-                GaugeStat("ffnlab_cache", self.turns.workers, {"measure": "workers"}, help="The results cache now."),
-            ]
+            # most_running: the most experiments that computed at once so far (above 1, cores used side by side).
+            gauges = {"entries": entries, "bytes": size, "queued": self.turns.queued(), "running": self.turns.running(),
+                      "most_running": self.turns.most_running, "workers": self.turns.workers}
+            out["ffnlab_cache"] = [GaugeStat("ffnlab_cache", value, {"measure": measure}, help="The results cache now.")
+                                   for measure, value in gauges.items()]
         return out
 
 

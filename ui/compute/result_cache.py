@@ -42,7 +42,6 @@ class ResultCache:
         self._lock = threading.Lock()
         self._blobs: OrderedDict[Hashable, bytes] = OrderedDict()  # every entry, least recent first
         self._by_function: dict[str, OrderedDict[Hashable, None]] = {}
-        self._limits: dict[str, int] = {}
         self._bytes = 0
         self.evictions: Counter[str] = Counter({"max_entries": 0, "max_size": 0})
         self.refused = 0  # background results not kept because they would have evicted others
@@ -61,7 +60,6 @@ class ResultCache:
         if len(blob) > self.max_bytes:
             return
         with self._lock:
-            self._limits[function] = max_entries
             entries = self._by_function.setdefault(function, OrderedDict())
             if not evict and (function, key) not in self._blobs and (
                     len(entries) >= max_entries or self._bytes + len(blob) > self.max_bytes):
