@@ -29,7 +29,5 @@ if _LIBC is not None:
 
 def give_back() -> None:
     """Hand the pages of freed memory back to the system (after an experiment); nothing off glibc."""
-    # An experiment's tensors are freed when it returns, but glibc keeps the pages for reuse;
-    # handing them back keeps the server's footprint near what it holds, not what it once held.
     if _LIBC is not None:
         _LIBC.malloc_trim(ctypes.c_size_t(0))

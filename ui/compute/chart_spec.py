@@ -78,11 +78,8 @@ _SPECS: lru.LRU[dict[str, Any]] = lru.LRU(entries=512)
 
 @dataclass(frozen=True)
 class Named:
-    """A frame named by the cached call that builds it (ui/compute/cache.py: `frame`), built only on a spec miss.
-
-    A chart drawn from a cached experiment's frame is then keyed without building the frame again, nor
-    pickling it for a digest: the two were most of a cached chart's cost on every rerun.
-    """
+    """A frame named by the cached call that builds it (cache.frame), built only on a spec miss: building it
+    and pickling it for a digest were most of a cached chart's cost on every rerun."""
 
     key: Hashable
     build: Callable[[], pd.DataFrame]
@@ -90,8 +87,7 @@ class Named:
 
 def arg_key(value: Any) -> Hashable:
     """What a builder's argument contributes to the spec's key: a frame by its digest, a translator by its
-    language, a number or a string as the experiments key them, anything else by a digest of its pickle
-    (equal pickles, equal values: the worst a differing pickle can cost is a rebuilt spec)."""
+    language, a number or a string as the experiments key them, anything else by a digest of its pickle."""
     if isinstance(value, Named):
         return ("named", value.key)
     if isinstance(value, pd.DataFrame):
@@ -104,13 +100,11 @@ def arg_key(value: Any) -> Hashable:
 
 
 def cached_spec(name: str, builder: Callable[..., alt.TopLevelMixin], *args: Any, **kwargs: Any) -> dict[str, Any]:
-    """builder(*args, **kwargs) as a spec, built once per inputs for every session (any student's rerun with
-    the same settings reuses it). Shared, so read-only: callers copy before changing it (one_column and
-    presenter do, and so does st.vega_lite_chart).
+    """builder(*args, **kwargs) as a spec, built once per inputs for every session. Shared, so read-only:
+    callers copy before changing it (one_column and presenter do, and so does st.vega_lite_chart).
 
     Not st.cache_data: its hashing of the arguments and the pickled copy it hands back on every hit cost
-    more than a cached rerun's whole budget on a chart-heavy page; and a spec is cheap to rebuild, so this
-    cache needs no more than a bounded LRU out of a client's reach.
+    more than a cached rerun's whole budget on a chart-heavy page.
     """
     key = (name, tuple(arg_key(a) for a in args), tuple(sorted((k, arg_key(v)) for k, v in kwargs.items())))
     spec = _SPECS.get(key)

@@ -13,12 +13,8 @@ it is exactly what a process of this app wrote:
 - entries are kept per code version (a hash of the app's sources and the shipped weights), so a
   result computed by other code is never read back; older versions are evicted first.
 
-The folder's total size stays under `max_bytes`: after a write, the least recently used entries
-(by modification time, refreshed on every read) are removed until it fits.
-
-`claim(name)` is a lock across processes (flock, on one of a fixed set of lock files): a replica
-about to compute a result holds it while computing, and another replica asking for the same result
-waits, then reads it from disk instead of computing it again.
+`claim(name)` is a lock across processes: a replica computing a result holds it, and another asking for
+the same result waits, then reads it from disk instead of computing it again.
 """
 from __future__ import annotations
 
@@ -172,7 +168,8 @@ class DiskCache:
         return sum(size for _, size, _ in self._entries()) if self.enabled else 0
 
     def trim(self) -> None:
-        """Remove the least recently used entries until the folder holds at most max_bytes."""
+        """Remove the least recently used entries (by modification time, refreshed on every read) until the
+        folder holds at most max_bytes."""
         if not self.enabled:
             return
         entries = sorted(self._entries(), key=lambda e: e[0])

@@ -1,21 +1,15 @@
 """A new server warms itself from process start: every page's default view (page 9 at each ablation
 target, the GPT pages in both languages), then the next moves a class is likely to make.
 
-The App's lifespan (ui/server.py) starts it with the process, before any student arrives. The warm-up is
-a client of its own server: websocket sessions that each open one page by a link (no query string: the
-declared defaults), as a first visitor does. The pages run their own code, so what is computed is
-exactly what their cached calls compute, with the same functions and the same keys, and no page's
-defaults are repeated here.
-
-Then the neighbours (ui/compute/neighbours.py): each page's views one control away from its defaults, then
-those one control away from the views students open, each opened the same way. Bounded: at most
-FFNLAB_NEIGHBOURS_S seconds of it (default 900), the results in the bounded caches (ui/compute/cache.py).
+The App's lifespan (ui/server.py) starts it with the process, before any student arrives. It is a client
+of its own server: websocket sessions that each open one page by a link, as a first visitor does, so the
+pages compute exactly what their cached calls compute, keyed as they key it, and no page's defaults are
+repeated here. Then the views one control away (ui/compute/neighbours.py) from the defaults and from the
+views students open, for at most FFNLAB_NEIGHBOURS_S seconds.
 
 It never goes ahead of a student: its sessions carry a header only this process knows
-(sessions.BACKGROUND_HEADER), so their experiments wait behind every student's and leave a core free
-(ui/compute/fair_queue.Scheduler); it opens its next view only while no student's experiment waits, one view
-at a time. A student who asks for what it computes shares the computation.
-FFNLAB_WARMUP=0 turns it off (the benchmarks that measure a cold server do).
+(sessions.BACKGROUND_HEADER), so their experiments wait behind every student's (fair_queue.Scheduler),
+and it opens its next view only while no student's experiment waits. FFNLAB_WARMUP=0 turns it off.
 """
 from __future__ import annotations
 
@@ -53,15 +47,10 @@ _STATUS: dict[str, object] = {"state": "idle", "views": 0, "done": 0, "seconds":
 _OPENED: collections.deque[tuple[str, tuple[tuple[str, str], ...]]] = collections.deque(maxlen=OPENED_KEPT)
 
 
-class _OwnThread(logging.Filter):
-    """Drops Streamlit's "missing ScriptRunContext" from the warm-up's thread, which reads the pages'
-    declared controls outside any page run on purpose (ui/compute/neighbours.py)."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return record.threadName != "ffnlab-warmup"
-
-
-logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").addFilter(_OwnThread())
+# Streamlit's "missing ScriptRunContext", dropped from the warm-up's thread: it reads the pages' declared
+# controls outside any page run on purpose (ui/compute/neighbours.py).
+logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").addFilter(
+    lambda record: record.threadName != "ffnlab-warmup")
 
 
 def enabled() -> bool:
@@ -97,18 +86,13 @@ def views() -> list[tuple[str, str]]:
     for entry in catalog.PAGES:
         for key in EVERY_OPTION.get(entry.section, ()):
             control = next(c for c in catalog.CONTROLS[entry.section] if c.key == key)
-            values: dict[str, object] = {}
             out += [(query.url_path(entry.path), urlencode({key: str(option)}))
-                    for option in control.options_for(values)  # type: ignore[attr-defined]
-                    if option != control.default_for(values)]
+                    for option in control.options_for({})  # type: ignore[attr-defined]
+                    if option != control.default_for({})]
     for entry in catalog.PAGES:
         if entry.section in EVERY_LANGUAGE:
             out += [(query.url_path(entry.path), urlencode({"lang": lang})) for lang in i18n.LANGS if lang != i18n.DEFAULT_LANG]
     return out
-
-
-def page_name(section: str) -> str:
-    return query.url_path(catalog.page_path(section) or "")
 
 
 def start() -> None:
@@ -151,12 +135,8 @@ def _url() -> str:
     return stream.url_of(f"http://{address}:{config.get_option('server.port')}/{base}")
 
 
-def _students_wait() -> bool:
-    return cache.TURNS.students_waiting() > 0
-
-
 def _wait_idle() -> None:
-    while _students_wait() and not _STOP.is_set():
+    while cache.TURNS.students_waiting() and not _STOP.is_set():
         time.sleep(IDLE_POLL_S)
 
 
@@ -241,7 +221,7 @@ def _neighbours() -> None:
             _WAKE.clear()
             continue
         section, query = todo.popleft()
-        page = page_name(section)
+        page = query.url_path(catalog.page_path(section) or "")
         if (page, query) in seen:
             continue
         if len(seen) < neighbours.MAX_SEEN:
