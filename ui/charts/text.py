@@ -59,16 +59,12 @@ def _title(value: Any) -> str | None:
 ENDS = ("x2", "y2")  # a bar's or a band's far end, read with its start
 
 
-def _is_text_mark(node: dict[str, Any]) -> bool:
-    mark = node.get("mark")
-    return (mark.get("type") if isinstance(mark, dict) else mark) == "text"
-
-
 def _fields(node: Any) -> Iterator[tuple[str, str | None, bool]]:
     """Every (field, title, is an end) an encoding of the spec draws, its layers and panels included, in spec
     order. A text mark's encodings are left out: its words repeat a value drawn beside them, at a position."""
     if isinstance(node, dict):
-        if _is_text_mark(node):
+        mark = node.get("mark")
+        if (mark.get("type") if isinstance(mark, dict) else mark) == "text":
             return
         for key, value in node.items():
             if key in ("encoding", "facet") and isinstance(value, dict):
@@ -76,9 +72,9 @@ def _fields(node: Any) -> Iterator[tuple[str, str | None, bool]]:
                     entries = value.get(channel)
                     for entry in entries if isinstance(entries, list) else [entries]:
                         if isinstance(entry, dict) and isinstance(entry.get("field"), str):
-                            title = entry.get("title", entry.get("axis", {}).get("title") if isinstance(
-                                entry.get("axis"), dict) else None)
-                            yield entry["field"], _title(title) if title is not None else None, channel in ENDS
+                            axis = entry.get("axis")
+                            title = entry.get("title", axis.get("title") if isinstance(axis, dict) else None)
+                            yield entry["field"], _title(title), channel in ENDS
             if key not in ("datasets", "data"):
                 yield from _fields(value)
     elif isinstance(node, list):

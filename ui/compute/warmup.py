@@ -167,19 +167,28 @@ def _wait_listening() -> None:
 
 
 def _open(page: str, query: str) -> bool:
-    """Open one view in a fresh session; whether its run ended cleanly (False also when the server went away)."""
+    """Open one view as a fresh page load does and wait for its run to end; whether it ended cleanly (False
+    also when the server went away)."""
     # A fresh session for each view, as a first visitor's tab is: a session keeps its choices
     # from one run to the next, and would read them before the link's.
     try:
         session = stream.Stream(_url(), timeout_s=30, headers={sessions.BACKGROUND_HEADER: sessions.BACKGROUND_TOKEN})
         try:
-            return _view(session, page, query)
+            ok = True
+            for msg in session.messages(until=session.rerun(page, query) + VIEW_TIMEOUT_S):
+                if stream.is_exception(msg) or msg.WhichOneof("type") == "page_not_found":
+                    ok = False
+                status = stream.run_status(msg)
+                if status is not None:
+                    return ok and status == "FINISHED_SUCCESSFULLY"
+        except TimeoutError:  # the view's run took too long: not a server gone away
+            pass
         finally:
             session.close()
     except (OSError, WebSocketException, TimeoutError):
         if not _STOP.is_set():
             _LOG.warning("warm-up: %s?%s not opened", page or "home", query, exc_info=True)
-        return False
+    return False
 
 
 def _warm(todo: list[tuple[str, str]]) -> None:
@@ -234,18 +243,3 @@ def _neighbours() -> None:
             _set(neighbours=opened)
     if not _STOP.is_set():
         _LOG.warning("FFN Lab neighbours: %d views opened", opened)
-
-
-def _view(session: stream.Stream, page: str, query: str) -> bool:
-    """Open one view as a fresh page load does and wait for its run to end; whether it ended cleanly."""
-    ok = True
-    try:
-        for msg in session.messages(until=session.rerun(page, query) + VIEW_TIMEOUT_S):
-            if stream.is_exception(msg) or msg.WhichOneof("type") == "page_not_found":
-                ok = False
-            status = stream.run_status(msg)
-            if status is not None:
-                return ok and status == "FINISHED_SUCCESSFULLY"
-    except TimeoutError:
-        pass
-    return False
