@@ -69,16 +69,19 @@ def init_results(start: sparsity.AtInit) -> None:
                          (t("sparsity.neuron_heading"), charts.per_neuron, cache.frame(start.neuron_frame), t))
     st.markdown(t("sparsity.why_half"))
 
-    st.markdown(f"**{t('sparsity.table_heading')}**")
-    table = cache.derive(start.init_frame)
-    table["init"] = table["init"].map({i: t(f"sparsity.init_{i}") for i in table["init"].unique()})
-    table = table.rename(columns={
-        "init": t("sparsity.col_init"), "bias": t("sparsity.col_bias"),
-        "mean_active_fraction": t("sparsity.col_mean"), "dead": t("sparsity.col_dead"),
-        "always_on": t("sparsity.col_always_on"),
-    })
-    widgets.table(page, table, "sparsity_by_init.csv")
-    st.caption(t("sparsity.table_caption"))
+    # Folded, as the page reruns often and the table is read once: the claim below is about the init on screen.
+    box = widgets.folded(t("sparsity.table_heading"), "sparsity_by_init", icon=":material/table_chart:")
+    if box.open:
+        with box:
+            table = cache.derive(start.init_frame)
+            table["init"] = table["init"].map({i: t(f"sparsity.init_{i}") for i in table["init"].unique()})
+            table = table.rename(columns={
+                "init": t("sparsity.col_init"), "bias": t("sparsity.col_bias"),
+                "mean_active_fraction": t("sparsity.col_mean"), "dead": t("sparsity.col_dead"),
+                "always_on": t("sparsity.col_always_on"),
+            })
+            widgets.table(page, table, "sparsity_by_init.csv")
+            st.caption(t("sparsity.table_caption"))
     widgets.verdict(page, verdicts.judge_init(start))
 
 
@@ -88,15 +91,15 @@ def training_results(start: sparsity.AtInit, run: sparsity.Training, d: int, m: 
     trained values, and what holds across seeds."""
     before, after = run.active_train[0], run.active_train[-1]
     # Two to a row: "0.509 → 0.495" needs half the width, or the number the lesson is about is cut off.
-    c1, c2 = st.columns(2)
-    c1.metric(t("sparsity.metric_train"), text.change((before, after), "{:.3f}".format), t("sparsity.delta_points", value=f"{100 * run.change:+.1f}"),
-              delta_color="off", help=t("sparsity.metric_train_help"))
-    c2.metric(t("sparsity.metric_fresh"), text.change((run.active_fresh[0], run.active_fresh[-1]), "{:.3f}".format),
-              help=t("sparsity.metric_fresh_help"))
-    c3, c4 = st.columns(2)
-    c3.metric(t("sparsity.metric_recall"), f"{run.final_recall:.0%}", help=t(f"sparsity.metric_recall_help_{task}"))
-    c4.metric(t("sparsity.metric_dead_after"), f"{run.dead_after} / {run.always_on_after}",
-              help=t("sparsity.metric_dead_after_help"))
+    first = st.container(horizontal=True, gap="small")
+    first.metric(t("sparsity.metric_train"), text.change((before, after), "{:.3f}".format),
+                 t("sparsity.delta_points", value=f"{100 * run.change:+.1f}"), delta_color="off",
+                 help=t("sparsity.metric_train_help"), width="stretch")
+    first.metric(t("sparsity.metric_fresh"), text.change((run.active_fresh[0], run.active_fresh[-1]), "{:.3f}".format),
+                 help=t("sparsity.metric_fresh_help"), width="stretch")
+    widgets.metrics(st, (t("sparsity.metric_recall"), f"{run.final_recall:.0%}", t(f"sparsity.metric_recall_help_{task}")),
+                    (t("sparsity.metric_dead_after"), f"{run.dead_after} / {run.always_on_after}",
+                     t("sparsity.metric_dead_after_help")))
     # The published fractions are ReLU measurements (an inactive ReLU neuron is exactly zero): drawn for ReLU only.
     published = sparsity.PUBLISHED if act == "relu" else {}
     widgets.chart(page, charts.training, cache.frame(run.to_frame), published, t)
@@ -105,7 +108,10 @@ def training_results(start: sparsity.AtInit, run: sparsity.Training, d: int, m: 
     else:
         st.caption(t("sparsity.reference_caption_smooth", act=t(f"sparsity.act_{act}")))
     if page.show_details and steps > 0:
-        widgets.chart(page, charts.loss, cache.frame(run.loss_frame), t)
+        box = widgets.folded(t("sparsity.loss_heading"), "sparsity_loss", icon=":material/show_chart:")
+        if box.open:
+            with box:
+                widgets.chart(page, charts.loss, cache.frame(run.loss_frame), t)
 
     # One seed's run can fall by 1.4 points where the next barely moves: the takeaway says what holds across seeds.
     # Those runs cost several times this one: the page answers with this run at once and adds them when done.
