@@ -1,10 +1,9 @@
 """Every page of the app: its file, its menu icon, and the controls its link carries.
 
 A page's link is its declared controls, nothing else: the widgets are drawn from these declarations
-(ui/controls.draw), a link is cleaned against them, the class room builds its join link and QR code
-from them. To add a control to a page's link, declare it here and draw it on the page with
-`controls.draw(page, key, column)`. To add a page, add its row to PAGES and its controls to CONTROLS
-(tests/ui/test_controls.py checks that pages/*.py, PAGES and CONTROLS agree).
+(`controls.draw(page, key, column)`, ui/kit/controls.py), a link is cleaned against them, the class room
+builds its join link and QR code from them. To add a page, add its row to PAGES and its controls to
+CONTROLS (tests/ui/test_controls.py checks that pages/*.py, PAGES and CONTROLS agree).
 
 Labels and helps are locale keys. Options that follow another control are functions of the values
 declared before them; the GPT pages' options are all functions, so importing this module reads no
@@ -48,6 +47,8 @@ PAGES: tuple[Entry, ...] = (
     Entry("moe", "pages/10_mixture_of_experts.py", ":material/hub:"),
     Entry("glossary", "pages/11_glossary.py", ":material/menu_book:"),
 )
+
+
 def page_path(section: str) -> str | None:
     """The file of page `section` (`pages/5_width_sweep.py`); None for a section this app does not have."""
     return next((e.path for e in PAGES if e.section == section), None)
@@ -165,10 +166,6 @@ def page_lang(v: Values) -> str:
     return lang if lang in corpus.LANGS else i18n.DEFAULT_LANG
 
 
-def _countries(v: Values) -> list[str]:
-    return list(_country_names())
-
-
 @functools.cache
 def _country_names() -> tuple[str, ...]:
     return tuple(sorted({f.country for f in corpus.FACTS}))
@@ -190,25 +187,11 @@ def _relations_of(country: object) -> tuple[str, ...]:
     return tuple(r for r in corpus.RELATIONS if any(f.country == country and f.relation == r for f in corpus.FACTS))
 
 
-def _relations(v: Values) -> list[str]:
-    return list(_relations_of(v["country"]))
-
-
-def _forms(v: Values) -> list[str]:
-    # A form is named by its own words, so a link reads as the sentence it asks. The name must change
-    # whenever the words do: a radio whose labels change under the same names shows nothing checked.
-    return list(_form_words(v["country"], v["relation"], v["plang"]))
-
-
 @functools.lru_cache(maxsize=1024)  # every (country, relation, language): ~800
 def _form_words(country: object, relation: object, lang: object) -> tuple[str, ...]:
     # Read on every rerun of page 8, several times: comparing each corpus prompt's fact cost ~10 ms a run.
     fact = next(f for f in corpus.FACTS if f.country == country and f.relation == relation)
     return tuple(" ".join(p.words) for p in corpus.prompts("all") if p.fact == fact and p.lang == lang)
-
-
-def _others(v: Values) -> list[str]:
-    return list(_other_countries(v["form"], v["country"]))
 
 
 @functools.lru_cache(maxsize=1024)  # read on every rerun of page 8; a scan of the corpus prompts each time costs ms
@@ -219,33 +202,29 @@ def _other_countries(form: object, country: object) -> tuple[str, ...]:
 
 
 GPT = (
-    Choice("country", _countries, "France", option_label=country_label, label="gpt.country"),
-    Choice("relation", _relations, option_label="gpt.relation_", label="gpt.relation"),
+    Choice("country", lambda v: _country_names(), "France", option_label=country_label, label="gpt.country"),
+    Choice("relation", lambda v: _relations_of(v["country"]), option_label="gpt.relation_", label="gpt.relation"),
     Choice("plang", corpus.LANGS, page_lang, option_label="gpt.lang_", widget="radio", label="gpt.prompt_lang"),
-    Choice("form", _forms, option_label=lambda tr, words: f"{words} …", widget="radio", label="gpt.form"),
+    # A form is named by its own words, so a link reads as the sentence it asks. The name must change
+    # whenever the words do: a radio whose labels change under the same names shows nothing checked.
+    Choice("form", lambda v: _form_words(v["country"], v["relation"], v["plang"]),
+           option_label=lambda tr, words: f"{words} …", widget="radio", label="gpt.form"),
     Text("prompt", "", most=200, placeholder="gpt.prompt_placeholder", label="gpt.prompt", help="gpt.prompt_help"),
     # The checkpoint and word-in-context sections (ui/gpt/sections.py): a shipped step, mid-training
     # by default, where the facts are still forming; a second country in the chosen sentence form.
     Choice("checkpoint", lambda v: list(weights.steps()), lambda v: 300 if 300 in weights.steps() else weights.steps()[-1],
            widget="slider", label="gptmemory.step", help="gptmemory.step_help"),
-    Choice("other", _others, "Germany", option_label=country_label, label="gptmemory.other"),
+    Choice("other", lambda v: _other_countries(v["form"], v["country"]), "Germany", option_label=country_label,
+           label="gptmemory.other"),
 )
 
 
 # --- 8. GPT surgery ---
-def _blocks(v: Values) -> list[int]:
-    return list(range(1, weights.config().n_layer + 1))
-
-
 def target_label(tr: Translator, target: str) -> str:
     if target in ("none", "ffn_all"):
         return tr(f"gptsurgery.target_{target}")
     part, layer = target.split("_")
     return tr(f"gptsurgery.target_{part}", layer=layer)
-
-
-def _capital_countries(v: Values) -> list[str]:
-    return sorted(f.country for f in corpus.FACTS if f.relation == "capital")
 
 
 def _new_answers(v: Values) -> list[str]:
@@ -266,12 +245,13 @@ GPTSURGERY = (
     # Zero by default: the headline figures (README, report) are zero-ablation's.
     Choice("how", _ablation_kinds, "zero", option_label="gptsurgery.how_", widget="radio", label="gptsurgery.how",
            help="gptsurgery.how_help"),
-    Choice("edit_country", _capital_countries, "France", option_label=country_label, label="gptsurgery.country"),
+    Choice("edit_country", lambda v: sorted(f.country for f in corpus.FACTS if f.relation == "capital"), "France",
+           option_label=country_label, label="gptsurgery.country"),
     Choice("edit_lang", corpus.LANGS, page_lang, option_label="gpt.lang_", widget="radio", label="gptsurgery.edit_lang"),
     # Rome in either language: the report's fixed example edit (ffn_core/gpt/report.py).
     Choice("new", _new_answers, lambda v: "Rome" if v["edit_lang"] == "en" else "로마", label="gptsurgery.new_answer"),
     # Block 1: its FFN carries most of the facts (take it out above), and ROME's update there moves the fewest others.
-    Choice("block", _blocks, 1, widget="slider", label="gptsurgery.block"),
+    Choice("block", lambda v: range(1, weights.config().n_layer + 1), 1, widget="slider", label="gptsurgery.block"),
     Choice("method", edit.METHODS, "covariance", option_label="gptsurgery.method_", widget="radio",
            label="gptsurgery.method"),
     # By hand, as the choices around it are: a bound switch on this page, whose run is long, could
@@ -295,28 +275,19 @@ GATED = (
 
 
 # --- the mixture of experts ---
-def _ks(v: Values) -> list[int]:
-    return [k for k in (1, 2, 4, 8) if k <= v["experts"]]
-
-
-def _moe_blocks(v: Values) -> list[int]:
-    return list(range(1, moe_train.config().n_layer + 1))
-
-
-def _moe_experts(v: Values) -> list[int]:
-    return list(range(1, moe_train.config().n_experts + 1))
-
-
 MOE = (
     Choice("experts", (1, 2, 4, 8, 16), 8, widget="slider", label="moe.experts", help="moe.experts_help"),
-    Choice("k", _ks, lambda v: min(2, v["experts"]), widget="radio", label="moe.k", help="moe.k_help"),
+    Choice("k", lambda v: [k for k in (1, 2, 4, 8) if k <= v["experts"]], lambda v: min(2, v["experts"]),
+           widget="radio", label="moe.k", help="moe.k_help"),
     Choice("d", (16, 32, 64, 128), 64, widget="slider", label="moe.d", help="moe.d_help"),
     Choice("n", (64, 256, 1024), 256, widget="slider", label="moe.n", help="moe.n_help"),
     Number("seed", 0, 9999, 0, widget="box", label="moe.seed", help="moe.seed_help"),
-    Choice("block", _moe_blocks, 1, widget="slider", label="moe.block", help="moe.block_help"),
+    Choice("block", lambda v: range(1, moe_train.config().n_layer + 1), 1, widget="slider", label="moe.block",
+           help="moe.block_help"),
     # Block 1's expert whose removal costs the shipped model most facts (the report's block1_costliest_expert;
     # tests/core/test_gpt_moe.py holds the two equal, so a retrain that moves it moves this default too).
-    Choice("expert", _moe_experts, 3, widget="radio", label="moe.expert", help="moe.expert_help"),
+    Choice("expert", lambda v: range(1, moe_train.config().n_experts + 1), 3, widget="radio", label="moe.expert",
+           help="moe.expert_help"),
 )
 
 CONTROLS: dict[str, tuple[Control, ...]] = {

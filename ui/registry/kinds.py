@@ -3,8 +3,7 @@ options, a toggle, a short text, several options.
 
 A kind knows how its value reads from an address (`parse`, None for anything it does not accept),
 how it is written into one (`format`) and whether a value is one of its own (`check`). Everything a
-link carries goes through those three. The pages' controls are declared with these kinds in
-ui/registry/catalog.py.
+link carries goes through those three.
 """
 from __future__ import annotations
 
@@ -29,7 +28,7 @@ class Control:
     _: KW_ONLY
     label: str = ""  # locale key of the widget's label
     help: str | None = None  # locale key of its help, if any
-    bound: bool = True  # False: written to the address by hand (see the module's docstring)
+    bound: bool = True  # False: the page writes it to the address by hand
 
     def default_for(self, values: Values) -> object:
         return self.default  # type: ignore[attr-defined]
@@ -89,6 +88,11 @@ class Number(Control):
 _FIRST = object()
 
 
+def _match(options: Sequence[Any], value: object) -> Any:
+    """The option equal to `value` and of its type (8 == 8.0 == True), or None."""
+    return next((o for o in options if o == value and type(o) is type(value)), None)
+
+
 @dataclass(frozen=True)
 class Choice(Control):
     """One option among several, named in the address by its id (`str(option)`).
@@ -136,9 +140,7 @@ class Choice(Control):
         return None
 
     def check(self, value: object, values: Values) -> object | None:
-        options = self.options_for(values)
-        # 8 == 8.0 == True: an option matches only a value of its own type
-        return next((o for o in options if o == value and type(o) is type(value)), None)
+        return _match(self.options_for(values), value)
 
 
 @dataclass(frozen=True)
@@ -162,13 +164,8 @@ class Several(Control):
     def check(self, value: object, values: Values) -> object | None:
         if not isinstance(value, list | tuple):
             return None
-        chosen = []
-        for v in value:
-            match = Choice(self.key, self.options).check(v, values)
-            if match is None:
-                return None
-            chosen.append(match)
-        if len(set(chosen)) != len(chosen) or (self.most is not None and len(chosen) > self.most):
+        chosen = [_match(self.options, v) for v in value]
+        if None in chosen or len(set(chosen)) != len(chosen) or (self.most is not None and len(chosen) > self.most):
             return None
         return tuple(o for o in self.options if o in chosen)
 

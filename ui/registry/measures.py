@@ -1,17 +1,12 @@
-"""What each page measures, declared once beside its controls: the quantities a question may ask about.
+"""What each page measures: the quantities its built-in questions and a teacher's (`[[steps.ask]]`) ask about.
 
-A measure is a named value the page's result already holds: a number (with its unit) or a word (the
-model's top answer, the expert a relation goes to, "facts" or "grammar"), read from one part of the page
-(the results a `@shell.part` computes, handed to `quiz.questions(..., measured=(part, results))`). Some
-have an index: the width m on the width sweep, the block of the GPT pages, an expert, the key (`token`) page 6
-reads. Every built-in question names the measure it reads (`Question.measure`) and takes its answer from the
-rule here (a word's rule is a function of ui/registry/rules.py the question calls), and a teacher's question in a
-lesson file (`[[steps.ask]]`, ui/questions/teacher.py) names one the same way: one way to answer a question.
+A measure is a named value the page's result already holds, a number (with its unit) or a word, read from
+the results of one part of the page (handed to `quiz.questions(..., measured=(part, results))`), at an
+index for some (the width m, a block, an expert). A word is read by the rule in ui/registry/rules.py that
+the page's own question calls, so there is one way to answer a question.
 
 A measure holds a value only where its page shows one (W₂W₁'s rank without an activation, kinks for ReLU):
-elsewhere it is None, and a question on it is not asked. Readers only read: no measure computes anything the
-page has not (a teacher's question adds no wait).
-Labels are locale keys `measures.<page>_<id>` (ui/locales/*.measures.toml).
+elsewhere it is None, and a question on it is not asked. Readers only read: a teacher's question adds no wait.
 """
 from __future__ import annotations
 
@@ -66,30 +61,38 @@ def _fixed(*words: str) -> Callable[[Settings], tuple[str, ...]]:
     return lambda s: words
 
 
+def _percent(section: str, id: str, part: str, read: Callable[[Results], Any], **index: Any) -> Measure:
+    """A share from 0 to 100%."""
+    return Measure(section, id, part, "number", read, PCT, hi=100, **index)
+
+
+def _chosen(key: str) -> Callable[[Settings], tuple[int, ...]]:
+    """The one index a page shows at a time: the value of its control `key`."""
+    return lambda s: (int(s[key]),) if key in s else ()  # type: ignore[call-overload]
+
+
 # --- page 1: the parameter split -----------------------------------------------------------------
 
 SPLIT = (
-    Measure("split", "ffn_share", "block", "number", lambda r: 100 * r["split"].ffn_share, PCT, hi=100),
+    _percent("split", "ffn_share", "block", lambda r: 100 * r["split"].ffn_share),
     Measure("split", "ffn_params", "block", "number", lambda r: r["split"].ffn_params),
     Measure("split", "attention_params", "block", "number", lambda r: r["split"].attention_params),
     Measure("split", "bigger", "block", "word", lambda r: rules.bigger(r["split"]),
             words=_fixed("attention", "ffn", "even")),
-    Measure("split", "model_share", "model", "number", lambda r: 100 * r["model"].ffn_share_of_model, PCT, hi=100),
-    Measure("split", "model_block_share", "model", "number", lambda r: 100 * r["model"].block.ffn_share, PCT, hi=100),
+    _percent("split", "model_share", "model", lambda r: 100 * r["model"].ffn_share_of_model),
+    _percent("split", "model_block_share", "model", lambda r: 100 * r["model"].block.ffn_share),
     Measure("split", "model_total", "model", "number", lambda r: r["model"].total),
 )
 
 # --- page 2: position-wise -----------------------------------------------------------------------
 
 POSITION = (
-    Measure("position", "ffn_off", "experiment", "number", lambda r: 100 * r["res"].ffn_off_diagonal_fraction, PCT, hi=100),
-    Measure("position", "attention_off", "experiment", "number",
-            lambda r: 100 * r["res"].attention_off_diagonal_fraction, PCT, hi=100),
+    _percent("position", "ffn_off", "experiment", lambda r: 100 * r["res"].ffn_off_diagonal_fraction),
+    _percent("position", "attention_off", "experiment", lambda r: 100 * r["res"].attention_off_diagonal_fraction),
     Measure("position", "shuffle", "experiment", "word", lambda r: rules.follows(r["res"]),
             words=_fixed("follows", "changes")),
     Measure("position", "rowwise_diff", "experiment", "number", lambda r: r["res"].rowwise_max_abs_diff),
-    Measure("position", "block_off", "block", "number", lambda r: 100 * r["block"].block_off_diagonal_fraction, PCT,
-            hi=100),
+    _percent("position", "block_off", "block", lambda r: 100 * r["block"].block_off_diagonal_fraction),
 )
 
 # --- page 3: the linear collapse -------------------------------------------------------------------
@@ -126,6 +129,11 @@ def _gate_outcomes(res: Any) -> dict[int, str]:
     return {p.params: rules.gate_outcome(p.rmse, g.rmse, res.floor) for p, g in zip(res.plain, res.gated)}
 
 
+def _equal_weights(s: Settings) -> tuple[int, ...]:
+    # Plain width 5j and gated width 3j hold 15j + 1 weights each (ffn_core/sweep/gated.py).
+    return tuple(15 * j + 1 for j in gated_sweep.JS if j <= int(s.get("most", 0)))  # type: ignore[arg-type]
+
+
 GATED = (
     Measure("gated", "fit_error", "experiment", "number", lambda r: 100 * r["res"].gated_fit_error, PCT),
     # Page 3's plain linear FFN replaced by W₂W₁: the page sets it beside the gated fit without an activation only.
@@ -133,25 +141,19 @@ GATED = (
             lambda r: _linear(r, lambda res: res.plain_collapse_residual)),
     Measure("gated", "gated_params", "experiment", "number", lambda r: r["res"].gated_params),
     Measure("gated", "plain_params", "experiment", "number", lambda r: r["res"].plain_params),
-    Measure("gated", "turned_down", "experiment", "number", lambda r: 100 * r["res"].gate("silu").turned_down, PCT,
-            hi=100),
+    _percent("gated", "turned_down", "experiment", lambda r: 100 * r["res"].gate("silu").turned_down),
     Measure("gated", "plain_rmse", "width", "number", lambda r: {f.params: f.rmse for f in r["sweep"].plain},
-            index="weights", indices=lambda s: _equal_weights(s)),
+            index="weights", indices=_equal_weights),
     Measure("gated", "gated_rmse", "width", "number", lambda r: {f.params: f.rmse for f in r["sweep"].gated},
-            index="weights", indices=lambda s: _equal_weights(s)),
+            index="weights", indices=_equal_weights),
     Measure("gated", "one_matrix", "experiment", "word", lambda r: rules.gated_linear(r["res"]),
             words=_fixed("yes", "no")),
     Measure("gated", "weights_vs_plain", "experiment", "word",
             lambda r: rules.compared(r["res"].gated_params, r["res"].plain_params),
             words=_fixed("fewer", "same", "more")),
     Measure("gated", "gated_vs_plain", "width", "word", lambda r: _gate_outcomes(r["sweep"]), index="weights",
-            indices=lambda s: _equal_weights(s), words=_fixed("better", "same", "worse")),
+            indices=_equal_weights, words=_fixed("better", "same", "worse")),
 )
-
-
-def _equal_weights(s: Settings) -> tuple[int, ...]:
-    # Plain width 5j and gated width 3j hold 15j + 1 weights each (ffn_core/sweep/gated.py).
-    return tuple(15 * j + 1 for j in gated_sweep.JS if j <= int(s.get("most", 0)))  # type: ignore[arg-type]
 
 # --- page 5: the width sweep -----------------------------------------------------------------------
 
@@ -190,10 +192,6 @@ SWEEP = (
 
 # --- page 6: key-value -----------------------------------------------------------------------------
 
-def _token(s: Settings) -> tuple[int, ...]:
-    return (int(s["token"]),) if "token" in s else ()  # type: ignore[call-overload]
-
-
 def _of_token(value: Callable[[Any], Any]) -> Callable[[Results], dict[int, Any]]:
     # The page reads one key at a time (its `token`): a question on it names the key it asks about, so a
     # lesson whose step shows another key is refused by the check, not asked about the wrong one.
@@ -202,12 +200,12 @@ def _of_token(value: Callable[[Any], Any]) -> Callable[[Results], dict[int, Any]
 
 KEYVALUE = (
     Measure("keyvalue", "n90", "experiment", "number", _of_token(lambda res: res.trained.n_for_90), index="token",
-            indices=_token),
+            indices=_chosen("token")),
     Measure("keyvalue", "active", "experiment", "number", _of_token(lambda res: res.trained.active), index="token",
-            indices=_token),
-    Measure("keyvalue", "recall", "experiment", "number", lambda r: 100 * r["res"].trained.recall, PCT, hi=100),
+            indices=_chosen("token")),
+    _percent("keyvalue", "recall", "experiment", lambda r: 100 * r["res"].trained.recall),
     Measure("keyvalue", "residual", "experiment", "number", _of_token(lambda res: res.max_abs_residual),
-            index="token", indices=_token),
+            index="token", indices=_chosen("token")),
     Measure("keyvalue", "concentrates", "experiment", "word", lambda r: rules.concentrates(r["res"]),
             words=_fixed("fewer", "more")),
 )
@@ -215,12 +213,11 @@ KEYVALUE = (
 # --- page 7: activation sparsity -------------------------------------------------------------------
 
 SPARSITY = (
-    Measure("sparsity", "active", "experiment", "number", lambda r: 100 * r["start"].mean_active_fraction, PCT, hi=100),
-    Measure("sparsity", "least_active", "experiment", "number", lambda r: 100 * min(r["start"].per_neuron), PCT, hi=100),
+    _percent("sparsity", "active", "experiment", lambda r: 100 * r["start"].mean_active_fraction),
+    _percent("sparsity", "least_active", "experiment", lambda r: 100 * min(r["start"].per_neuron)),
     Measure("sparsity", "dead", "experiment", "number", lambda r: r["start"].dead),
-    Measure("sparsity", "trained_active", "experiment", "number", lambda r: 100 * r["run"].active_train[-1], PCT,
-            hi=100),
-    Measure("sparsity", "recall", "experiment", "number", lambda r: 100 * r["run"].final_recall, PCT, hi=100),
+    _percent("sparsity", "trained_active", "experiment", lambda r: 100 * r["run"].active_train[-1]),
+    _percent("sparsity", "recall", "experiment", lambda r: 100 * r["run"].final_recall),
     Measure("sparsity", "trained_change", "experiment", "word", lambda r: rules.trained_change(r["run"]),
             words=_fixed("fell", "flat", "rose")),
 )
@@ -243,9 +240,9 @@ def _ffn_share(attr: Any) -> dict[int, float]:
 
 GPT = (
     Measure("gpt", "top_word", "experiment", "word", lambda r: r["next"].tokens[0], words=lambda s: _vocabulary()),
-    Measure("gpt", "top_prob", "experiment", "number", lambda r: 100 * r["next"].probs[0], PCT, hi=100),
-    Measure("gpt", "seen", "experiment", "number", lambda r: 100 * r["accuracy"].seen, PCT, hi=100),
-    Measure("gpt", "heldout", "experiment", "number", lambda r: 100 * r["accuracy"].heldout, PCT, hi=100),
+    _percent("gpt", "top_prob", "experiment", lambda r: 100 * r["next"].probs[0]),
+    _percent("gpt", "seen", "experiment", lambda r: 100 * r["accuracy"].seen),
+    _percent("gpt", "heldout", "experiment", lambda r: 100 * r["accuracy"].heldout),
     Measure("gpt", "writes", "experiment", "word", lambda r: rules.writes(r["attribution"].attn, r["attribution"].ffn),
             words=_fixed("attn", "ffn")),
     Measure("gpt", "ffn_logit_share", "experiment", "number", lambda r: _ffn_share(r["attribution"]), PCT, lo=-1e6,
@@ -259,13 +256,13 @@ GPT = (
 # --- page 9: GPT surgery ---------------------------------------------------------------------------
 
 SURGERY = (
-    Measure("gptsurgery", "facts_after", "ablation", "number", lambda r: 100 * r["after"].seen, PCT, hi=100),
-    Measure("gptsurgery", "grammar_after", "ablation", "number", lambda r: 100 * r["after"].template, PCT, hi=100),
-    Measure("gptsurgery", "heldout_after", "ablation", "number", lambda r: 100 * r["after"].heldout, PCT, hi=100),
+    _percent("gptsurgery", "facts_after", "ablation", lambda r: 100 * r["after"].seen),
+    _percent("gptsurgery", "grammar_after", "ablation", lambda r: 100 * r["after"].template),
+    _percent("gptsurgery", "heldout_after", "ablation", lambda r: 100 * r["after"].heldout),
     Measure("gptsurgery", "falls", "ablation", "word", lambda r: rules.falls(r["base"], r["after"]),
             words=_fixed("facts", "grammar", "same")),
     Measure("gptsurgery", "other_facts_changed", "edit", "number", lambda r: r["edit"].other_facts_changed),
-    Measure("gptsurgery", "edited", "edit", "number", lambda r: 100 * r["edit"].edited[1], PCT, hi=100),
+    _percent("gptsurgery", "edited", "edit", lambda r: 100 * r["edit"].edited[1]),
     Measure("gptsurgery", "other_lang", "edit", "word", lambda r: rules.crosses(r["edit"]), words=_fixed("yes", "no")),
     Measure("gptsurgery", "edit_size", "edit", "number", lambda r: rules.edit_size(r["edit"]), hi=1000),
 )
@@ -283,11 +280,6 @@ def _routed_share(res: Any) -> dict[int, float]:
     return {e: 100 * c / total for e, c in enumerate(counts, 1)} if total else {}
 
 
-def _moe_block(s: Settings) -> tuple[int, ...]:
-    # The page draws the routes of the block chosen below its controls, one block at a time.
-    return (int(s["block"]),) if "block" in s else ()  # type: ignore[call-overload]
-
-
 def _moe_expert_words(s: Settings) -> tuple[str, ...]:
     return tuple(str(e) for e in range(1, moe_train.config().n_experts + 1))
 
@@ -295,13 +287,12 @@ def _moe_expert_words(s: Settings) -> tuple[str, ...]:
 MOE = (
     Measure("moe", "total_params", "toy", "number", lambda r: r["res"].total_params),
     Measure("moe", "active_params", "toy", "number", lambda r: r["res"].routing(r["res"].k).active_params),
-    Measure("moe", "active_share", "toy", "number",
-            lambda r: 100 * r["res"].routing(r["res"].k).active_params / r["res"].total_params, PCT, hi=100),
-    Measure("moe", "routed_share", "toy", "number", lambda r: _routed_share(r["res"]), PCT, hi=100, index="expert",
-            indices=_toy_experts),
+    _percent("moe", "active_share", "toy",
+             lambda r: 100 * r["res"].routing(r["res"].k).active_params / r["res"].total_params),
+    _percent("moe", "routed_share", "toy", lambda r: _routed_share(r["res"]), index="expert", indices=_toy_experts),
     Measure("moe", "capital_expert", "trained", "word",
             lambda r: {b: str(r["routes"].top_expert(b - 1, "capital") + 1) for b in range(1, r["routes"].n_layer + 1)},
-            index="block", indices=_moe_block, words=_moe_expert_words),
+            index="block", indices=_chosen("block"), words=_moe_expert_words),
     Measure("moe", "fell", "trained", "number", lambda r: r["cut"].fell_total),
     Measure("moe", "routed", "trained", "number", lambda r: r["cut"].routed),
     Measure("moe", "position_wise", "toy", "word", lambda r: rules.position_wise(r["res"]), words=_fixed("yes", "no")),

@@ -1,9 +1,7 @@
 """The rules a page's result is read by, shared so that its verdict, its built-in questions and its measures agree.
 
-A word measure ("bigger", "one_matrix", "falls", ...) takes its word from a rule here, and the page's own questions
-and its verdict (ui/verdicts/*.py) call the same rule: a claim on the page, a built-in question's answer and a
-teacher's question on the same measure cannot disagree. The thresholds the rules decide by (EXACT, NONLINEAR,
-BETTER and WORSE, MIN_CHANGE, CROSSES) are here for the same reason. Pure functions of a core result, by page.
+A claim on the page, a built-in question's answer and a teacher's question on the same measure call the
+same rule here, with the same thresholds, so they cannot disagree. Pure functions of a core result, by page.
 """
 from __future__ import annotations
 
@@ -26,7 +24,7 @@ def bigger(s: Any) -> str:
 
 # --- page 2: position-wise -----------------------------------------------------------------------
 
-EXACT = 1e-12  # float64 rounding stays many orders below this; a real dependence would not (ui/verdicts/position.py)
+EXACT = 1e-12  # float64 rounding stays many orders below this; a real dependence would not
 
 
 def follows(res: Any) -> str:
@@ -36,7 +34,7 @@ def follows(res: Any) -> str:
 
 # --- page 3: the linear collapse -------------------------------------------------------------------
 
-NONLINEAR = 0.01  # a best affine fit missing more than 1% of the output's spread has clearly failed (ui/verdicts/collapse.py)
+NONLINEAR = 0.01  # a best affine fit missing more than 1% of the output's spread has clearly failed
 
 
 def one_matrix(res: Any) -> str:
@@ -66,7 +64,7 @@ def compared(ours: float, theirs: float) -> str:
 
 
 # A gated network counts as better (or worse) at a size when its RMSE is below 0.8× (above 1.25×) the
-# plain one's: restarts of the same training differ by up to about that factor (ui/verdicts/gated.py).
+# plain one's: restarts of the same training differ by up to about that factor at these sizes.
 BETTER = 0.8
 WORSE = 1.25
 
