@@ -8,8 +8,9 @@ page's own rules.
 The sentence under an answer (`Why`) is chosen by the measured outcome, never by a verdict (see
 `why_key`), so a claim the page refutes can never be shown as the reason for an answer.
 
-One module per page; teacher.py makes a teacher's own questions (a lesson's `[[steps.ask]]`) from the
-page's measures; quiz.py draws them, chart.py the class's guesses.
+One module per page (split.py, position.py, collapse.py, gated.py, sweep.py, keyvalue.py, sparsity.py,
+gpt.py, gptsurgery.py, moe.py); teacher.py makes a teacher's own questions (a lesson's `[[steps.ask]]`)
+from the page's measures; quiz.py draws them, chart.py the class's guesses.
 """
 from __future__ import annotations
 

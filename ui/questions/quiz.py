@@ -122,8 +122,8 @@ def _commit(page: Page, asked: Asked) -> None:
     """The form's "commit" callback: parse the guess, refuse it with a message, or keep it (and send it to the room)."""
     raw = st.session_state.get(_input_key(asked))
     question = asked.question
-    if isinstance(raw, str):
-        raw = raw.strip() if question.kind == "number" else raw  # commas: Question.parse reads them
+    if isinstance(raw, str) and question.kind == "number":
+        raw = raw.strip()  # commas: Question.parse reads them
     guess = question.parse(raw)
     errors = st.session_state.setdefault(ERRORS, {})
     if len(errors) > LIMIT:  # refusals nobody came back to

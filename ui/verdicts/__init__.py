@@ -2,7 +2,9 @@
 
 A page's judge returns a Verdict of locale keys and the values they cite (ui.base.text.Term for a value
 that is itself a key); ui.widgets.verdict renders it. Nothing here imports streamlit or altair, so
-property tests can run thousands. One module per page; gpt.py serves pages 8 and 9.
+property tests can run thousands. One module per page: home.py, split.py, position.py, collapse.py,
+gated.py, sweep.py, keyvalue.py, sparsity.py, gpt.py (pages 8 and 9), gpt_checkpoints.py (page 8's
+training-step and word-in-context sections), moe.py.
 """
 from __future__ import annotations
 

@@ -42,11 +42,8 @@ def judge(res: moe.MoEResult) -> Verdict:
         Claim("moe.fact_params", values, None),  # router + k experts of E: arithmetic
         Claim("moe.claim_even", values, even),
     )
-    keys = ["moe.takeaway_active"]
-    if res.n_experts == 1:
-        keys = ["moe.takeaway_one"]
-    keys.append("moe.takeaway_even" if even else "moe.takeaway_uneven")
-    return Verdict(claims, " ".join(keys), values)
+    first = "moe.takeaway_one" if res.n_experts == 1 else "moe.takeaway_active"
+    return Verdict(claims, f"{first} {'moe.takeaway_even' if even else 'moe.takeaway_uneven'}", values)
 
 
 def judge_presets(counts: tuple[moe_presets.MoECount, ...]) -> Verdict:

@@ -6,16 +6,12 @@ from fractions import Fraction
 
 from ffn_core import model_counts, params
 from ui.base.text import Term
+from ui.registry import rules
 from ui.verdicts import Claim, Verdict
 
 EIGHTY = 0.8
 # The two published models whose FFN passes 80% of a block, and whose causes the page takes apart.
 PAST_EIGHTY = ("llama2-70b", "mistral-7b")
-
-
-def lesson_expansion(glu: bool) -> Fraction:
-    """The width at which a block holds 4d² + 8d²: 4·d, or 8/3·d with three matrices (Shazeer 2020)."""
-    return Fraction(8, 3) if glu else Fraction(4)
 
 
 def formula_share(d: int, d_ff: Fraction, n_heads: int, n_kv_heads: int, bias: bool, glu: bool) -> Fraction:
@@ -28,7 +24,8 @@ def formula_share(d: int, d_ff: Fraction, n_heads: int, n_kv_heads: int, bias: b
 def causes(s: params.Split, expansion: str) -> dict[str, Fraction]:
     """What moves this block off 2/3, each change measured alone on the lesson's block (its width exact,
     h_kv = h, no biases): the share that change alone gives, minus the share without it. Zero ones are left out."""
-    lesson_width = lesson_expansion(s.glu) * s.d_model
+    # The width at which a block holds 4d² + 8d²: 4·d, or 8/3·d with three matrices (Shazeer 2020).
+    lesson_width = (Fraction(8, 3) if s.glu else Fraction(4)) * s.d_model
     exact_width = params.parse_expansion(expansion) * s.d_model
     base = Fraction(2, 3)
     h = s.n_heads
@@ -50,12 +47,7 @@ def judge_block(s: params.Split, expansion: str, full_attention_params: int) -> 
                                             "ffn": s.ffn_params, "ffn_formula": s.ffn_formula}, s.agree)
     two_thirds = Claim("split.claim_two_thirds", {"ffn": s.ffn_params, "block": s.block_params, "share": s.ffn_share},
                        share == Fraction(2, 3))
-    if s.ffn_params > s.attention_params:
-        keys = ["split.takeaway_ffn"]
-    elif s.ffn_params < s.attention_params:
-        keys = ["split.takeaway_attention"]
-    else:
-        keys = ["split.takeaway_even"]
+    keys = [f"split.takeaway_{rules.bigger(s)}"]
     chosen = params.parse_expansion(expansion)
     exact_width = chosen * s.d_model
     moved = causes(s, expansion) if share != Fraction(2, 3) else {}
