@@ -13,13 +13,10 @@ format mini-language what a sentence needs:
     {x|을}       the same without a number spec
     {n:,|head;heads}  an English count with its noun, singular for exactly one: "1 head", "8 heads"
 
-A particle is written in either of its forms (을/를, 이/가, 은/는, 과/와, 으로/로, 이에요/예요). The copula's
-forms in 이라 (이라서, 이라면, 이라고, 이라는) drop their 이 after a vowel, as Korean writes them ("4라서",
-"16이라서"); its other forms (이고, 이면, 이며) keep it after a number too ("64이고"), which reads best in writing. A Latin-script word is read as Koreans say it: a single letter or an all-capital
-acronym by its letters' names ("m" 엠, "GPT" 지피티), any other word by how its ending sounds
-("Rome" 롬, "Paris" 파리, "Beijing" 베이징). A number in a name, glued to Latin letters or after a word and a
-hyphen, is read in English as Koreans say it ("Qwen3" 큐웬쓰리는, "DeepSeek-V3" 딥시크 브이쓰리는, "GPT-4" 지피티포는);
-any other number, and an index (W₂, x_1), in Korean ("64는", "블록 3은", "W₁은").
+A particle is written in either of its forms (을/를, 이/가, 은/는, 과/와, 으로/로, 이에요/예요) and agrees with
+how the text before it is read aloud: a Latin word by its letters' names or by its ending, a number in a name
+in English ("Qwen3" 큐웬쓰리는), any other number and an index (W₂) in Korean. The copula's 이라서, 이라면, 이라고,
+이라는 drop their 이 after a vowel ("4라서"); 이고, 이면, 이며 keep it ("64이고"), which reads best in writing.
 
 The last part holds the short labels of a page's metrics and tables (an error, a model's size, a
 change "a → b"), which are not sentences and so not in the locale files.
@@ -241,16 +238,10 @@ def _english_final(text: str) -> int:
 
 
 def _digits_final(text: str) -> int:
-    run = ""
-    for char in reversed(text):
-        if char in _DIGITS or char == ",":
-            run = char + run
-        else:
-            break
-    before = text[: len(text) - len(run)]
-    if before.endswith("."):  # decimals are read digit by digit: 0.0250 → 영 점 영 이 오 영
-        return _DIGIT_FINAL[run[-1]]
-    digits = run.replace(",", "")
+    number = text[_number_start(text):]
+    if "." in number:  # decimals are read digit by digit: 0.0250 → 영 점 영 이 오 영
+        return _DIGIT_FINAL[number[-1]]
+    digits = number.replace(",", "")
     if int(digits) == 0:
         return _DIGIT_FINAL["0"]
     zeros = len(digits) - len(digits.rstrip("0"))

@@ -65,7 +65,6 @@ def role_similarity(template: str, country: str, other: str) -> context.Similari
     return context.compare(probes.shipped(), context.role_contexts(template, (country, other)))
 
 
-
 @functools.cache
 def word_contexts(country: str) -> tuple[context.Context, ...]:
     """context.word_contexts, read once per country: a scan of every corpus sentence (~10 ms) on every rerun otherwise."""

@@ -1,7 +1,7 @@
 """The shipped MoE GPT, loaded once per server process, and the cached probes of the mixture-of-experts page.
 
-Like ui/gpt_probes.py: the model is shared and never changed (an ablation passes the expert to drop
-into the forward pass, it does not zero a weight), and only the small results are cached.
+As in probes.py, the model is shared and never changed (an ablation passes the expert to drop into the
+forward pass, it does not zero a weight), and only the small results are cached.
 """
 from __future__ import annotations
 

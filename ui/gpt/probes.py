@@ -3,9 +3,9 @@
 The model is shared by every session and never changed: each probe that alters it (ablation, edit)
 works on a copy it throws away, and only the small result is cached. Some probes hook the shared
 model while they read it (ffn_core.gpt.neurons.prompt_batches), so every probe of it runs in one lane
-(cache.LANE_GPT): one at a time, while the other pages' experiments use the other cores. The probes are experiments in
-the pages' one cache (ui.compute.cache.cached), keyed on the plain values they take (words, names, numbers);
-what they share is built once in ui.compute.cache.resource.
+(cache.LANE_GPT), one at a time, while the other pages' experiments use the other cores. The probes
+are keyed on plain values (words, names, numbers); what they share (the model, the prompts' pass, a
+block's key covariance) is built once in cache.resource, which never waits for the experiments' turn.
 """
 from __future__ import annotations
 
@@ -67,8 +67,6 @@ def next_token(words: tuple[str, ...], answer: str | None) -> ask.NextToken:
     return ask.next_token(shipped(), words, answer)
 
 
-# The cached probes take plain values only; what they share (the model, the prompts' pass, a block's
-# key covariance) they fetch from the resource caches above, which never wait for the experiments' turn.
 @cache.cached(max_entries=1, lane=cache.LANE_GPT)
 def accuracy() -> ask.Accuracy:
     return ask.accuracy(shipped(), corpus_keys().predictions)

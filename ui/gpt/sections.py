@@ -17,12 +17,9 @@ from ui.charts import gpt_checkpoints as charts
 from ui.gpt import checkpoints, probes
 from ui.questions import Asked, quiz
 from ui.questions import gpt as questions
+from ui.registry import catalog
 from ui.verdicts import gpt as gpt_verdicts
 from ui.verdicts import gpt_checkpoints as verdicts
-
-
-def _name(page: Page, country: str) -> str:
-    return next((f.country_ko for f in corpus.FACTS if f.country == country), country) if page.lang == "ko" else country
 
 
 def _context_label(page: Page, label: str) -> str:
@@ -110,7 +107,7 @@ def contexts(page: Page, country: str) -> None:
     widgets.chart(page, charts.similarity, frame, t)
     first = sorted(checkpoints.word_contexts(country), key=lambda c: c.label.split(".")[1] != page.lang)
     st.caption(t("gptmemory.context_caption", sentences=" · ".join(f"“{' '.join(c.words)}”" for c in first)))
-    widgets.verdict(page, verdicts.contexts(_name(page, country), mean_by_stage(sim, within),
+    widgets.verdict(page, verdicts.contexts(catalog.country_label(t, country), mean_by_stage(sim, within),
                                            mean_by_stage(sim, across) or None))
 
 
@@ -180,7 +177,8 @@ def roles(page: Page, country: str, other: str, template: str) -> None:
            for s, c in zip(sim.stages, last)],
         columns=["stage_label", "line", "cosine"])
     widgets.chart(page, charts.roles, lines, t)
-    widgets.verdict(page, verdicts.roles(_name(page, country), _name(page, other), own, last))
+    names = [catalog.country_label(t, c) for c in (country, other)]
+    widgets.verdict(page, verdicts.roles(*names, own, last))
 
 
 CODE = (progress.snapshot, progress.curve, context.word_contexts, context.role_contexts, context.states,
