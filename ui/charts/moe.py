@@ -15,8 +15,11 @@ WHEN_COLORS = {"before": palette.MUTED, "after": palette.RED}
 
 
 def _share_bars(data: pd.DataFrame, rows: str, share: str, title: str, part: str, parts: list[str],
-                colors: list[str], tooltip: list[alt.Tooltip], **encoding) -> alt.Chart:
-    """Horizontal bars of a share of a whole (0 to 100 %), a row per `rows` in the frame's order, coloured by `part`."""
+                colors: list[str], tips: list[alt.Tooltip], **encoding) -> alt.Chart:
+    """Horizontal bars of a share of a whole (0 to 100 %), a row per `rows` in the frame's order, coloured by `part`;
+    the tooltip names the row and the part, then `tips`, then the share."""
+    tooltip = [alt.Tooltip(field=rows, type="nominal"), alt.Tooltip(field=part, type="nominal"), *tips,
+               alt.Tooltip(field=share, type="quantitative", format=".1%")]
     return (
         alt.Chart(data)
         .mark_bar()
@@ -63,9 +66,7 @@ def total_active(frame: pd.DataFrame, t: Translator) -> alt.Chart:
     return _share_bars(
         pd.DataFrame(rows), "name", "share", t("moe.axis_share"), "part",
         [t("moe.part_active"), t("moe.part_idle")], list(PART_COLORS.values()),
-        [alt.Tooltip(field="name", type="nominal"), alt.Tooltip(field="part", type="nominal"),
-         alt.Tooltip(field="params", type="quantitative", title=t("moe.col_billions"), format=".2f"),
-         alt.Tooltip(field="share", type="quantitative", format=".1%")],
+        [alt.Tooltip(field="params", type="quantitative", title=t("moe.col_billions"), format=".2f")],
         order=alt.Order(field="part", sort="ascending"),
     ).properties(height=200)
 
@@ -83,9 +84,7 @@ def routes(frame: pd.DataFrame, t: Translator) -> alt.Chart:
     return _share_bars(
         data, "group_label", "share", t("moe.axis_route_share"), "expert_label", experts,
         EXPERT_COLORS[: len(experts)],
-        [alt.Tooltip(field="group_label", type="nominal"), alt.Tooltip(field="expert_label", type="nominal"),
-         alt.Tooltip(field="prompts", type="quantitative", title=t("moe.col_prompts")),
-         alt.Tooltip(field="share", type="quantitative", format=".1%")],
+        [alt.Tooltip(field="prompts", type="quantitative", title=t("moe.col_prompts"))],
         order=alt.Order(field="expert", sort="ascending"),
     ).properties(height=260)
 
@@ -100,7 +99,6 @@ def ablation(frame: pd.DataFrame, t: Translator) -> alt.Chart:
     return _share_bars(
         pd.DataFrame(rows), "group", "accuracy", t("moe.axis_accuracy"), "when",
         [t(f"moe.when_{w}") for w in WHEN_COLORS], list(WHEN_COLORS.values()),
-        [alt.Tooltip(field="group", type="nominal"), alt.Tooltip(field="when", type="nominal"),
-         alt.Tooltip(field="accuracy", type="quantitative", format=".1%")],
+        [],
         yOffset=alt.YOffset(field="when", type="nominal"),
     ).properties(height=340)

@@ -84,11 +84,10 @@ class Scheduler:
       for the next student (when there are two or more).
     """
 
-    def __init__(self, poll_s: float = POLL_S, note_s: float = NOTE_S, progress_s: float = PROGRESS_S,
-                 workers: int = 1) -> None:
+    def __init__(self, poll_s: float = POLL_S, workers: int = 1) -> None:
         if workers < 1:
             raise ValueError("a scheduler needs at least one worker")
-        self.poll_s, self.note_s, self.progress_s, self.workers = poll_s, note_s, progress_s, workers
+        self.poll_s, self.workers = poll_s, workers
         self._cond = threading.Condition()
         self._queue: list[_Ticket] = []  # waiting tickets, oldest first
         self._running: list[_Ticket] = []
@@ -217,11 +216,11 @@ class Scheduler:
                 ahead = self.ahead(ticket)
                 now = time.monotonic()
                 progress = None
-                if ticket.progress_seq != seen and now - heard >= self.progress_s:
+                if ticket.progress_seq != seen and now - heard >= PROGRESS_S:
                     progress, seen, heard = ticket.progress, ticket.progress_seq, now
             with self._abandoning():
                 caller.check()
-                if on_wait is not None and ahead != shown and (now - told >= self.note_s or ahead == 0):
+                if on_wait is not None and ahead != shown and (now - told >= NOTE_S or ahead == 0):
                     on_wait(ahead)
                     shown, told = ahead, now
                 if on_progress is not None and progress is not None:

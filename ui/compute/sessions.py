@@ -18,10 +18,6 @@ from ui.compute import fair_queue
 LATER = threading.local()
 
 
-def _session_gone(session_id: str) -> bool:
-    return Runtime.exists() and not Runtime.instance().is_active_session(session_id)
-
-
 # The server's own warm-up opens pages with this header (ui/compute/warmup.py): its value is made per process, so
 # no client can pass for the warm-up, and a student who sent it anyway would only wait longer.
 BACKGROUND_HEADER = "X-FFNLab-Background"
@@ -51,7 +47,7 @@ def caller() -> fair_queue.Caller:
         # function's run as well, which costs nothing: the experiment is what is slow, and it
         # was not started.
         ctx.yield_check()
-        if _session_gone(ctx.session_id):
+        if Runtime.exists() and not Runtime.instance().is_active_session(ctx.session_id):
             raise StopException()
 
     return fair_queue.Caller(ctx.session_id, check, StopException, (ScriptControlException,), background())
