@@ -1,18 +1,15 @@
 """The pages' experiments: cached for every session, computed on every core, in fair turns.
 
 A class presses together: thirty students set a new value in the same second. Experiments take
-turns (ui/compute/fair_queue.py): as many compute at once as the process has cores (each on one torch
-thread; torch's kernels release the GIL, so they run side by side), the others wait in arrival
-order, each student sees how many are ahead, identical requests are computed once, and work for a
-student who has left or asked for something newer is never started. More at once than there are
-cores would only make each take longer, and every student whose page is being redrawn wait behind them.
-Probes of the one shared GPT model take one lane (LANE_GPT): they run one at a time, because some
-hook the model while they read it. Experiments that are mostly Python around small tensors (the width
-sweep's fits, the key-value memorising, the sparsity and MoE trainings) take another (LANE_PYTHON):
-they hold the GIL between kernels, so two side by side took twice as long each (measured with
-two threads on two cores: the width sweep ×0.51, the key-value memorising ×0.52, where the
-collapse, position-wise and gated experiments ran ×1.5–1.8 faster); one at a time, the second core
-stays free for the experiments whose kernels do release it.
+turns (ui/compute/fair_queue.py), as many at once as the process has cores, each on one torch thread:
+torch's kernels release the GIL, so they run side by side; more at once would only make each take
+longer, and every student whose page is being redrawn wait behind them. Probes of the one shared GPT
+model take one lane (LANE_GPT): they run one at a time, because some hook the model while they read it.
+Experiments that are mostly Python around small tensors (the width sweep's fits, the key-value
+memorising, the sparsity and MoE trainings) take another (LANE_PYTHON): they hold the GIL between
+kernels, so two side by side took twice as long each (measured with two threads on two cores: the width
+sweep ×0.51, the key-value memorising ×0.52, where the collapse, position-wise and gated experiments ran
+×1.5–1.8 faster); one at a time, the second core stays free for the experiments whose kernels do release it.
 
 The results live in the project's own bounded cache, not st.cache_data: Streamlit empties every
 st.cache_data cache of the server when any client sends "clear cache", and one student must not
