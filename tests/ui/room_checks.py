@@ -41,6 +41,12 @@ def guesses(db: store.Store, code: object, question_id: object, now: float) -> l
     return list(snap.values) if snap else []
 
 
+def revealed(db: store.Store, code: object, question_id: object, now: float) -> bool:
+    """Whether the instructor has revealed this question's answer to the room."""
+    snap = db.snapshot(code, question_id, now)
+    return bool(snap and snap.revealed)
+
+
 def is_instructor(db: store.Store, code: object, key: object, now: float) -> bool:
     """Whether `key` is the instructor key of the live room `code` (the check every key action makes)."""
     with db._read() as conn:

@@ -255,21 +255,21 @@ def test_reveal_and_reset_need_the_key(db):
         assert db.reset(code, bad, None, T0) is Status.FORBIDDEN
         assert db.set_view(code, bad, "home", {}, T0) is Status.FORBIDDEN
         assert db.one_time_link(code, bad, T0) is None
-    assert not db.revealed(code, "q1", T0) and db.revealed_guesses(code, "q1", T0) is None
+    assert not room_checks.revealed(db, code, "q1", T0) and db.revealed_guesses(code, "q1", T0) is None
     assert db.reveal(other_code, key, "q1", T0) is Status.FORBIDDEN
     assert db.reveal(code, key, "q1", T0) is Status.OK
     assert db.reveal(code, key, "q1", T0 + 1) is Status.OK  # again: still revealed
     assert db.reveal(code, key, "q2", T0) is Status.OK
-    assert db.revealed(code, "q1", T0) and db.snapshot(code, "q1", T0).revealed
+    assert room_checks.revealed(db, code, "q1", T0) and db.snapshot(code, "q1", T0).revealed
     assert sorted(db.revealed_guesses(code, "q1", T0)) == [1.0, 2.0, 3.0]
     assert db.revealed_guesses(other_code, "q1", T0) is None
-    assert not db.revealed(other_code, "q1", T0)
+    assert not room_checks.revealed(db, other_code, "q1", T0)
     assert db.reset(code, key, "q1", T0) is Status.OK
-    assert not db.revealed(code, "q1", T0) and room_checks.guesses(db, code, "q1", T0) == []
+    assert not room_checks.revealed(db, code, "q1", T0) and room_checks.guesses(db, code, "q1", T0) == []
     assert db.revealed_guesses(code, "q1", T0) is None
-    assert db.revealed(code, "q2", T0) and room_checks.counts(db, code, "q2", T0) == (3, 3)
+    assert room_checks.revealed(db, code, "q2", T0) and room_checks.counts(db, code, "q2", T0) == (3, 3)
     assert db.reset(code, key, None, T0) is Status.OK
-    assert not db.revealed(code, "q2", T0) and room_checks.counts(db, code, "q2", T0) == (3, 0)
+    assert not room_checks.revealed(db, code, "q2", T0) and room_checks.counts(db, code, "q2", T0) == (3, 0)
     assert db.reset(code, key, "q" * 121, T0) is Status.INVALID
 
 
@@ -435,7 +435,7 @@ def test_a_locked_sqlite_file_raises_store_unavailable_and_writes_nothing(tmp_pa
     finally:
         holder.execute("ROLLBACK")
         holder.close()
-    assert room_checks.counts(db, code, "q", T0) == (1, 0) and not db.revealed(code, "q", T0)
+    assert room_checks.counts(db, code, "q", T0) == (1, 0) and not room_checks.revealed(db, code, "q", T0)
     assert db.submit(code, "s", "q", 1.0, T0 + 0.1) is Status.STORED
 
 

@@ -3,11 +3,13 @@ processes), the schema made or migrated on first use, and what every part of the
 the instructor key checked, a client keyed, rooms dropped)."""
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import math
 import secrets
 import threading
+from collections.abc import Iterator
 
 from sqlalchemy import Engine, Table, delete, event, func, insert, select, update
 from sqlalchemy import exc as sa_exc
@@ -19,7 +21,7 @@ from ui.room.store_records import (CLASS_PER_CLIENT, EXPIRE_EVERY, MAX_CLIENT, M
                                    MAX_ROOMS_PER_CLIENT, MAX_STUDENTS, MAX_TOKEN, MIN_INTERVAL, ROOM_TTL, SchemaTooNew,
                                    Status, StoreUnavailable)
 from ui.room.store_tables import (_MIGRATIONS, _ROOM_TABLES, SCHEMA_VERSION, links, metadata, passes, rooms, salt_table,
-                                  schema_table)
+                                  schema_table, students)
 
 _PG_LOCK = 0x46464E4C  # "FFNL": the advisory lock two replicas take while one creates the schema
 
@@ -62,6 +64,11 @@ def _sqlite_setup(engine: Engine, busy_timeout_ms: int) -> None:
     engine.dispose()  # connections opened before the listeners would miss them
 
 
+def _guess(row) -> float | str:
+    """A stored guess: its option, or its number."""
+    return row.option if row.option is not None else row.number
+
+
 class StoreBase:
     """The store on one database, before its calls (ui/room/store.py composes them): its bounds, its transactions."""
 
@@ -90,11 +97,29 @@ class StoreBase:
 
     # --- transactions ------------------------------------------------------------------------
 
-    def _write(self):
-        return _Tx(self, read=False)
+    def _write(self) -> contextlib.AbstractContextManager[Connection]:
+        return self._tx(read=False)
 
-    def _read(self):
-        return _Tx(self, read=True)
+    def _read(self) -> contextlib.AbstractContextManager[Connection]:
+        return self._tx(read=True)
+
+    @contextlib.contextmanager
+    def _tx(self, read: bool) -> Iterator[Connection]:
+        """One transaction, committed on leaving; any database failure becomes StoreUnavailable."""
+        self._ensure_schema()
+        if not read:
+            self._lock_writer()
+        try:
+            with self.engine.connect() as conn:
+                if read:
+                    conn = conn.execution_options(ffnlab_read=True)
+                with conn.begin():
+                    yield conn
+        except sa_exc.SQLAlchemyError as e:
+            raise StoreUnavailable(f"class database: {e.__class__.__name__}") from e
+        finally:
+            if not read:
+                self._unlock_writer()
 
     def _ensure_schema(self) -> None:
         if self._ready:
@@ -173,6 +198,18 @@ class StoreBase:
         return Status.OK if ok else Status.FORBIDDEN
 
     @staticmethod
+    def _held(code: str, who: str) -> tuple:
+        """Where-clauses of the seat of token hash `who` in room `code`, while its student holds it (not left)."""
+        return students.c.room == code, students.c.token_hash == who, students.c.left_at.is_(None)
+
+    @staticmethod
+    def _values(conn: Connection, table: Table, code: str, question_id: str) -> tuple[float | str, ...]:
+        """The guesses to one question that `table` holds (class_guesses, or class_first_votes)."""
+        rows = conn.execute(select(table.c.number, table.c.option).where(
+            table.c.room == code, table.c.question == question_id)).all()
+        return tuple(_guess(r) for r in rows)
+
+    @staticmethod
     def _drop_rooms(conn: Connection, condition) -> None:
         doomed = select(rooms.c.code).where(condition)
         for table in _ROOM_TABLES:
@@ -182,57 +219,10 @@ class StoreBase:
     def _maybe_expire(self, conn: Connection, now: float) -> None:
         if now >= self._next_expire:
             self._next_expire = now + EXPIRE_EVERY
-            self._drop_rooms(conn, rooms.c.expires <= now)
-            conn.execute(delete(links).where(links.c.expires <= now))
-            conn.execute(delete(passes).where(passes.c.expires <= now))
+            self._sweep(conn, now)
 
-
-class _Tx:
-    """One transaction, committed on leaving; any database failure becomes StoreUnavailable."""
-
-    def __init__(self, store: StoreBase, read: bool) -> None:
-        self.store = store
-        self.read = read
-        self._conn: Connection | None = None
-        self._tx = None
-        self._locked = False
-
-    def __enter__(self) -> Connection:
-        self.store._ensure_schema()
-        if not self.read:
-            self.store._lock_writer()
-            self._locked = True
-        try:
-            self._conn = self.store.engine.connect()
-            if self.read:
-                self._conn = self._conn.execution_options(ffnlab_read=True)
-            self._tx = self._conn.begin()
-            return self._conn
-        except sa_exc.SQLAlchemyError as e:
-            self._close()
-            raise StoreUnavailable(f"class database: {e.__class__.__name__}") from e
-
-    def __exit__(self, kind, error, tb) -> bool:
-        try:
-            if error is None:
-                self._tx.commit()
-            else:
-                self._tx.rollback()
-        except sa_exc.SQLAlchemyError as e:
-            raise StoreUnavailable(f"class database: {e.__class__.__name__}") from (error or e)
-        finally:
-            self._close()
-        if isinstance(error, sa_exc.SQLAlchemyError):
-            raise StoreUnavailable(f"class database: {error.__class__.__name__}") from error
-        return False
-
-    def _close(self) -> None:
-        if self._conn is not None:
-            try:
-                self._conn.close()
-            except sa_exc.SQLAlchemyError:
-                pass
-            self._conn = None
-        if self._locked:
-            self._locked = False
-            self.store._unlock_writer()
+    def _sweep(self, conn: Connection, now: float) -> None:
+        """Rooms, links and passes past their time deleted."""
+        self._drop_rooms(conn, rooms.c.expires <= now)
+        conn.execute(delete(links).where(links.c.expires <= now))
+        conn.execute(delete(passes).where(passes.c.expires <= now))

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from sqlalchemy import and_, delete, func, insert, select, update
 from sqlalchemy.engine import Connection
 
-from ui.room.store_db import StoreBase
+from ui.room.store_db import StoreBase, _guess
 from ui.room.store_inputs import _question_ok, _sha, _token_ok, _value, normalize_code
 from ui.room.store_records import MAX_TIMER, Status, Vote
 from ui.room.store_tables import first_votes, guesses_table, reveals, rooms, students, votes
@@ -47,13 +47,11 @@ class GuessCalls(StoreBase):
                 return Status.LIMIT
             # The rate check and the write in one statement: two requests at once cannot both pass.
             passed = conn.execute(update(students).where(
-                students.c.room == code, students.c.token_hash == who,
-                students.c.left_at.is_(None),
+                *self._held(code, who),
                 (students.c.last_write.is_(None)) | (students.c.last_write <= now - self.min_interval),
             ).values(last_write=now, seen=now)).rowcount
             if passed != 1:
-                joined = conn.execute(select(students.c.joined).where(
-                    students.c.room == code, students.c.token_hash == who, students.c.left_at.is_(None))).first()
+                joined = conn.execute(select(students.c.joined).where(*self._held(code, who))).first()
                 return Status.TOO_FAST if joined is not None else Status.NOT_JOINED
             conn.execute(self._upsert(
                 guesses_table,
@@ -63,8 +61,7 @@ class GuessCalls(StoreBase):
 
     def _past_votes(self, conn: Connection, code: str, who: str, question_id: str, now: float) -> bool:
         """Whether this seat's guess would be a new one past its client's bound of guesses to this question."""
-        seat = conn.execute(select(students.c.client).where(
-            students.c.room == code, students.c.token_hash == who, students.c.left_at.is_(None))).first()
+        seat = conn.execute(select(students.c.client).where(*self._held(code, who))).first()
         if seat is None or seat.client is None:
             return False  # not joined (the caller says so), or a seat with no address (a local connection)
         mine = (guesses_table.c.room == code, guesses_table.c.question == question_id)
@@ -90,9 +87,7 @@ class GuessCalls(StoreBase):
                 .join(rooms, rooms.c.code == guesses_table.c.room)
                 .where(guesses_table.c.room == code, guesses_table.c.question == question_id,
                        guesses_table.c.token_hash == _sha(token), rooms.c.expires > now)).first()
-        if row is None:
-            return None
-        return row.option if row.option is not None else row.number
+        return None if row is None else _guess(row)
 
     # --- the instructor ------------------------------------------------------------------------
 
@@ -205,13 +200,10 @@ class GuessCalls(StoreBase):
             return Status.INVALID
         with self._write() as conn:
             status = self._instructor(conn, code, key, now)
-            if status is Status.OK:
-                room = normalize_code(code)
-                row = conn.execute(select(votes.c.closes, votes.c.closed).where(
-                    votes.c.room == room, votes.c.question == question_id)).first()
-                vote = self._vote_row(conn, room, question_id, now)
-                self._put_vote(conn, room, question_id, Vote(vote.round, vote.open, None, shown),
-                               row.closes if row else None, row.closed if row else None)
+            if status is Status.OK:  # the vote's round and timer stay as they are
+                conn.execute(self._upsert(votes, dict(room=normalize_code(code), question=question_id, round=1,
+                                                      closes=None, closed=None, shown=int(shown)),
+                                          ["room", "question"], ["shown"]))
             return status
 
     def second_vote(self, code: object, key: object, question_id: object, after: float | None,
@@ -248,10 +240,5 @@ class GuessCalls(StoreBase):
         with self._live_question(code, question_id, now) as found:
             if found is None or self._vote_row(*found, question_id, now).round < 2:
                 return None
-            return self._first_values(*found, question_id)
-
-    @staticmethod
-    def _first_values(conn: Connection, code: str, question_id: str) -> tuple[float | str, ...]:
-        rows = conn.execute(select(first_votes.c.number, first_votes.c.option).where(
-            first_votes.c.room == code, first_votes.c.question == question_id)).all()
-        return tuple(r.option if r.option is not None else r.number for r in rows)
+            conn, room = found
+            return self._values(conn, first_votes, room, question_id)

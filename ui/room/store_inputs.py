@@ -59,19 +59,18 @@ def _key_hash(salt: str, key: str) -> str:
     return _sha(salt + key)
 
 
-def _pad(token: str, n: int) -> bytes:
+def _xor(raw: bytes, token: str) -> bytes:
     # A pad derived from the link's token, apart from the token's own hash kept for look-up.
-    return hashlib.sha512(b"ffnlab-link-key:" + token.encode("utf-8")).digest()[:n]
+    pad = hashlib.sha512(b"ffnlab-link-key:" + token.encode("utf-8")).digest()
+    return bytes(a ^ b for a, b in zip(raw, pad))
 
 
 def _seal(key: str, token: str) -> str:
-    raw = key.encode("ascii")
-    return bytes(a ^ b for a, b in zip(raw, _pad(token, len(raw)))).hex()
+    return _xor(key.encode("ascii"), token).hex()
 
 
 def _unseal(sealed: str, token: str) -> str:
-    raw = bytes.fromhex(sealed)
-    return bytes(a ^ b for a, b in zip(raw, _pad(token, len(raw)))).decode("ascii")
+    return _xor(bytes.fromhex(sealed), token).decode("ascii")
 
 
 def _sealable(token: object) -> bool:

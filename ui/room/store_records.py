@@ -116,7 +116,6 @@ class View:
     version: int
 
 
-
 @dataclass(frozen=True)
 class Pass:
     """What a redeemed nonce gives the route: which cookie, its secret, and when it expires."""
@@ -133,7 +132,6 @@ class Claim:
     kind: str  # "seat" or "host"
     code: str
     secret: str  # the student's token, or the instructor key
-
 
 
 def joins_for(class_size: int) -> int:

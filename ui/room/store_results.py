@@ -6,9 +6,10 @@ import json
 import math
 from collections.abc import Mapping
 
-from sqlalchemy import func, select
+from sqlalchemy import Table, func, select
 from sqlalchemy.engine import Connection
 
+from ui.room.store_db import _guess
 from ui.room.store_inputs import _question_ok, normalize_code
 from ui.room.store_records import MAX_ABOUT, MAX_SECTION, Snapshot, Status, Tally
 from ui.room.store_seats import SeatCalls
@@ -32,12 +33,6 @@ class ResultCalls(SeatCalls):
                                    shown.label("shown"))
                             .where(rooms.c.code == code, rooms.c.expires > now)).first()
 
-    @staticmethod
-    def _values(conn: Connection, code: str, question_id: str) -> tuple[float | str, ...]:
-        rows = conn.execute(select(guesses_table.c.number, guesses_table.c.option).where(
-            guesses_table.c.room == code, guesses_table.c.question == question_id)).all()
-        return tuple(r.option if r.option is not None else r.number for r in rows)
-
     def snapshot(self, code: object, question_id: object, now: float) -> Snapshot | None:
         """Joined, answered, the values and whether revealed, in one read; None for no live room."""
         code = normalize_code(code)
@@ -47,7 +42,7 @@ class ResultCalls(SeatCalls):
             head = self._head(conn, code, question_id, now)
             if head is None:
                 return None
-            values = self._values(conn, code, question_id)
+            values = self._values(conn, guesses_table, code, question_id)
         return Snapshot(joined=head.joined, answered=len(values), values=values, revealed=head.shown > 0,
                         away=head.away)
 
@@ -60,16 +55,7 @@ class ResultCalls(SeatCalls):
             head = self._head(conn, code, question_id, now)
             if head is None or not head.shown:
                 return None
-            return self._values(conn, code, question_id)
-
-    def revealed(self, code: object, question_id: object, now: float) -> bool:
-        """Whether the instructor has revealed this question's answer to the room."""
-        code = normalize_code(code)
-        if code is None or not _question_ok(question_id):
-            return False
-        with self._read() as conn:
-            head = self._head(conn, code, question_id, now)
-        return bool(head and head.shown)
+            return self._values(conn, guesses_table, code, question_id)
 
     # --- results --------------------------------------------------------------------------------
 
@@ -102,7 +88,7 @@ class ResultCalls(SeatCalls):
             return []
         prefix = f"{section}:teacher."
         with self._read() as conn:
-            if conn.execute(select(rooms.c.code).where(rooms.c.code == code, rooms.c.expires > now)).first() is None:
+            if self._live(conn, code, now) is None:
                 return []
             rows = conn.execute(select(questions_table.c.question, questions_table.c.about)
                                 .where(questions_table.c.room == code)).all()
@@ -127,14 +113,8 @@ class ResultCalls(SeatCalls):
             asked = {r.question: (json.loads(r.about), r.first_seen) for r in conn.execute(
                 select(questions_table.c.question, questions_table.c.about, questions_table.c.first_seen)
                 .where(questions_table.c.room == room))}
-            last: dict[str, list] = {}
-            for r in conn.execute(select(guesses_table.c.question, guesses_table.c.number, guesses_table.c.option)
-                                  .where(guesses_table.c.room == room)):
-                last.setdefault(r.question, []).append(r.option if r.option is not None else r.number)
-            first: dict[str, list] = {}
-            for r in conn.execute(select(first_votes.c.question, first_votes.c.number, first_votes.c.option)
-                                  .where(first_votes.c.room == room)):
-                first.setdefault(r.question, []).append(r.option if r.option is not None else r.number)
+            last = self._by_question(conn, guesses_table, room)
+            first = self._by_question(conn, first_votes, room)
             rounds = {r.question: r.round for r in conn.execute(
                 select(votes.c.question, votes.c.round).where(votes.c.room == room))}
             shown = {r.question for r in conn.execute(select(reveals.c.question).where(reveals.c.room == room))}
@@ -142,6 +122,14 @@ class ResultCalls(SeatCalls):
         return [Tally(question=q, about=asked.get(q, ({}, 0))[0],
                       first=tuple(first.get(q, ())) if rounds.get(q, 1) >= 2 else None,
                       last=tuple(last.get(q, ())), revealed=q in shown) for q in ids]
+
+    @staticmethod
+    def _by_question(conn: Connection, table: Table, room: str) -> dict[str, list[float | str]]:
+        """Every guess a room's `table` holds, by question."""
+        found: dict[str, list[float | str]] = {}
+        for r in conn.execute(select(table.c.question, table.c.number, table.c.option).where(table.c.room == room)):
+            found.setdefault(r.question, []).append(_guess(r))
+        return found
 
     def joined(self, code: object, now: float) -> int | None:
         """How many students are in the live room `code` now: seats held and seen within SEAT_IDLE (one read);
@@ -152,5 +140,4 @@ class ResultCalls(SeatCalls):
         with self._read() as conn:
             if self._live(conn, code, now) is None:
                 return None
-            return conn.execute(select(func.count()).select_from(students).where(
-                students.c.room == code, students.c.left_at.is_(None), self._here(now))).scalar_one()
+            return self._here_count(conn, code, now)

@@ -1,12 +1,8 @@
 """The class store's rooms: made, closed and expired; what a room shows (the instructor's view, a lesson's step);
 and the passes that carry a seat or the instructor key across a reload, or to another device.
 
-A cookie carries only a random secret (`claim`), kept here as its SHA-256; its row holds the seat's
-token or the instructor key XORed with a pad derived from the secret (as a one-time link does). The
-page never sees the secret: it gets a one-time nonce (`seat_pass`, `host_pass`; its row holds the token
-or key sealed under the nonce), the browser fetches the app's route with it, and the route
-(`redeem_nonce`) draws the secret and answers with the cookie. A seat (and a room's instructor) keeps at
-most KEEP_PASSES cookies and as many nonces: another replaces the oldest.
+A cookie carries only a random secret, kept here hashed; its row holds the seat's token or the instructor key
+sealed under it, as a one-time link's does, and the page only ever sees a one-time nonce (ui/room/passes.py).
 """
 from __future__ import annotations
 
@@ -84,9 +80,7 @@ class RoomCalls(SeatCalls):
         with self._write() as conn:
             count = conn.execute(select(func.count()).select_from(rooms)
                                  .where(rooms.c.expires <= now)).scalar_one()
-            self._drop_rooms(conn, rooms.c.expires <= now)
-            conn.execute(delete(links).where(links.c.expires <= now))
-            conn.execute(delete(passes).where(passes.c.expires <= now))
+            self._sweep(conn, now)
             self._next_expire = now + EXPIRE_EVERY
             return count
 
@@ -167,8 +161,7 @@ class RoomCalls(SeatCalls):
         with self._write() as conn:
             room = self._live(conn, code, now)
             held = room is not None and conn.execute(select(students.c.joined).where(
-                students.c.room == code, students.c.token_hash == _sha(token),
-                students.c.left_at.is_(None))).first() is not None
+                *self._held(code, _sha(token)))).first() is not None
             return self._mint(conn, code, "seat", _sha(token), token, room.expires, now) if held else None
 
     def host_pass(self, code: object, key: object, now: float) -> str | None:

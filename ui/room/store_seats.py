@@ -1,18 +1,13 @@
 """The class store's seats: a student joins, is there (its page's heartbeat) or away, and leaves; the instructor's
 door.
 
-Bounds per client (`client`: the student's address as the page sees it, or None; kept only as an HMAC under
-a random salt of this database's own, an IPv6 address by its /64 prefix, `address_key`): a client holds at most
-`max_rooms_per_client` live rooms (create_room answers Status.LIMIT past it), and adds at most
-`max_joins_per_client` new seats to one room in the room's whole life (join: Status.LIMIT), as many as a class of
-100 behind one school address needs with half again to spare. The seats of one client hold at most
-`max_votes_per_client` guesses to one question (the class behind one address; submit: Status.LIMIT for a new
-guess past it, while a seat that holds a guess may always change it): a script's votes stay within a class's
-worth however long it runs. A seat counts toward the room's `max_students` while its student is there: not once
-it left (`leave`, or the instructor's `drop_silent`), nor after SEAT_IDLE seconds in which it was not seen (join,
-a guess, a claimed cookie, `present`); seen again, it counts again. The instructor may lock the door
-(`set_door`): no new seats, and only a seat holding a guess comes back. Per session and per cookie a student
-keeps one token per room (ui/room/seating.py), so leaving and joining again takes the same seat.
+A client (the student's address, kept only as an HMAC under this database's own random salt, an IPv6 address
+by its /64 prefix: `address_key`) adds at most `max_joins_per_client` new seats to one room in the room's whole
+life, and its seats hold at most `max_votes_per_client` guesses to one question: a script's seats and votes stay
+within a class's worth however long it runs. A seat counts toward the room's `max_students` while its student is
+there: not once it left (`leave`, or the instructor's `drop_silent`), nor after SEAT_IDLE seconds unseen; seen
+again, it counts again. A student keeps one token per room (ui/room/seating.py), so leaving and joining again
+takes the same seat.
 """
 from __future__ import annotations
 
@@ -51,9 +46,7 @@ class SeatCalls(StoreBase):
             # Behind a locked door only a seat that holds a guess comes back (a seat given up unanswered does not).
             if locked and (there is None or there.last_write is None):
                 return Status.LOCKED
-            held = conn.execute(select(func.count()).select_from(students).where(
-                students.c.room == code, students.c.left_at.is_(None), self._here(now))).scalar_one()
-            if held >= self.max_students:
+            if self._here_count(conn, code, now) >= self.max_students:
                 return Status.FULL
             if there is not None:  # back to the seat it left
                 conn.execute(update(students).where(students.c.room == code, students.c.token_hash == who)
@@ -74,6 +67,11 @@ class SeatCalls(StoreBase):
         """A seat seen within SEAT_IDLE: its student is there, and it counts toward the room's bound."""
         return func.coalesce(students.c.seen, students.c.joined) > now - SEAT_IDLE
 
+    def _here_count(self, conn: Connection, code: str, now: float) -> int:
+        """The room's seats held and here: what counts toward max_students."""
+        return conn.execute(select(func.count()).select_from(students).where(
+            students.c.room == code, students.c.left_at.is_(None), self._here(now))).scalar_one()
+
     @staticmethod
     def _away(now: float):
         """A seat not seen for SEAT_IDLE: a closed tab, a phone asleep, or a script's seat no one keeps."""
@@ -89,9 +87,7 @@ class SeatCalls(StoreBase):
         with self._write() as conn:
             if self._live(conn, code, now) is None:
                 return Status.UNKNOWN
-            done = conn.execute(update(students).where(
-                students.c.room == code, students.c.token_hash == _sha(token), students.c.left_at.is_(None))
-                .values(seen=now)).rowcount
+            done = conn.execute(update(students).where(*self._held(code, _sha(token))).values(seen=now)).rowcount
         return Status.OK if done == 1 else Status.NOT_JOINED
 
     # --- the door: the instructor's view of the seats, no new seats, unanswered seats given up ---------------
@@ -154,9 +150,7 @@ class SeatCalls(StoreBase):
         if code is None or not _token_ok(token):
             return Status.INVALID
         with self._write() as conn:
-            done = conn.execute(update(students).where(
-                students.c.room == code, students.c.token_hash == _sha(token), students.c.left_at.is_(None))
-                .values(left_at=now)).rowcount
+            done = conn.execute(update(students).where(*self._held(code, _sha(token))).values(left_at=now)).rowcount
         # Its cookie stays in the browser until the room expires, and `claim` no longer gives the seat back.
         return Status.OK if done == 1 else Status.NOT_JOINED
 

@@ -98,9 +98,7 @@ lessons_table = Table(
     Column("step", Integer, nullable=False),
 )
 
-
 _VOTE_TABLES = (votes, first_votes, questions_table, lessons_table)
-
 
 passes = Table(
     "class_passes", metadata,  # schema 2
@@ -123,15 +121,19 @@ _ROOM_TABLES = (students, guesses_table, reveals, links, passes, *_VOTE_TABLES)
 
 # --- migrations: schema version n-1 -> n, each in the schema's own transaction ----------------------
 
-def _to_v2(conn: Connection) -> None:
-    """Seats that are seen and left, and clients: columns on the tables version 1 made (class_passes is new)."""
-    for table, column, kind in (("class_students", "seen", "DOUBLE PRECISION"),
-                                ("class_students", "left_at", "DOUBLE PRECISION"),
-                                ("class_students", "client", f"VARCHAR({MAX_CLIENT})"),
-                                ("class_rooms", "client", f"VARCHAR({MAX_CLIENT})")):
-        have = {c["name"] for c in sa_inspect(conn).get_columns(table)}
+def _add_columns(conn: Connection, table: str, columns: tuple[tuple[str, str], ...]) -> None:
+    """The columns (name, SQL type) a table made by an older version lacks, added."""
+    have = {c["name"] for c in sa_inspect(conn).get_columns(table)}
+    for column, kind in columns:
         if column not in have:
             conn.exec_driver_sql(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+
+
+def _to_v2(conn: Connection) -> None:
+    """Seats that are seen and left, and clients: columns on the tables version 1 made (class_passes is new)."""
+    _add_columns(conn, "class_students", (("seen", "DOUBLE PRECISION"), ("left_at", "DOUBLE PRECISION"),
+                                          ("client", f"VARCHAR({MAX_CLIENT})")))
+    _add_columns(conn, "class_rooms", (("client", f"VARCHAR({MAX_CLIENT})"),))
 
 
 def _to_v3(conn: Connection) -> None:
@@ -145,10 +147,7 @@ def _to_v4(conn: Connection) -> None:
     (class_salt is new and made by create_all before the migrations run; the salt is drawn in _ensure_schema.
     Clients kept before it, under a fixed salt, match no client after it: in a room live at the upgrade, an
     address's seats and guesses are counted afresh, once.)"""
-    have = {c["name"] for c in sa_inspect(conn).get_columns("class_passes")}
-    for column, kind in (("owner", "VARCHAR(64)"), ("made", "DOUBLE PRECISION")):
-        if column not in have:
-            conn.exec_driver_sql(f"ALTER TABLE class_passes ADD COLUMN {column} {kind}")
+    _add_columns(conn, "class_passes", (("owner", "VARCHAR(64)"), ("made", "DOUBLE PRECISION")))
     next(i for i in passes.indexes if i.name == "class_passes_owner").create(conn, checkfirst=True)
 
 
