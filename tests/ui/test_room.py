@@ -395,7 +395,8 @@ def test_the_presenters_view_shows_one_question_its_counts_and_the_votes_when_sh
 
     assert db.view(code, time.time()) is None
     at.button(key=f"room_reveal_{ASK_NUMBER.id}").click().run()
-    assert db.revealed(code, ASK_NUMBER.id, time.time()) and not db.revealed(code, ASK_CHOICE.id, time.time())
+    assert room_checks.revealed(db, code, ASK_NUMBER.id, time.time())
+    assert not room_checks.revealed(db, code, ASK_CHOICE.id, time.time())
     assert not db.vote(code, ASK_NUMBER.id, time.time()).open  # Reveal closes the vote
     assert db.view(code, time.time()).version == 1  # students waiting for the reveal look again
     (number_spec,) = chart_specs(at)
@@ -406,7 +407,7 @@ def test_the_presenters_view_shows_one_question_its_counts_and_the_votes_when_sh
 
     at.button(key=f"room_reset_{ASK_NUMBER.id}").click().run()
     assert room_checks.counts(db, code, ASK_NUMBER.id, time.time()) == (4, 0)
-    assert not db.revealed(code, ASK_NUMBER.id, time.time())
+    assert not room_checks.revealed(db, code, ASK_NUMBER.id, time.time())
     assert room_checks.counts(db, code, ASK_CHOICE.id, time.time()) == (4, 3)  # the other question untouched
 
 
@@ -452,7 +453,7 @@ def test_instructor_actions_without_the_key_are_refused(db):
         at = run_scene("actions_scene", state)
         assert at.session_state["done"] == {"reveal": False, "reset": False}
         assert at.session_state[session.SEAT].code == code  # close refused too: still seated
-        assert not db.revealed(code, ASK_NUMBER.id, time.time())
+        assert not room_checks.revealed(db, code, ASK_NUMBER.id, time.time())
         assert room_checks.counts(db, code, ASK_NUMBER.id, time.time()) == (1, 1)
         assert db.room_live(code, time.time())
     # A student's panel is empty: the live view is the instructor's alone.
@@ -520,14 +521,14 @@ def test_a_students_guess_on_a_page_reaches_the_room_and_returns_with_the_class_
     token = at.session_state[session.SEAT].token
     assert db.student_guess(code, token, qid, time.time()) == mine  # the page's widget sent it through submit
     assert t("questions.stored") in [c.value for c in at.caption]
-    assert session._waiting_for_reveal(_page("collapse"), at.session_state[questions.GUESSES], set())
+    assert session._waiting("collapse", at.session_state[questions.GUESSES], set())
     charts_before = len(at.get("vega_lite_chart"))
     db.reveal(code, key, qid, time.time())
     at.run()
     assert len(at.get("vega_lite_chart")) == charts_before + 1  # the class's guesses beside the student's own
     assert qid in at.session_state[session.REVEALED]
-    assert not session._waiting_for_reveal(_page("collapse"), at.session_state[questions.GUESSES],
-                                           at.session_state[session.REVEALED])
+    assert not session._waiting("collapse", at.session_state[questions.GUESSES],
+                                at.session_state[session.REVEALED])
 
 
 def test_a_waiting_student_reruns_when_the_rooms_view_moves_and_not_before(db):

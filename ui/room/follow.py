@@ -26,17 +26,13 @@ def _write_view(page, seat: Seat, params: dict[str, str]) -> None:
 
 
 def watch_step(page, whole: bool = False) -> int | None:
-    """One look at the room's view version (one primary-key read); on a new one, look again.
+    """One look at the room's view version (one primary-key read): a following student moves to the instructor's
+    page and settings, a student waiting for a Reveal reruns the page (the Reveal moves the version).
 
     `whole`: this is a whole run already (the push watcher reran it, ui/room/push.py), so a Reveal
     needs no further rerun. Returns the version seen, for the watcher; None when there is nothing to watch.
-
-    A following student moves to the instructor's page and settings: on the same page a whole run
-    draws them itself (a timed run reruns the page), another page opens. A student waiting for a
-    Reveal reruns the page, whose questions then ask `revealed` (the instructor's Reveal moves the
-    version). The settings for another page travel in the session (`links.apply`, applied at the top of
-    the next run), not in `switch_page`'s query: Streamlit refuses to set a query parameter that a widget
-    of the page being left is bound to (`d`, `seed` ...).
+    The settings for another page travel in the session (`links.apply`), not in `switch_page`'s query:
+    Streamlit refuses to set a query parameter that a widget of the page being left is bound to (`d`, `seed` ...).
     """
     seat = current(page)
     if seat is None or seat.role != "student":
@@ -98,10 +94,6 @@ def _waiting(section: str, answers: Any, seen: Any) -> list[str]:
     # A guess the room stored, or a look without guessing: either way the student waits for the class's answer.
     return [qid for qid, answer in answers.items() if isinstance(qid, str) and qid.startswith(prefix)
             and qid not in seen and (getattr(answer, "stored", None) or getattr(answer, "guess", 0) is None)]
-
-
-def _waiting_for_reveal(page, answers: Any, seen: Any) -> bool:
-    return bool(_waiting(page.section, answers, seen))
 
 
 def _revealed_meanwhile(page, seat: Seat) -> bool:
@@ -173,10 +165,10 @@ def after_part() -> None:
         params = links.room_params(section)
         if state.get(VIEW) != (section, tuple(sorted(params.items()))):
             st.rerun(scope="app")
-    elif seat.role == "student" and not state.get(WATCHING) and _waiting(section, state.get(GUESSES), state.get(REVEALED)):
-        st.rerun(scope="app")
-    elif seat.role == "student" and push.running() and _waiting(section, state.get(GUESSES), state.get(REVEALED)):
-        # A part rerun by the watcher took this session out of its register; questions of other parts still wait.
+    elif seat.role == "student" and _waiting(section, state.get(GUESSES), state.get(REVEALED)):
         session_id = _session_id()
-        if session_id and not push.is_watching(session_id):
+        if not state.get(WATCHING):
+            st.rerun(scope="app")
+        elif push.running() and session_id and not push.is_watching(session_id):
+            # A part rerun by the watcher took this session out of its register; questions of other parts still wait.
             push.watch(seat.code, session_id, state.get(SEEN) or 0)

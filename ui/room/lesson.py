@@ -2,9 +2,8 @@
 through it with Previous/Next, every student of the room following by default; the room's results, with their
 CSV. The lesson built from the views on screen, shared as a link, is ui/room/lesson_builder.py's.
 
-Called once per whole run from ui.room.room.sidebar, which hands itself in as `room` (this module is below
-it): `arrive(page, room)`, `sidebar(page, seat, room)` (in the sidebar), `bar(page, seat, room)` (top of the
-instructor's page), `student(page, seat, room)` (a student's default to follow a lesson).
+Called once per whole run from ui/room/session.py's `sidebar`: `arrive`, `sidebar` (in the sidebar), `bar` (top of
+the instructor's page), `student` (a student's default to follow a lesson).
 """
 from __future__ import annotations
 
@@ -17,7 +16,7 @@ import streamlit as st
 from ui.base import text as plain
 from ui.registry import catalog, links, query
 from ui.questions import teacher
-from ui.room import lesson_builder, plan, results, store
+from ui.room import follow, lesson_builder, panel, plan, results, seating, store
 
 LESSON = "_room_lesson"  # the instructor's (lesson id, step index)
 STEP_QUESTIONS = "_room_step_questions"  # the question keys the step puts up first
@@ -50,16 +49,16 @@ def _title(page, lesson: plan.Lesson) -> str:
     return page.t("lesson.from_link", n=len(lesson.steps))
 
 
-def arrive(page, room: Any) -> None:
+def arrive(page) -> None:
     """A step chosen on another page is opened; a link's `plan=`: the lesson kept in the session (out of the address), or a note."""
-    _switch(page, room)
+    _switch(page)
     raw = query.text(PLAN, most=100_000)  # a longer one is refused by plan.decode, with a note
     if raw is None:
         return
     query.set_value(PLAN, None)
     try:
         st.session_state[LINKED] = plan.decode(raw)
-        st.session_state[room.NOTE] = "lesson.linked"
+        st.session_state[seating.NOTE] = "lesson.linked"
     except plan.PlanError as e:  # plan.decode checks every field: a crafted link is this, never a traceback
         st.session_state[LINK_REFUSED] = str(e)
 
@@ -75,7 +74,7 @@ def current(page) -> tuple[str, plan.Lesson, int] | None:
     return held[0], found, held[1]
 
 
-def go(page, seat: Any, key: str, index: int, room: Any) -> None:
+def go(page, key: str, index: int) -> None:
     """Move the instructor to step `index` of lesson `key`: the page and its settings; the room's followers come along.
 
     A button's callback (Start, Previous, Next), so it runs before the run draws anything. A step on the
@@ -88,7 +87,7 @@ def go(page, seat: Any, key: str, index: int, room: Any) -> None:
     if found is None or not 0 <= index < len(found.steps):
         return
     step = found.steps[index]
-    if room._key_action(page, "set_lesson", found.id, index) != store.Status.OK:
+    if seating._key_action(page, "set_lesson", found.id, index) != store.Status.OK:
         return
     state = st.session_state
     state[LESSON] = (key, index)
@@ -96,7 +95,7 @@ def go(page, seat: Any, key: str, index: int, room: Any) -> None:
     for name in [k for k in state.keys() if isinstance(k, str) and k.startswith("_room_pick:")]:
         del state[name]  # the step's own question goes up first
     if step.section == page.section:
-        room._apply_here(step.section, dict(step.settings))
+        follow._apply_here(step.section, dict(step.settings))
     else:
         state[SWITCH] = (step.section, dict(step.settings))
 
@@ -138,10 +137,10 @@ def room_questions(page, room: Any) -> list[tuple[str, Any]]:
     return found
 
 
-def _switch(page, room: Any) -> None:
+def _switch(page) -> None:
     """A step on another page (set by `go`): its settings wait for it, and the page is opened."""
     pending = st.session_state.pop(SWITCH, None)
-    seat = None if pending is None else room.current(page)
+    seat = None if pending is None else seating.current(page)
     if seat is None:
         return
     section, params = pending
@@ -149,17 +148,17 @@ def _switch(page, room: Any) -> None:
     st.switch_page(catalog.page_path(section), query_params={**links.app_link_params(page), "room": seat.code})
 
 
-def _start(page, seat: Any, room: Any) -> None:
-    go(page, seat, st.session_state.get("room_lesson_pick"), 0, room)
+def _start(page) -> None:
+    go(page, st.session_state.get("room_lesson_pick"), 0)
 
 
-def end(page, room: Any) -> None:
-    if room._key_action(page, "set_lesson", None, None) == store.Status.OK:
+def end(page) -> None:
+    if seating._key_action(page, "set_lesson", None, None) == store.Status.OK:
         st.session_state.pop(LESSON, None)
         st.session_state.pop(STEP_QUESTIONS, None)
 
 
-def bar(page, seat: Any, room: Any) -> None:
+def bar(page) -> None:
     """Top of the instructor's page in a lesson: Previous, where the lesson is, the note (folded), Next."""
     held = current(page)
     if held is None:
@@ -170,7 +169,7 @@ def bar(page, seat: Any, room: Any) -> None:
     with st.container(key="room_lesson_bar"):
         back, where, note, forth = st.columns([2, 6, 2, 2], vertical_alignment="center")
         back.button(t("lesson.previous"), key="room_lesson_prev", disabled=index == 0, width="stretch",
-                    icon=":material/arrow_back:", on_click=go, args=(page, seat, key, index - 1, room))
+                    icon=":material/arrow_back:", on_click=go, args=(page, key, index - 1))
         # A title and a note are the teacher's text (a file's or a link's): shown as typed, never as markup.
         where.markdown(t("lesson.where", title=plain.literal(_title(page, lesson)), n=index + 1,
                          total=len(lesson.steps)))
@@ -179,16 +178,16 @@ def bar(page, seat: Any, room: Any) -> None:
                 st.markdown(plain.literal(step.note.get(page.lang) or next(iter(step.note.values()))))
         forth.button(t("lesson.next"), key="room_lesson_next", disabled=index + 1 >= len(lesson.steps),
                      width="stretch", icon=":material/arrow_forward:", type="primary",
-                     on_click=go, args=(page, seat, key, index + 1, room))
+                     on_click=go, args=(page, key, index + 1))
 
 
-def sidebar(page, seat: Any | None, room: Any) -> None:
+def sidebar(page, seat: seating.Seat | None) -> None:
     """The sidebar's lesson part: build a lesson from views (anyone); start or end one, and the results (the instructor)."""
     t = page.t
     refused = st.session_state.pop(LINK_REFUSED, None)
     if refused:
         st.caption(t("lesson.link_refused", reason=plain.literal(refused)))
-    instructor = seat is not None and room.is_instructor(page)
+    instructor = seat is not None and seating.is_instructor(page)
     if instructor:
         held = current(page)
         found = lessons()
@@ -198,27 +197,27 @@ def sidebar(page, seat: Any | None, room: Any) -> None:
             ids = list(found)
             st.selectbox(t("lesson.pick"), ids, format_func=lambda i: _title(page, found[i]), key="room_lesson_pick")
             st.button(t("lesson.start"), key="room_lesson_start", help=t("lesson.start_help"), on_click=_start,
-                      args=(page, seat, room))
+                      args=(page,))
         elif held is not None:
-            st.button(t("lesson.end"), key="room_lesson_end", on_click=end, args=(page, room))
+            st.button(t("lesson.end"), key="room_lesson_end", on_click=end, args=(page,))
         if st.button(t("results.open"), key="room_results", icon=":material/table_chart:"):
-            results_dialog(page, seat, room)
+            results_dialog(page, seat)
     lesson_builder.draw(page)
 
 
-def student(page, seat: Any, room: Any) -> None:
+def student(page, seat: seating.Seat) -> None:
     """In a lesson a student follows the instructor by default (once per lesson: turning it off is stepping aside)."""
     try:
-        held = room._call("lesson", seat.code)
-    except room.Unavailable:
+        held = seating._call("lesson", seat.code)
+    except seating.Unavailable:
         return
     state = st.session_state
     if held is None or state.get(FOLLOWED) == held[0]:
         return
     state[FOLLOWED] = held[0]
-    state[room.FOLLOW] = True
+    state[seating.FOLLOW] = True
     state.pop("_room_follow_widget", None)  # the toggle is drawn from FOLLOW
-    state.pop(room.SEEN, None)  # to where the instructor is now
+    state.pop(seating.SEEN, None)  # to where the instructor is now
 
 
 def text(page, row: results.Row) -> str:
@@ -264,11 +263,11 @@ def csv_bytes(frame: Any) -> bytes:
 
 
 @st.dialog(" ", width="large")
-def results_dialog(page, seat: Any, room: Any) -> None:
+def results_dialog(page, seat: seating.Seat) -> None:
     """The room's results: per question and vote the votes and the share right, the most missed, the CSV."""
     t = page.t
     st.markdown(f"### {t('results.title', code=seat.code)}")
-    tallies = room.room_results(page)
+    tallies = panel.room_results(page)
     if tallies is None:
         st.caption(t("room.unavailable"))
         return

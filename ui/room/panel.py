@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from typing import Any
 
 import streamlit as st
 
@@ -57,34 +58,29 @@ def _register(page, seat: Seat, asked: Sequence[Asked]) -> None:
             done.add(a.id)
 
 
-def reveal(page, asked: Asked) -> bool:
-    """Reveal one question (its open vote closes); the room's view version moves too, so that waiting students look again (`watch_step`)."""
-    _key_action(page, "close_vote", asked.id, None)  # CLOSED: it was closed already
-    if _key_action(page, "reveal", asked.id) != store.Status.OK:
+def _nudged(page, action: str, *args: Any) -> bool:
+    """An instructor action; once done, the room's view is written again: its version moves, and every watching
+    student's page looks again (`watch_step`)."""
+    if _key_action(page, action, *args) != store.Status.OK:
         return False
-    _nudge(page)
+    section, params = st.session_state.get(VIEW) or (page.section, ())
+    _key_action(page, "set_view", section, dict(params))
     return True
 
 
-def _nudge(page) -> None:
-    """The room's view written again: its version moves, and every watching student's page looks again."""
-    section, params = st.session_state.get(VIEW) or (page.section, ())
-    _key_action(page, "set_view", section, dict(params))
+def reveal(page, asked: Asked) -> bool:
+    """Reveal one question (its open vote closes)."""
+    _key_action(page, "close_vote", asked.id, None)  # CLOSED: it was closed already
+    return _nudged(page, "reveal", asked.id)
 
 
 def reset(page, asked: Asked) -> bool:
-    if _key_action(page, "reset", asked.id) != store.Status.OK:
-        return False
-    _nudge(page)  # a student holding a guess of a second vote sees the form of the first again
-    return True
+    return _nudged(page, "reset", asked.id)  # a student holding a guess of a second vote sees the first's form again
 
 
 def close_vote(page, asked: Asked) -> bool:
     """Close the question's vote now; the students' forms close with their next look."""
-    done = _key_action(page, "close_vote", asked.id, None) == store.Status.OK
-    if done:
-        _nudge(page)
-    return done
+    return _nudged(page, "close_vote", asked.id, None)
 
 
 def _timer_seconds() -> float:
@@ -110,10 +106,7 @@ def show_votes(page, asked: Asked, shown: bool) -> bool:
 
 def second_vote(page, asked: Asked) -> bool:
     """Open the question's second vote; each student who voted sees the question's form again."""
-    done = _key_action(page, "second_vote", asked.id, None) == store.Status.OK
-    if done:
-        _nudge(page)
-    return done
+    return _nudged(page, "second_vote", asked.id, None)
 
 
 def room_results(page) -> list[store.Tally] | None:

@@ -5,12 +5,8 @@ What a session knows of its room lives in `st.session_state` under the keys in `
 keeps them across pages). The instructor's key is one of them and goes nowhere else: not into the
 address bar, not onto the screen. The store is reached through `st.connection` (type "sql") at the
 URL the store's config decides; a store that cannot be reached turns the class features off with
-one short note, and the pages go on as usual.
-
-A seat outlives a reload: the session asks the app's cookie route (ui/room/passes.py) to give its
-browser an HttpOnly cookie for the seat (the student's token, or the instructor's key, both behind
-an opaque secret), and a new session whose browser presents one takes that seat again (`arrive`).
-A session keeps one token per room, so leaving and joining the same room again takes the same seat.
+one short note, and the pages go on as usual. A seat outlives a reload by the browser's cookie
+(ui/room/passes.py, `_pass_image`), which a new session takes it back with (`arrive`).
 """
 from __future__ import annotations
 
@@ -74,9 +70,9 @@ class Seat:
 
 
 @st.cache_resource(show_spinner=False)
-def _store(url: str | None) -> store.Store:
+def _store(url: str) -> store.Store:
     # One Store per database: it remembers that the schema is ready, and sets SQLite up once.
-    conn = st.connection("class", type="sql", url=url) if url else st.connection("class", type="sql")
+    conn = st.connection("class", type="sql", url=url)
     size = config.class_behind_one_address()
     return store.Store(conn.engine, max_joins_per_client=store.joins_for(size), max_votes_per_client=size)
 
@@ -208,17 +204,13 @@ def _seat(seat: Seat, key: str | None, *, from_cookie: bool = False) -> None:
     _address_room(seat.code)
 
 
-def _room_param(page) -> str | None:
-    return store.normalize_code(page.room)
-
-
 def arrive(page) -> None:
     """Take a seat from the address: a one-time instructor link, else a student's ?room=CODE."""
     state = st.session_state
     take = query.text(TAKE)
     if take is not None:
         query.set_value(TAKE, None)  # one use: out of the address bar at once
-        code = _room_param(page)
+        code = store.normalize_code(page.room)
         try:
             key = _call("redeem", code, take) if code else None
         except Unavailable:
@@ -229,7 +221,7 @@ def arrive(page) -> None:
             state[NOTE] = "room.link_used"
             _address_room(None)
         return
-    code, seat = _room_param(page), current(page)
+    code, seat = store.normalize_code(page.room), current(page)
     if seat is None and not state.get(CLAIMED):
         try:
             seat = _from_cookies(code)

@@ -6,22 +6,12 @@ waiting for a Reveal, ui/room/follow.py; the instructor's live panel and its but
 callers reach through this module is imported here from those.
 
 A seat counts while its student is there: an open student page tells the store so every PRESENT_EVERY
-seconds (`_heartbeat`, a timed part of the sidebar), a closed tab or a sleeping phone stops, and the seat
-counts again when the page (or a reload with the cookie) comes back. The instructor's sidebar shows the
-seats here and joined, locks the door and gives up the seats away that never answered (`_door`).
-
-What one visitor may ask of this process (ui/room/guard.py): an address holds at most guard.MAX_SESSIONS
-sessions (one past it gets a note and nothing more, `_admitted`); wrong codes are counted per session and
-per address, and past either bound a join is not even tried (a note says so). The store bounds the new
-seats per address and room, and the guesses per address and question (a note past either); Streamlit's own
-server.maxWidgetStateSize and server.maxMessageSize bound what one session may send.
-
-Called by the questions widget: `current`, `submit`, `revealed`, `own_guess`, `instructor_panel`.
-Called once per run by the shell's sidebar: `sidebar`; after a part of the page reran alone: `after_part`.
+seconds (`_heartbeat`, a timed part of the sidebar), a closed tab or a sleeping phone stops. One address
+holds at most guard.MAX_SESSIONS sessions (`_admitted`); Streamlit's own server.maxWidgetStateSize and
+server.maxMessageSize bound what one session may send.
 """
 from __future__ import annotations
 
-import sys
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -33,9 +23,9 @@ from ui import widgets
 from ui.questions import GUESSES, Asked
 from ui.registry import links
 from ui.room import config, guard, lesson, push, store, views
-from ui.room.follow import (_apply_here, _follow_changed, _wait_here, _waiting_for_reveal, _watch_now, _watching,
-                            _write_view, after_part, watch_step)
-from ui.room.panel import instructor_panel, room_results
+from ui.room.follow import (_follow_changed, _wait_here, _waiting, _watch_now, _watching, _write_view, after_part,
+                            watch_step)
+from ui.room.panel import instructor_panel
 from ui.room.seating import (FOLDED, FOLLOW, KEY, LINK, NOTE, OWN, PRESENT, REVEALED, SEAT, SEEN, TRIED, WATCHING,
                              Seat, Unavailable, _call, _client, _key_action, _pass_image, _session_id, arrive, close,
                              current, is_instructor, leave, start, store_for_routes, take_link)
@@ -120,26 +110,25 @@ def own_guess(page, asked: Asked) -> float | str | None:
     return guess
 
 
-def vote(page, asked: Asked) -> store.Vote | None:
-    """Where this question's vote stands in this session's room (one read); None outside a room or unreachable."""
+def _room_read(page, action: str, *args: Any) -> Any:
+    """One read about this session's room (its code first); None outside a room or unreachable."""
     seat = current(page)
     if seat is None:
         return None
     try:
-        return _call("vote", seat.code, asked.id)
+        return _call(action, seat.code, *args)
     except Unavailable:
         return None
+
+
+def vote(page, asked: Asked) -> store.Vote | None:
+    """Where this question's vote stands in this session's room (one read)."""
+    return _room_read(page, "vote", asked.id)
 
 
 def joined(page) -> int | None:
-    """How many students joined this session's room; None outside one or unreachable."""
-    seat = current(page)
-    if seat is None:
-        return None
-    try:
-        return _call("joined", seat.code)
-    except Unavailable:
-        return None
+    """How many students are in this session's room."""
+    return _room_read(page, "joined")
 
 
 def _admitted(page) -> bool:
@@ -193,12 +182,9 @@ def drop_silent(page) -> None:
 
 def _door(page) -> None:
     # The instructor's seats, on whole runs (a timed part here reran the sidebar under an open drop-down and
-    # closed it): how many students are here, the door, the silent seats.
-    seat, key = current(page), st.session_state.get(KEY)
-    if seat is None or seat.role != "instructor" or not key:
-        return
+    # closed it): how many students are here, the door, the silent seats. Only for the instructor (`is_instructor`).
     try:
-        seats = _call("seats", seat.code, key)
+        seats = _call("seats", current(page).code, st.session_state[KEY])
     except Unavailable:
         seats = None
     if isinstance(seats, store.Status):
@@ -213,10 +199,10 @@ def sidebar(page) -> None:
     arrive(page)
     if current(page) is not None:
         _present(page, current(page))
-    lesson.arrive(page, _self())
+    lesson.arrive(page)
     seat = current(page)
     if seat is not None and seat.role == "student":
-        lesson.student(page, seat, _self())  # a lesson makes following the default
+        lesson.student(page, seat)  # a lesson makes following the default
     with st.sidebar:
         views.class_section(page, seat, actions={
             "start": start, "close": close, "leave": leave, "take": take_link, "follow": _follow_changed,
@@ -224,18 +210,16 @@ def sidebar(page) -> None:
             link=st.session_state.pop(LINK, None))
         if seat is not None and seat.role == "student":
             _heartbeat(page)
-        lesson.sidebar(page, seat, _self())
+        lesson.sidebar(page, seat)
         if seat is not None and is_instructor(page):  # below the lesson's picker: that stays where it was
             _door(page)
         # Only a student who follows, or waits for a Reveal, looks at the room every few seconds.
         state = st.session_state
         state[WATCHING] = seat is not None and seat.role == "student" and bool(
-            state.get(FOLLOW) or _waiting_for_reveal(page, state.get(GUESSES), state.get(REVEALED)))
+            state.get(FOLLOW) or _waiting(page.section, state.get(GUESSES), state.get(REVEALED)))
         session_id = _session_id()
         if state[WATCHING] and push.running() and session_id:
-            version = watch_step(page, whole=True)
-            if version is not None and current(page) is not None:
-                push.watch(current(page).code, session_id, version)
+            _watch_now(page)
         elif state[WATCHING]:
             _watching(page)
         elif session_id:
@@ -245,24 +229,14 @@ def sidebar(page) -> None:
     if seat is not None and is_instructor(page):
         params = links.room_params(page.section)
         _write_view(page, seat, params)
-        lesson.bar(page, seat, _self())
+        lesson.bar(page)
         _card(page, views.address(st.context.url, {**params, "room": seat.code}), seat.code)
-
-
-def _self() -> Any:
-    """This module, for ui/room/lesson.py (below it in the imports): its store calls and seat go through here."""
-    return sys.modules[__name__]
-
-
-def experiment_shown(page) -> bool:
-    """Whether the instructor opened this page's experiment (the presenter's view folded to its line)."""
-    return page.section in st.session_state.get(views.EXPERIMENT, ())
 
 
 def _card(page, url: str, code: str) -> None:
     """The join card, whole until the first student joins, then folded to one line (open it for late arrivals)."""
     state = st.session_state
-    if state.get(FOLDED) != code and card_folds(joined(page)):
+    if state.get(FOLDED) != code and joined(page):  # a student is in the room
         # Folded where it stands: a rerun from here would cut short this run, which may be the one that
         # draws a lesson step's settings (set by the Next button's callback) and writes them to the address.
         state[FOLDED] = code
@@ -277,12 +251,7 @@ def _card_waiting(page, url: str, code: str) -> None:
     # Looks at the room's head count on its timer (a whole run has just looked); the first join folds it, the page rerun whole.
     ctx = get_script_run_ctx()
     if ctx is not None and ctx.fragment_ids_this_run:
-        if card_folds(joined(page)):
+        if joined(page):
             st.session_state[FOLDED] = code
             st.rerun(scope="app")
     views.join_card(page, url, code)
-
-
-def card_folds(joined_now: int | None) -> bool:
-    """Whether the join card folds: once a student is in the room."""
-    return bool(joined_now)
