@@ -24,7 +24,8 @@ def test_rows_score_each_vote_within_the_tolerance():
         (RANK.id, 1, 4, 2), (RANK.id, 2, 3, 2), (WIDE.id, 1, 3, 1)]
     assert rows[0].share == 0.5 and rows[1].share == 2 / 3
     assert rows[0].tolerance == 2 and rows[2].tolerance is None
-    assert results.shift(tallies[0].first, tallies[0].last, NUMBER, 64.0) == (0.5, 2 / 3)
+    shift = [results.share_right(NUMBER, 64.0, votes) for votes in (tallies[0].first, tallies[0].last)]
+    assert shift == [0.5, 2 / 3]  # the share right in the first vote and in the second
     assert [r.question_id for r in results.most_wrong(rows)] == [WIDE.id, RANK.id]
 
 

@@ -4,15 +4,6 @@ In this order: the FFNLAB_CLASS_DB environment variable; the repo's `.streamlit/
 `[connections.class] url = "..."`; else an SQLite file `class.sqlite` in FFNLAB_DATA_DIR (default
 `.data/` in the repo, created when missing). The URL is always passed to st.connection explicitly,
 so it does not matter which folder the server was started from. Nothing here imports streamlit.
-
-    conn = st.connection("class", type="sql", url=config.url())
-    store = Store(conn.engine)        # keep one per process (st.cache_resource)
-
-`describe(url)` names the database without its password (for logs and deploy/run.sh).
-
-`class_behind_one_address()`: how many students one school's address (NAT) may bring to a room,
-FFNLAB_CLASS_PER_ADDRESS (10-1000, default 100); the per-address bounds of new seats and of open
-sessions follow from it (ui/room/session.py).
 """
 from __future__ import annotations
 

@@ -10,12 +10,6 @@ its replica, and a client without it (a script that drops cookies) is hashed by 
 cookie-less sessions all meet these bounds on one replica, not N times over. A client that forges the affinity
 cookie picks its replica and can meet them on each of N replicas; the store's bounds (new seats per address per
 room, guesses per address per question, rooms per address) are in the shared database and hold across replicas.
-
-    failures = Failures()                          # wrong codes: per session and per address
-    failures.refused(session_id, address, now)     # True past the bound: the join is not even tried
-    failures.failed(session_id, address, now)      # one more wrong code
-    sessions = Sessions()
-    sessions.admit(session_id, address, now)       # False once the address holds MAX_SESSIONS others
 """
 from __future__ import annotations
 

@@ -6,10 +6,6 @@ A plan is checked against the pages' declared controls (ui/registry/catalog.py) 
 note or an ask's text in one language is shown as written to readers of the other), the same question twice
 in a step, a field of the wrong type, a number out of range, text that is not UTF-8, a file too large or
 nested too deep: each gets a short message naming the step, never a traceback.
-
-    lesson = plan.load(Path("lessons/ffn_story.toml"))     # Lesson, or raises PlanError("step 3: ...")
-    plan.shipped()                       # ({id: Lesson} of every good file in lessons/, a line per bad one)
-    plan.encode(lesson) / plan.decode(text)             # a lesson built in the app, in a link's `plan=`
 """
 from __future__ import annotations
 

@@ -1,19 +1,17 @@
 """Reveal and the instructor's moves reach a waiting student within about a second, at one read per second.
 
-Before, each waiting student's page polled the room from a fragment every 5 s: a hundred students
-cost a hundred fragment runs per interval, and a Reveal took up to 5 s plus a whole rerun to arrive
-(3.6-16.6 s in the class walk at load). Here one task per process, on the server's event loop, looks
-at the view versions of every room some session of this process waits on (one indexed read,
-`Store.versions`) and reruns only the sessions whose room moved, as the browser would (its last
-client state, with no button pressed). A student costs nothing while nothing happens.
+One task per process, on the server's event loop, looks at the view versions of every room some session of this
+process waits on (one indexed read, `Store.versions`) and reruns only the sessions whose room moved, as the
+browser would (its last client state, with no button pressed): a student costs nothing while nothing happens.
+(A fragment on every waiting page polling the room cost a class of a hundred a hundred runs per interval.)
 
 A page registers its session with `watch(code, session_id, version)` on each whole run while it
 waits (follows, or has guessed or looked and not yet seen the Reveal), and is forgotten once rerun.
 A student who waits only for a Reveal registers the page's part that holds the question
-(`fragment`): only that part reruns (a part's run costs a fraction of the whole page's), so a class of
-a hundred gets its Reveal sooner. A follower's page reruns whole (it may move to another page).
+(`fragment`): only that part reruns (a part's run costs a fraction of the whole page's).
+A follower's page reruns whole (it may move to another page).
 The task runs when the app's `st.App` lifespan starts it (ui/server.py); without it (AppTest, a
-bare script) `running()` is False and the page polls from its fragment as before.
+bare script) `running()` is False and the page polls from its fragment.
 """
 from __future__ import annotations
 

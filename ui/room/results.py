@@ -104,12 +104,6 @@ def rows(tallies: Sequence[Tally]) -> list[Row]:
     return out
 
 
-def shift(first: Sequence[float | str], last: Sequence[float | str], question: Question,
-          answer: float | str) -> tuple[float | None, float | None]:
-    """The share right in the first vote and in the second: "right 23% → 61%"."""
-    return share_right(question, answer, first), share_right(question, answer, last)
-
-
 def most_wrong(table: Sequence[Row], n: int = 3) -> list[Row]:
     """The questions the class got most wrong: each question's last vote, lowest share right first (answered ones only)."""
     last: dict[str, Row] = {}

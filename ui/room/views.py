@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import hashlib
 import html
+import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode, urlsplit
-import math
 
 import segno
 import streamlit as st
@@ -195,9 +195,8 @@ def presenter(page, asked: Sequence[Asked], pick: Asked, live: Live, *,
 
     with st.container(key=f"room_presenter_{asked[0].question.key.replace('.', '_')}", border=True):
         many = len(asked) > 1
-        pick_col, status_col, *rest = st.columns([3, 5, 2, 3] if many else [5, 2, 3], vertical_alignment="center") \
-            if many else (None, *st.columns([5, 2, 3], vertical_alignment="center"))
-        reset_col, exp_col = rest
+        columns = st.columns([3, 5, 2, 3] if many else [5, 2, 3], vertical_alignment="center")
+        pick_col, status_col, reset_col, exp_col = columns if many else (None, *columns)
         if many:
             with pick_col:
                 st.segmented_control(t("vote.pick"), list(range(len(asked))), key=_pick_key(asked),
