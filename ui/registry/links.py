@@ -98,9 +98,8 @@ def values(section: str, before: str | None = None) -> dict[str, object]:
     for control in declared(section):
         if control.key == before:
             break
-        value = None
-        if on_screen and control.key in state:
-            value = control.check(state[control.key], out)
+        held = state.get(control.key) if on_screen else None  # one look each: every control draws this
+        value = None if held is None else control.check(held, out)
         if value is None and on_screen:
             raw = joined(control.key) if isinstance(control, Several) else query.text(control.key, MOST)
             value = None if raw is None else control.parse(raw, out)
