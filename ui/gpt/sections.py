@@ -43,7 +43,7 @@ def mean_by_stage(sim: context.Similarity, pairs: list[tuple[int, int]]) -> list
 
 
 def intro(page: Page, section: str) -> None:
-    """A section's heading and lesson: "step" or "roles" (drawn before the control the page adds)."""
+    """A section's heading and lesson ("step" and "roles" are drawn before the control the page adds)."""
     st.header(page.t(f"gptmemory.{section}_heading"))
     st.markdown(page.t(f"gptmemory.{section}_lesson"))
 
@@ -78,8 +78,7 @@ def checkpoint(page: Page, step: int, words: tuple[str, ...], answer: str | None
 def curve(page: Page, asked: tuple[Asked, ...] = ()) -> None:
     """The whole corpus across training, from the training log; folded while `asked` (which it answers) waits."""
     t = page.t
-    st.header(t("gptmemory.curve_heading"))
-    st.markdown(t("gptmemory.curve_lesson"))
+    intro(page, "curve")
     if not quiz.shown(page, asked):
         return
     measured = checkpoints.curve()
@@ -95,8 +94,7 @@ def curve(page: Page, asked: tuple[Asked, ...] = ()) -> None:
 def contexts(page: Page, country: str) -> None:
     """The country's vector in each of its facts' answer-first sentences, both languages, by stage."""
     t = page.t
-    st.header(t("gptmemory.context_heading"))
-    st.markdown(t("gptmemory.context_lesson"))
+    intro(page, "context")
     sim = checkpoints.word_similarity(country)
     within, across = context_pairs(sim.labels, page.lang)
     stage_labels = {s: charts.stage_label(t, s) for s in sim.stages}

@@ -260,11 +260,10 @@ def questions(page: Page, asked: Iterable[Asked], slot: Any = None,
     if not items:
         return items
     t = page.t
-    if room.current(page) is not None and room.is_instructor(page):  # the presenter's view: no forms
-        with slot if slot is not None else st.container():
-            room.instructor_panel(page, list(items))
-        return items
     with slot if slot is not None else st.container():
+        if room.current(page) is not None and room.is_instructor(page):  # the presenter's view: no forms
+            room.instructor_panel(page, list(items))
+            return items
         # Folded, its forms are not drawn at all (a page's questions were a third of every rerun's work):
         # opening the box reruns the page's part that holds it, which then draws them.
         box = widgets.folded(t("questions.heading"), f"ask:{items[0].question.key}", expanded=asks_first(page),

@@ -1,14 +1,5 @@
 """A teacher's own questions: written in a lesson file's `[[steps.ask]]` or in the lesson builder, answered by the
-page's measure at the step's settings.
-
-    [[steps.ask]]
-    measure = "rmse"                  # one of the page's measures (python -m lessons measures PAGE)
-    where = { m = 8 }                 # its index, for a measure that has one
-    text = { en = "...", ko = "..." } # one language or both; shown as written (escaped), marked as the teacher's
-    relative = 0.25                   # a number: right within ±25% (or tolerance = in its unit, factor = a ratio)
-    options = ["Tokyo", "Kyoto"]      # a word: 2-6 words the measure can take
-    why_right = { en = "..." }        # optional: a sentence per outcome, shown beside the measured value
-    why_wrong = { en = "..." }
+page's measure at the step's settings (the format: README.md, "Your own questions, answered by the experiment").
 
 `ask` checks one (an AskError says why not, in a few words); `asked` answers a step's asks from the results
 the page already holds. Nothing here imports streamlit.

@@ -103,16 +103,12 @@ def _linear(r: Results, value: Callable[[Any], Any]) -> Any:
     return value(r["res"]) if r["res"].act == "none" else None
 
 
-def _activated(r: Results, value: Callable[[Any], Any]) -> Any:
-    # The best affine fit is what the page shows with an activation; without one the residual says it all.
-    return value(r["res"]) if r["res"].act != "none" else None
-
-
 COLLAPSE = (
     Measure("collapse", "rank", "experiment", "number", lambda r: _linear(r, lambda res: res.rank), hi=1024),
     Measure("collapse", "residual", "experiment", "number", lambda r: _linear(r, lambda res: res.max_abs_residual)),
+    # The best affine fit is what the page shows with an activation; without one the residual says it all.
     Measure("collapse", "fit_error", "experiment", "number",
-            lambda r: _activated(r, lambda res: 100 * res.fit_relative_error), PCT),
+            lambda r: 100 * r["res"].fit_relative_error if r["res"].act != "none" else None, PCT),
     Measure("collapse", "two_layer_params", "experiment", "number", lambda r: r["res"].two_layer_params),
     Measure("collapse", "single_matrix_params", "experiment", "number", lambda r: r["res"].single_matrix_params),
     Measure("collapse", "stack_rank", "stack", "number", lambda r: r["stack"].rank, hi=1024),

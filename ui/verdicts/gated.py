@@ -18,15 +18,15 @@ MEAN = (0.95, 1.10)
 
 def judge(res: gated.Gated) -> Verdict:
     """The fit (no collapse, measured), the counts (arithmetic, stated), the gate on one token (measured at init)."""
-    silu, gelu, relu = res.gate("silu"), res.gate("gelu"), res.gate("relu")
+    silu, gelu = res.gate("silu"), res.gate("gelu")
     values = {"d": res.d_model, "m": res.d_ff, "m4": 4 * res.d_model, "act": Term(f"gated.act_{res.act}"),
               "error": res.gated_fit_error, "plain_error": res.plain_fit_error,
               "residual": res.plain_collapse_residual, "gated": res.gated_params, "plain": res.plain_params,
               "eight": 8 * res.d_model ** 2, "twelve": res.gated_4d_params, "attention": res.attention_params,
               "share": res.gated_params / (res.gated_params + res.attention_params),
               "token": res.token, "down": silu.turned_down, "active": res.relu_active,
-              "mean_down": silu.mean_turned_down, "tokens": gated.N_TOKENS, "leak_silu": silu.leak, "leak_gelu": gelu.leak,
-              "negative": silu.negative, "negative_relu": relu.negative}
+              "mean_down": silu.mean_turned_down, "tokens": gated.N_TOKENS, "leak_silu": silu.leak,
+              "leak_gelu": gelu.leak, "negative": silu.negative}
     not_linear = res.gated_fit_error > rules.NONLINEAR
     if res.act == "none":
         claims = [Claim("gated.claim_bilinear", values, not_linear and res.plain_collapse_residual <= rules.EXACT)]

@@ -32,9 +32,8 @@ def judge(res: moe.MoEResult) -> Verdict:
               "active": r.active_params, "share": r.active_params / res.total_params,
               "expert": res.expert_params, "router": res.router_params,
               "rowwise": res.rowwise_max_abs_diff, "perm": res.permutation_max_abs_diff,
-              "off": res.off_diagonal_fraction, "loop": res.loop_max_abs_diff,
-              "loss": r.balance_loss, "busiest": r.max_over_mean, "slots": res.n_tokens * res.k,
-              "most": max(r.tokens_per_expert), "least": min(r.tokens_per_expert)}
+              "off": res.off_diagonal_fraction, "loss": r.balance_loss, "busiest": r.max_over_mean,
+              "slots": res.n_tokens * res.k, "most": max(r.tokens_per_expert), "least": min(r.tokens_per_expert)}
     position_wise = rules.position_wise(res) == "yes"
     even = r.max_over_mean <= EVEN
     claims = (

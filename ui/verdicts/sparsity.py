@@ -25,12 +25,11 @@ def judge(start: sparsity.AtInit, run: sparsity.Training, act: str, spread: spar
     """The takeaway of the training section, for the init measurement and the training run on screen, and
     (given the same setting's runs over seeds) what holds across seeds rather than for this one."""
     mean = start.mean_active_fraction
-    claims: tuple[Claim, ...] = ()
     steps = run.steps[-1]
     values: dict[str, object] = {"value": mean, "always_on": start.always_on, "dead": start.dead,
                                  "steps": steps, "act": Term(f"sparsity.act_{act}")}
     if steps == 0:
-        return Verdict(claims, "sparsity.takeaway_untrained", values)
+        return Verdict((), "sparsity.takeaway_untrained", values)
     train_change = run.active_train[-1] - run.active_train[0]
     fresh_change = run.active_fresh[-1] - run.active_fresh[0]
     values.update(before=run.active_train[0], after=run.active_train[-1], points=abs(100 * train_change),
@@ -40,7 +39,7 @@ def judge(start: sparsity.AtInit, run: sparsity.Training, act: str, spread: spar
     if spread is not None:
         keys += across_seeds(spread, values)
     keys.append("sparsity.takeaway_reference_relu" if act == "relu" else "sparsity.takeaway_reference_smooth")
-    return Verdict(claims, " ".join(keys), values)
+    return Verdict((), " ".join(keys), values)
 
 
 def across_seeds(spread: sparsity.SeedSpread, values: dict[str, object]) -> list[str]:

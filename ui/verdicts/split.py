@@ -83,7 +83,7 @@ def judge_models(catalogue: model_counts.Catalogue, causes: Sequence[model_count
         both_needed = c.share > EIGHTY and c.gqa_share <= EIGHTY and c.wide_share <= EIGHTY
         claims.append(Claim("split.claim_causes" if both_needed else "split.fact_causes",
                             {"model": c.name, "group": c.group, "gqa": c.gqa_share, "expansion": c.expansion,
-                             "wide": c.wide_share, "both": c.share, "base": c.base_share}, None))
+                             "wide": c.wide_share, "both": c.share}, None))
     models = catalogue.models
     low = min(models, key=lambda m: m.block.ffn_share)
     high = max(models, key=lambda m: m.block.ffn_share)
