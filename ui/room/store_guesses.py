@@ -129,22 +129,13 @@ class GuessCalls(StoreBase):
         left = row.closes - now if is_open and row.closes is not None else None
         return Vote(round=row.round, open=is_open, closes_in=left, shown=bool(row.shown))
 
-    @contextlib.contextmanager
-    def _live_question(self, code: object, question_id: object,
-                       now: float) -> Iterator[tuple[Connection, str] | None]:
-        """A read about one question of a live room: (the connection, the room's code), or None (no live room, or
-        not a question id)."""
-        code = normalize_code(code)
-        if code is None or not _question_ok(question_id):
-            yield None
-            return
-        with self._read() as conn:
-            yield None if self._live(conn, code, now) is None else (conn, code)
-
     def vote(self, code: object, question_id: object, now: float) -> Vote | None:
         """Where this question's vote stands (one read); None for no live room."""
-        with self._live_question(code, question_id, now) as found:
-            return None if found is None else self._vote_row(*found, question_id, now)
+        code = normalize_code(code)
+        if code is None or not _question_ok(question_id):
+            return None
+        with self._read() as conn:
+            return None if self._live(conn, code, now) is None else self._vote_row(conn, code, question_id, now)
 
     def _put_vote(self, conn: Connection, code: str, question_id: str, vote: Vote, closes: float | None,
                   closed: float | None) -> None:
@@ -237,8 +228,10 @@ class GuessCalls(StoreBase):
 
     def first_vote(self, code: object, question_id: object, now: float) -> tuple[float | str, ...] | None:
         """The first vote's guesses once the second vote opened; None before (or for no live room)."""
-        with self._live_question(code, question_id, now) as found:
-            if found is None or self._vote_row(*found, question_id, now).round < 2:
+        code = normalize_code(code)
+        if code is None or not _question_ok(question_id):
+            return None
+        with self._read() as conn:
+            if self._live(conn, code, now) is None or self._vote_row(conn, code, question_id, now).round < 2:
                 return None
-            conn, room = found
-            return self._values(conn, first_votes, room, question_id)
+            return self._values(conn, first_votes, code, question_id)
