@@ -187,8 +187,7 @@ def sidebar(page, seat: seating.Seat | None) -> None:
     refused = st.session_state.pop(LINK_REFUSED, None)
     if refused:
         st.caption(t("lesson.link_refused", reason=plain.literal(refused)))
-    instructor = seat is not None and seating.is_instructor(page)
-    if instructor:
+    if seat is not None and seating.is_instructor(page):
         held = current(page)
         found = lessons()
         for line in _shipped()[1]:  # a file in lessons/ that does not check out is left out, and named

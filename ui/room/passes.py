@@ -60,11 +60,10 @@ def client_id(ip: str | None, headers: Mapping[str, str] | None) -> str | None:
         return None
     forwarded = (headers or {}).get("X-Forwarded-For") or (headers or {}).get("x-forwarded-for") or ""
     if peer.is_loopback and forwarded:
-        last = forwarded.split(",")[-1].strip()
         try:
-            return store.address_key(str(ipaddress.ip_address(last)))
+            peer = ipaddress.ip_address(forwarded.split(",")[-1].strip())
         except ValueError:
-            return store.address_key(str(peer))
+            pass  # not an address: the proxy's own stands
     return store.address_key(str(peer))
 
 

@@ -1,12 +1,11 @@
 """This session's seat in a room: the keys it keeps, how it is taken (a new room, a code, a link, a cookie) and
 given up, and the one way to the store (`_call`).
 
-What a session knows of its room lives in `st.session_state` under the keys in `KEPT` (the shell
-keeps them across pages). The instructor's key is one of them and goes nowhere else: not into the
-address bar, not onto the screen. The store is reached through `st.connection` (type "sql") at the
-URL the store's config decides; a store that cannot be reached turns the class features off with
-one short note, and the pages go on as usual. A seat outlives a reload by the browser's cookie
-(ui/room/passes.py, `_pass_image`), which a new session takes it back with (`arrive`).
+What a session knows of its room lives in `st.session_state` under the keys below (a page switch clears
+only the pages' declared controls, ui/kit/shell.py, so they outlive it). The instructor's key is one of them
+and goes nowhere else: not into the address bar, not onto the screen. A store that cannot be reached turns
+the class features off with one short note, and the pages go on as usual. A seat outlives a reload by the
+browser's cookie (ui/room/passes.py, `_pass_image`), which a new session takes it back with (`arrive`).
 """
 from __future__ import annotations
 
@@ -42,9 +41,6 @@ PASS = "_room_pass"  # (code, role, nonce or None, minted at): the cookie this s
 CLAIMED = "_room_claimed"  # the session has looked at its browser's cookies
 OWN = "_room_own"  # question ids whose stored guess this session has looked up after a reload
 PRESENT = "_room_present"  # when this session last told the store its student is there
-# A page switch clears only the pages' declared controls (ui/kit/shell.py): these outlive it.
-KEPT = frozenset({SEAT, KEY, NOTE, TRIED, VIEW, SEEN, FOLLOW, LINK, REVEALED, WATCHING, TOKENS, STARTS, PASS,
-                  CLAIMED, OWN, REGISTERED, FOLDED, PRESENT, "_room_follow_widget"})
 STARTS_PER_WINDOW = 3  # one session starts at most this many rooms per STARTS_WINDOW seconds
 STARTS_WINDOW = 600.0
 

@@ -180,11 +180,11 @@ def drop_silent(page) -> None:
     _key_action(page, "drop_silent")
 
 
-def _door(page) -> None:
+def _door(page, seat: Seat) -> None:
     # The instructor's seats, on whole runs (a timed part here reran the sidebar under an open drop-down and
     # closed it): how many students are here, the door, the silent seats. Only for the instructor (`is_instructor`).
     try:
-        seats = _call("seats", current(page).code, st.session_state[KEY])
+        seats = _call("seats", seat.code, st.session_state[KEY])
     except Unavailable:
         seats = None
     if isinstance(seats, store.Status):
@@ -212,7 +212,7 @@ def sidebar(page) -> None:
             _heartbeat(page)
         lesson.sidebar(page, seat)
         if seat is not None and is_instructor(page):  # below the lesson's picker: that stays where it was
-            _door(page)
+            _door(page, seat)
         # Only a student who follows, or waits for a Reveal, looks at the room every few seconds.
         state = st.session_state
         state[WATCHING] = seat is not None and seat.role == "student" and bool(
