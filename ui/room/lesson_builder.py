@@ -14,7 +14,7 @@ import streamlit as st
 from ui import widgets
 from ui.base import i18n
 from ui.base import text as plain
-from ui.registry import links, measures
+from ui.registry import catalog, links, measures
 from ui.questions import teacher
 from ui.room import plan, views
 
@@ -38,7 +38,7 @@ def draw(page) -> None:
         add, clear = st.columns(2)
         # Callbacks: the count above is drawn after them, with the press counted.
         add.button(t("lesson.add"), key="room_lesson_add", disabled=len(built) >= MAX_BUILT or page.section not in
-                   plan._sections() or page.section in ("home", "glossary"),
+                   catalog.CONTROLS or page.section in ("home", "glossary"),
                    on_click=_add, args=((view[0], dict(view[1]), (), []),))
         clear.button(t("lesson.clear"), key="room_lesson_clear", disabled=not built, on_click=_clear)
         _ask_form(page, built)

@@ -20,7 +20,6 @@ import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from ui.base import i18n
 from ui.registry import catalog
@@ -71,10 +70,6 @@ def page_questions(section: str) -> frozenset[str]:
     return frozenset(v.key for v in vars(module).values() if isinstance(v, Question))
 
 
-def _sections() -> dict[str, Any]:
-    return dict(catalog.CONTROLS)
-
-
 def _text(value: object, where: str, what: str, *, most: int = MAX_NOTE) -> str:
     if not isinstance(value, str) or not value.strip() or len(value) > most:
         raise PlanError(f"{where}: {what} must be a text of 1-{most} characters")
@@ -101,7 +96,7 @@ def step(raw: object, where: str) -> Step:
     unknown = set(raw) - {"page", "settings", "questions", "note", "ask"}
     if unknown:
         raise PlanError(f"{where}: unknown field {shown(sorted(map(str, unknown))[0])}")
-    sections = _sections()
+    sections = catalog.CONTROLS
     section = raw.get("page")
     if not isinstance(section, str) or section not in sections:
         raise PlanError(f"{where}: no page {shown(section)} (pages: {', '.join(sections)})")
@@ -162,7 +157,7 @@ def step(raw: object, where: str) -> Step:
 def values(section: str, settings: Mapping[str, str]) -> dict[str, object] | None:
     """Every control of page `section` at a step's (or a view's) settings, defaults filled in; None if one is not the page's."""
     chosen: dict[str, object] = {}
-    for control in _sections().get(section, ()):
+    for control in catalog.CONTROLS.get(section, ()):
         if control.key not in settings:
             chosen[control.key] = control.default_for(chosen)
             continue
