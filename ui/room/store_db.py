@@ -98,17 +98,20 @@ class StoreBase:
     # --- transactions ------------------------------------------------------------------------
 
     def _write(self) -> contextlib.AbstractContextManager[Connection]:
+        self._ensure_schema()
         return self._tx(read=False)
 
     def _read(self) -> contextlib.AbstractContextManager[Connection]:
+        self._ensure_schema()
         return self._tx(read=True)
 
     @contextlib.contextmanager
     def _tx(self, read: bool) -> Iterator[Connection]:
-        """One transaction, committed on leaving; any database failure becomes StoreUnavailable."""
-        self._ensure_schema()
-        if not read:
-            self._lock_writer()
+        """One transaction, committed on leaving; any database failure becomes StoreUnavailable. A write holds this
+        process's writer lock (SQLite's, `_sqlite_setup`)."""
+        writer = None if read else self._writer
+        if writer is not None and not writer.acquire(timeout=self._wait):
+            raise StoreUnavailable("class database: locked (another write of this process took too long)")
         try:
             with self.engine.connect() as conn:
                 if read:
@@ -118,49 +121,35 @@ class StoreBase:
         except sa_exc.SQLAlchemyError as e:
             raise StoreUnavailable(f"class database: {e.__class__.__name__}") from e
         finally:
-            if not read:
-                self._unlock_writer()
+            if writer is not None:
+                writer.release()
 
     def _ensure_schema(self) -> None:
         if self._ready:
             return
-        self._lock_writer()
-        try:
-            with self.engine.begin() as conn:
-                if self._dialect == "postgresql":
-                    # Two replicas starting together would both try CREATE TABLE.
-                    conn.execute(select(func.pg_advisory_xact_lock(_PG_LOCK)))
-                metadata.create_all(conn, checkfirst=True)
-                found = conn.execute(select(func.max(schema_table.c.version))).scalar()
-                if found is None:
-                    conn.execute(insert(schema_table).values(version=SCHEMA_VERSION))
-                elif found > SCHEMA_VERSION:
-                    raise SchemaTooNew(
-                        f"the class database has schema version {found}; this code knows up to "
-                        f"{SCHEMA_VERSION}: update the app (or point it at another database)")
-                elif found < SCHEMA_VERSION:
-                    for version in range(found + 1, SCHEMA_VERSION + 1):
-                        _MIGRATIONS[version](conn)
-                    conn.execute(update(schema_table).values(version=SCHEMA_VERSION))
-                # Drawn once per database, under the same lock as the schema: every replica reads the same one.
-                salt = conn.execute(select(salt_table.c.salt)).scalar()
-                if salt is None:
-                    salt = secrets.token_hex(32)
-                    conn.execute(insert(salt_table).values(salt=salt))
-                self._salt = salt.encode("ascii")
-        except sa_exc.SQLAlchemyError as e:
-            raise StoreUnavailable(f"class database: {e.__class__.__name__}") from e
-        finally:
-            self._unlock_writer()
+        with self._tx(read=False) as conn:
+            if self._dialect == "postgresql":
+                # Two replicas starting together would both try CREATE TABLE.
+                conn.execute(select(func.pg_advisory_xact_lock(_PG_LOCK)))
+            metadata.create_all(conn, checkfirst=True)
+            found = conn.execute(select(func.max(schema_table.c.version))).scalar()
+            if found is None:
+                conn.execute(insert(schema_table).values(version=SCHEMA_VERSION))
+            elif found > SCHEMA_VERSION:
+                raise SchemaTooNew(
+                    f"the class database has schema version {found}; this code knows up to "
+                    f"{SCHEMA_VERSION}: update the app (or point it at another database)")
+            elif found < SCHEMA_VERSION:
+                for version in range(found + 1, SCHEMA_VERSION + 1):
+                    _MIGRATIONS[version](conn)
+                conn.execute(update(schema_table).values(version=SCHEMA_VERSION))
+            # Drawn once per database, under the same lock as the schema: every replica reads the same one.
+            salt = conn.execute(select(salt_table.c.salt)).scalar()
+            if salt is None:
+                salt = secrets.token_hex(32)
+                conn.execute(insert(salt_table).values(salt=salt))
+            self._salt = salt.encode("ascii")
         self._ready = True
-
-    def _lock_writer(self) -> None:
-        if self._writer is not None and not self._writer.acquire(timeout=self._wait):
-            raise StoreUnavailable("class database: locked (another write of this process took too long)")
-
-    def _unlock_writer(self) -> None:
-        if self._writer is not None:
-            self._writer.release()
 
     def _client(self, client: object) -> str | None:
         """A client's id as the store keeps it, or None for none given: an HMAC of its `address_key` under the
