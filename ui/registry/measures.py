@@ -220,10 +220,6 @@ SPARSITY = (
 
 # --- page 8: the trained GPT -----------------------------------------------------------------------
 
-def _gpt_blocks(s: Settings) -> tuple[int, ...]:
-    return tuple(range(1, weights.config().n_layer + 1))
-
-
 @functools.cache
 def _vocabulary() -> tuple[str, ...]:
     return tuple(sorted(corpus.words()))
@@ -242,7 +238,7 @@ GPT = (
     Measure("gpt", "writes", "experiment", "word", lambda r: rules.writes(r["attribution"].attn, r["attribution"].ffn),
             words=_fixed("attn", "ffn")),
     Measure("gpt", "ffn_logit_share", "experiment", "number", lambda r: _ffn_share(r["attribution"]), PCT, lo=-1e6,
-            index="block", indices=_gpt_blocks),
+            index="block", indices=lambda s: tuple(range(1, weights.config().n_layer + 1))),
     # The prompt at the training step chosen below it (the page's checkpoint section).
     Measure("gpt", "step_said", "checkpoint", "word",
             lambda r: rules.said(r["snap"].next.tokens[0], r["snap"].next.answer),
@@ -265,10 +261,6 @@ SURGERY = (
 
 # --- page 10: mixture of experts -------------------------------------------------------------------
 
-def _toy_experts(s: Settings) -> tuple[int, ...]:
-    return tuple(range(1, int(s.get("experts", 1)) + 1))  # type: ignore[arg-type]
-
-
 def _routed_share(res: Any) -> dict[int, float]:
     # Each expert's share of the routed slots (tokens × k) on the page's tokens.
     counts = res.routing(res.k).tokens_per_expert
@@ -276,19 +268,17 @@ def _routed_share(res: Any) -> dict[int, float]:
     return {e: 100 * c / total for e, c in enumerate(counts, 1)} if total else {}
 
 
-def _moe_expert_words(s: Settings) -> tuple[str, ...]:
-    return tuple(str(e) for e in range(1, moe_train.config().n_experts + 1))
-
-
 MOE = (
     Measure("moe", "total_params", "toy", "number", lambda r: r["res"].total_params),
     Measure("moe", "active_params", "toy", "number", lambda r: r["res"].routing(r["res"].k).active_params),
     _percent("moe", "active_share", "toy",
              lambda r: 100 * r["res"].routing(r["res"].k).active_params / r["res"].total_params),
-    _percent("moe", "routed_share", "toy", lambda r: _routed_share(r["res"]), index="expert", indices=_toy_experts),
+    _percent("moe", "routed_share", "toy", lambda r: _routed_share(r["res"]), index="expert",
+             indices=lambda s: tuple(range(1, int(s.get("experts", 1)) + 1))),  # type: ignore[arg-type]
     Measure("moe", "capital_expert", "trained", "word",
             lambda r: {b: str(r["routes"].top_expert(b - 1, "capital") + 1) for b in range(1, r["routes"].n_layer + 1)},
-            index="block", indices=_chosen("block"), words=_moe_expert_words),
+            index="block", indices=_chosen("block"),
+            words=lambda s: tuple(str(e) for e in range(1, moe_train.config().n_experts + 1))),
     Measure("moe", "fell", "trained", "number", lambda r: r["cut"].fell_total),
     Measure("moe", "routed", "trained", "number", lambda r: r["cut"].routed),
     Measure("moe", "position_wise", "toy", "word", lambda r: rules.position_wise(r["res"]), words=_fixed("yes", "no")),

@@ -12,6 +12,7 @@ from ffn_core.gpt.ask import Accuracy
 from ffn_core.gpt.edit import Edit
 from ffn_core.gpt.split import Split
 from ui.base.text import Term, pct
+from ui.registry import rules
 from ui.verdicts import Claim, Verdict, finite
 
 SUM_TOLERANCE = 1e-9  # float64 rounding of a sum of ~10 terms of size ~10 stays near 1e-14
@@ -48,7 +49,7 @@ def layers(answer: str, residual: float, embedding: float, attn: Sequence[float]
     """The attribution adds up; which kind of sublayer wrote more of the answer's logit; where it peaks."""
     attn_total, ffn_total = sum(attn), sum(ffn)
     adds_up = finite(residual) and residual <= SUM_TOLERANCE
-    ffn_more = ffn_total > attn_total
+    ffn_more = rules.writes(attn, ffn) == "ffn"
     parts = [(value, "attn", i) for i, value in enumerate(attn, start=1)]
     parts += [(value, "ffn", i) for i, value in enumerate(ffn, start=1)]
     best, kind, block = max(parts) if parts else (embedding, "embedding", 0)
@@ -178,7 +179,7 @@ def edit(res: Edit, prompt: str, shipped_unchanged: bool) -> Verdict:
         Claim("gptsurgery.claim_took", {"prompt": prompt, "new": new, "value": edited}, took),
         Claim("gptsurgery.claim_local", {"changed": changed_prompts, "total": other_prompts, "share": share}, local),
     ]
-    crosses = other_lang is not None and finite(other_lang) and other_lang >= 0.5
+    crosses = rules.crosses(res) == "yes"
     if other_lang is not None:
         claims.append(Claim("gptsurgery.claim_other_lang", {"answer": other, "value": other_lang}, crosses))
     claims.append(Claim("gptsurgery.claim_unchanged", {}, shipped_unchanged))

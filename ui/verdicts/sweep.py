@@ -73,15 +73,11 @@ def gap_to_best(fits: Sequence[sweep.WidthFit], best: Sequence[float], exact_tol
 def judge(results: Mapping[str, sweep.Sweep], best: Sequence[float]) -> Verdict:
     """The claims and takeaway for the sweeps on screen (one per method, same target, widths, act, seed)
     and the best error found per width."""
-    methods = list(results)
-    main = results[methods[0]]
-    fits = main.fits
+    main = next(iter(results.values()))
+    fits, wide = main.fits, main.fits[-1]
     relu = main.act == "relu"
-    claims: list[Claim] = []
-    if len(fits) > 1:
-        for m, res in results.items():
-            claims.append(Claim("sweep.claim_falls", {"method": Term(f"sweep.method_{m}"), "chain": chain(res.fits)},
-                                ok=falls(res.fits)))
+    claims = [Claim("sweep.claim_falls", {"method": Term(f"sweep.method_{m}"), "chain": chain(res.fits)},
+                    ok=falls(res.fits)) for m, res in results.items()] if len(fits) > 1 else []
     if relu:
         # m neurons bend the curve at most m times: a theorem, so it is stated with the counts, not checked.
         counts = ", ".join(f"{f.kinks_inside} ≤ {f.width}" for f in fits)
@@ -98,11 +94,10 @@ def judge(results: Mapping[str, sweep.Sweep], best: Sequence[float]) -> Verdict:
             "widths": _widths(f.width for f in grid_only), "points": main.points, "between": main.points - 1,
             "missed": sig(max(f.rmse_between for f in grid_only))}, ok=None))
 
-    values: dict[str, object] = {"steps": main.steps, "m0": fits[0].width, "m1": fits[-1].width,
-                                 "r0": fits[0].rmse, "r1": fits[-1].rmse, "target": main.label}
+    values: dict[str, object] = {"steps": main.steps, "m0": fits[0].width, "m1": wide.width, "r0": fits[0].rmse,
+                                 "r1": wide.rmse, "target": main.label, "missed": sig(wide.rmse_between),
+                                 "points": main.points}
     keys: list[str] = []
-    wide = fits[-1]
-    values.update(missed=sig(wide.rmse_between), points=main.points)
     if len(fits) == 1:
         keys.append("sweep.takeaway_one_exact" if wide.exact else
                     "sweep.takeaway_one_grid" if wide.exact_on_grid else "sweep.takeaway_one")
