@@ -40,10 +40,9 @@ def ask(res: gated.Gated) -> tuple[Asked, ...]:
 def width(res: gated_sweep.GatedSweep) -> tuple[Asked, ...]:
     """At the largest pair of equal weight counts: better, the same or worse with the gate."""
     settings = {"target": res.target, "act": res.act, "seed": res.seed, "sizes": tuple(f.width for f in res.plain)}
-    largest = rules.gate_outcome(res.plain[-1].rmse, res.gated[-1].rmse, res.floor)
+    plain, gate = res.plain[-1], res.gated[-1]
     # `weights`: the index of the measure asked at (the largest equal weight count), as a teacher's `where` names it.
-    shown = {"target": res.label, "params": res.plain[-1].params, "weights": res.plain[-1].params,
-             "plain_width": res.plain[-1].width, "gated_width": res.gated[-1].width}
-    return (at(SECTION, settings, WIDTH, largest,
-               {"params": res.plain[-1].params, "plain_rmse": res.plain[-1].rmse, "gated_rmse": res.gated[-1].rmse},
-               shown),)
+    shown = {"target": res.label, "params": plain.params, "weights": plain.params, "plain_width": plain.width,
+             "gated_width": gate.width}
+    return (at(SECTION, settings, WIDTH, rules.gate_outcome(plain.rmse, gate.rmse, res.floor),
+               {"params": plain.params, "plain_rmse": plain.rmse, "gated_rmse": gate.rmse}, shown),)

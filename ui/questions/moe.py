@@ -38,13 +38,12 @@ def fell_question(prompts: int) -> Question:
 
 def trained(routes: moe_probes.Routes, cut: moe_probes.Ablation) -> tuple[Asked, ...]:
     asked = []
+    block, expert = cut.block + 1, cut.expert + 1  # counted from 1, as the page shows them
     if 2 <= routes.n_experts <= MAX_OPTIONS:  # a choice offers two to four options
         top = routes.top_expert(cut.block, "capital")
-        asked.append(at(SECTION, {"block": cut.block + 1}, top_question(routes.n_experts), str(top + 1),
-                        {"block": cut.block + 1, "share": routes.share(cut.block, "capital")},
-                        {"block": cut.block + 1}))
-    asked.append(at(SECTION, {"block": cut.block + 1, "expert": cut.expert + 1}, fell_question(cut.prompts),
-                    cut.fell_total, {"rose": cut.rose_total, "before": cut.before, "after": cut.after,
-                                     "routed": cut.routed},
-                    {"block": cut.block + 1, "expert": cut.expert + 1, "right": cut.before}))
+        asked.append(at(SECTION, {"block": block}, top_question(routes.n_experts), str(top + 1),
+                        {"block": block, "share": routes.share(cut.block, "capital")}, {"block": block}))
+    asked.append(at(SECTION, {"block": block, "expert": expert}, fell_question(cut.prompts), cut.fell_total,
+                    {"rose": cut.rose_total, "before": cut.before, "after": cut.after, "routed": cut.routed},
+                    {"block": block, "expert": expert, "right": cut.before}))
     return tuple(asked)

@@ -56,12 +56,11 @@ def judge_width(res: gated_sweep.GatedSweep) -> Verdict:
     outcomes = [rules.gate_outcome(p.rmse, g.rmse, res.floor) for p, g in zip(res.plain, res.gated)]
     better, worse = outcomes.count("better"), outcomes.count("worse")
     n = len(outcomes)
-    largest = res.plain[-1].params
+    plain, gate = res.plain[-1], res.gated[-1]
     values = {"target": res.label, "n": n, "better": better, "worse": worse, "same": n - better - worse,
-              "sizes": ", ".join(f"{p.params}" for p in res.plain), "params": largest,
-              "plain_width": res.plain[-1].width, "gated_width": res.gated[-1].width,
-              "plain_rmse": res.plain[-1].rmse, "gated_rmse": res.gated[-1].rmse,
-              "act": Term(f"gated.wact_{res.act}")}
+              "sizes": ", ".join(f"{p.params}" for p in res.plain), "params": plain.params,
+              "plain_width": plain.width, "gated_width": gate.width, "plain_rmse": plain.rmse,
+              "gated_rmse": gate.rmse, "act": Term(f"gated.wact_{res.act}")}
     claims = (Claim("gated.fact_equal", values, None),  # 3·5j + 1 = 5·3j + 1 by construction
               Claim("gated.claim_width", values, better > n / 2))
     if better > n / 2:
