@@ -16,7 +16,7 @@ from ui.room.seating import (FOLLOW, KEY, NOTE, REVEALED, SEAT, SEEN, VIEW, WATC
                              _key_action, _session_id, current, leave)
 
 
-def _write_view(page, seat: Seat, params: dict[str, str]) -> None:
+def _write_view(page, params: dict[str, str]) -> None:
     """The instructor's page and settings into the room, only when they changed since the last write."""
     view = (page.section, tuple(sorted(params.items())))
     if st.session_state.get(VIEW) == view:

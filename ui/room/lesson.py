@@ -16,7 +16,7 @@ import streamlit as st
 from ui.base import text as plain
 from ui.registry import catalog, links, query
 from ui.questions import teacher
-from ui.room import follow, lesson_builder, panel, plan, results, seating, store
+from ui.room import follow, lesson_builder, plan, results, seating, store
 
 LESSON = "_room_lesson"  # the instructor's (lesson id, step index)
 STEP_QUESTIONS = "_room_step_questions"  # the question keys the step puts up first
@@ -266,7 +266,7 @@ def results_dialog(page, seat: seating.Seat) -> None:
     """The room's results: per question and vote the votes and the share right, the most missed, the CSV."""
     t = page.t
     st.markdown(f"### {t('results.title', code=seat.code)}")
-    tallies = panel.room_results(page)
+    tallies = seating._key_action(page, "results")  # every question shown or answered, with each vote's guesses
     if tallies is None:
         st.caption(t("room.unavailable"))
         return

@@ -107,8 +107,3 @@ def show_votes(page, asked: Asked, shown: bool) -> bool:
 def second_vote(page, asked: Asked) -> bool:
     """Open the question's second vote; each student who voted sees the question's form again."""
     return _nudged(page, "second_vote", asked.id, None)
-
-
-def room_results(page) -> list[store.Tally] | None:
-    """The room's results (instructor only): every question shown or answered, with each vote's guesses."""
-    return _key_action(page, "results")

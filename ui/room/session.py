@@ -228,7 +228,7 @@ def sidebar(page) -> None:
             _pass_image(seat)
     if seat is not None and is_instructor(page):
         params = links.room_params(page.section)
-        _write_view(page, seat, params)
+        _write_view(page, params)
         lesson.bar(page)
         _card(page, views.address(st.context.url, {**params, "room": seat.code}), seat.code)
 

@@ -2,9 +2,8 @@
 instruction (a question's two votes, a timer that the store's clock closes).
 
 A guess is a finite float or an option id (`OPTION_RE`); the page checks it against its question
-(`ui.questions.Question.parse`) before it comes here. Question ids (`ui.questions.Asked.id`) are at
-most 120 characters. One guess per (room, question, student), the latest wins, and at most one write
-per `min_interval` seconds per student: a faster one gets Status.TOO_FAST and is not stored.
+(`ui.questions.Question.parse`) before it comes here. One guess per (room, question, student), the latest
+wins, and at most one write per `min_interval` seconds per student.
 """
 from __future__ import annotations
 
