@@ -19,6 +19,7 @@ t = page.t
 
 N_TOKENS = 1024  # the seed's measurement: Gaussian tokens at random init
 N_KEYS = sparsity.N_KEYS  # pairs (or labelled keys) in the training run
+NARROW = 170  # pixels: an activation's name or a seed, beside the long initialisation names
 
 st.title(t("sparsity.title"))
 lede.lesson(page, t("sparsity.lesson"),
@@ -138,11 +139,13 @@ def experiment() -> None:
     headline = st.container()  # the measured headline, above the fold on a projector
     asking = st.container()  # the questions, filled once the results they are about are measured
 
-    c1, c2, c3, c4 = st.columns([1, 2, 1, 1])  # the initialisation names are long; they are also the URL values
-    act = controls.draw(page, "act", c1)
-    init = controls.draw(page, "init", c2)
-    bias = controls.draw(page, "bias", c3)
-    seed = controls.draw(page, "seed", c4)
+    # One block, not a block a column; on a phone the four stack at full width, as columns would.
+    row = st.container() if page.phone else st.container(horizontal=True, gap="small")
+    narrow = "stretch" if page.phone else NARROW
+    act = controls.draw(page, "act", row, width=narrow)
+    init = controls.draw(page, "init", row)  # the rest of the row: the initialisation names are long
+    bias = controls.draw(page, "bias", row)
+    seed = controls.draw(page, "seed", row, width=narrow)
     # Drawn only when opened: a folded box costs its label alone on every run.
     box = widgets.folded(t("activations.heading"), "activations")
     if box.open:
