@@ -73,10 +73,11 @@ _SCRIPT = """
 """
 
 
-def draw(page: Page) -> None:
-    """The page's language and the reach of its scrolling boxes (a hidden element), and the styles above."""
+def draw(page: Page, style: str = "") -> None:
+    """The page's language and the reach of its scrolling boxes (a hidden element), the styles above and the
+    page's own `style` (<style> blocks)."""
     t = page.t
     labels = {"formula": t("access.formula_scrolls"), "code": t("access.code_scrolls")}
     with st.container(key="ffnlab_access"):
-        st.html(_CSS + _SCRIPT % {"labels": json.dumps(labels, ensure_ascii=False), "lang": json.dumps(page.lang)},
+        st.html(style + _CSS + _SCRIPT % {"labels": json.dumps(labels, ensure_ascii=False), "lang": json.dumps(page.lang)},
                 unsafe_allow_javascript=True)

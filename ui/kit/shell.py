@@ -192,9 +192,8 @@ def setup(section: str) -> Page:
     page = Page(section=section, lang=lang, t=t, presenter=presenter, show_details=bool(chosen["code"]),
                 phone=_on_phone(), ask=bool(chosen["ask"]), room=str(chosen["room"]) or None)
     _sync_url()
-    # One element for all the page's style: every element is sent again on every run.
-    st.markdown(_NARROW_CSS + _WRAP_CSS + (_PRESENTER_CSS if presenter else ""), unsafe_allow_html=True)
-    access.draw(page)  # the page's language, its sideways-scrolling boxes reachable by keyboard
+    # One element for all the page's style and its access script: every element is sent again on every run.
+    access.draw(page, _NARROW_CSS + _WRAP_CSS + (_PRESENTER_CSS if presenter else ""))
     _sidebar(page)
     return page
 
