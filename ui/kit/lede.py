@@ -98,12 +98,15 @@ def headline(page: Page, slot, asked: Iterable[Asked], *metrics: tuple[str, ...]
 
 
 def less_used(page: Page, spec: int | list[float]) -> list:
-    """Where a row of less-used controls goes: a row on a wide screen (equal slots, `spec` a count, are one flex
-    row; `spec` a list of widths, columns); on a phone, where the row would stack into a screen of controls
-    before any result, one folded "more settings" box (the same box for every slot of the row)."""
+    """Where a row of less-used controls goes. On a wide screen: one slot is a plain container; equal slots (`spec`
+    a count), one control to a slot, are one flex row; `spec` a list of widths gives columns. On a phone, where the
+    row would stack into a screen of controls before any result, one folded "more settings" box (the same box
+    for every slot of the row)."""
     if page.phone:
         box = st.expander(page.t("screen.more_settings"), icon=":material/tune:")
         return [box] * (spec if isinstance(spec, int) else len(spec))
+    if spec == 1:  # one slot, which may hold several controls: they stack, as in a column
+        return [st.container()]
     if isinstance(spec, int):  # equal slots: one flex row is one block, a row of columns one block a column and one more
         return [st.container(horizontal=True, gap="small")] * spec
     return list(st.columns(spec))
