@@ -72,8 +72,8 @@ def home() -> None:
         if index % 3 == 0:  # a row at a time, so the cards read left to right in lesson order
             columns = st.columns(3, gap="medium")
         with columns[index % 3].container(border=True):
-            st.page_link(path, label=f"**{index + 1}. {t(f'{section}.title')}**", icon=icon,
-                         query_params=links.app_link_params(page))
+            widgets.page_link(st, path, label=f"**{index + 1}. {t(f'{section}.title')}**", icon=icon,
+                              query_params=links.app_link_params(page))
             # The GPT's card cites its depth, read from the shipped config rather than written in the text.
             st.markdown(t(f"{section}.summary", blocks=weights.config().n_layer))
 

@@ -185,8 +185,8 @@ def experiment() -> None:
     if quiz.shown(page, init_asked + train_asked):  # its numbers start from the init's fraction
         training_results(start, run, d, m, steps, task, act, init, bias)
 
-    st.page_link("pages/9_gpt_surgery.py", label=t("sparsity.link_trained"), icon=":material/arrow_forward:",
-                 query_params=links.app_link_params(page))
+    widgets.page_link(st, "pages/9_gpt_surgery.py", label=t("sparsity.link_trained"), icon=":material/arrow_forward:",
+                          query_params=links.app_link_params(page))
     widgets.show_code(page, sparsity.at_init, sparsity.train, sparsity.seed_change, sparsity.spread_of,
                       memory_training.train_module)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import inspect
+from pathlib import Path
 from collections.abc import Callable
 from typing import Any
 
@@ -17,6 +18,7 @@ import pyarrow as pa
 import streamlit as st
 from streamlit import dataframe_util
 from streamlit.errors import StreamlitDuplicateElementKey
+from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
 from ui import verdicts
 from ui.base.page import Page
@@ -173,6 +175,23 @@ def metrics(where: Any, *items: tuple[str, ...], border: bool = False) -> None:
     row = where.container(horizontal=True, gap="small")
     for label, value, *help_text in items:
         row.metric(label, value, help=help_text[0] if help_text else None, border=border, width="stretch")
+
+
+def page_link(where: Any, path: str, **kwargs: Any) -> None:
+    """A link to one of the app's pages (`path` as in ui/registry/catalog.py), drawn in `where`.
+
+    Given a path, st.page_link resolves it on disk and scans every page on every call, a tenth of a
+    whole run's time with the menu's twelve links; a page made once per process skips both.
+    """
+    where.page_link(_page(path), **kwargs)
+
+
+@functools.cache
+def _page(path: str) -> st.Page:
+    ctx = get_script_run_ctx()
+    # The main script is the app's root page: its address is "/", as the menu Streamlit makes says.
+    home = ctx is not None and Path(ctx.main_script_path).name == Path(path).name
+    return st.Page(path, default=home)
 
 
 FOLDED = "_fold:"  # the session keys of the boxes folded(): their open state

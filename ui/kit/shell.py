@@ -154,7 +154,7 @@ def _sidebar(page: Page) -> None:
         st.markdown(f"### {t('common.menu')}")
         params = links.app_link_params(page)
         for section, path, icon in catalog.PAGES:
-            st.page_link(path, label=t(f"{section}.menu"), icon=icon, query_params=params)
+            widgets.page_link(st, path, label=t(f"{section}.menu"), icon=icon, query_params=params)
         st.toggle(t("common.ask_first"), value=page.ask, key="_ask_widget",
                   on_change=_adopt, args=("_ask_widget", "ask"), help=t("common.ask_first_help"))
         # The instructor's settings, folded as the lesson builder below: every page's run draws the sidebar,
