@@ -229,7 +229,7 @@ def test_a_value_quoted_in_a_line_is_cut_short(checked):
 def test_an_integral_index_is_the_index_and_a_relative_rule_is_a_fraction():
     settings = plan.values("sweep", {})
     a = teacher.ask({"measure": "rmse", "where": {"m": 8.0}, "text": {"en": "How?"}, "relative": 0.5}, "sweep", settings)
-    assert a.where == 8 and type(a.where) is int and a.to_raw("sweep")["where"] == {"m": 8}
+    assert a.where == 8 and type(a.where) is int and teacher.to_raw("sweep", a)["where"] == {"m": 8}
     assert teacher.ask({**ASK, "relative": 1}, "split", plan.values("split", {})).relative == 1.0  # ±100% is a rule
     with pytest.raises(teacher.AskError, match="0.5 means ±50%"):
         teacher.ask({**ASK, "relative": 1.01}, "split", plan.values("split", {}))

@@ -124,16 +124,15 @@ def test_an_ask_is_answered_by_the_measure_at_the_steps_settings():
     q = asked.question
     assert q.is_right(fit.rmse * 1.2, asked.answer) and not q.is_right(fit.rmse * 1.3, asked.answer)
     # The same ask is the same question in every session; another text is another question.
-    assert teacher.question("sweep", a).key == q.key and q.key.startswith("teacher.sweep_rmse_")
+    assert teacher.ask(GOOD_ASK, "sweep", chosen).key == q.key and q.key.startswith("teacher.sweep_rmse_")
     other = teacher.ask({**GOOD_ASK, "text": {"en": "Another?"}}, "sweep", chosen)
-    assert teacher.question("sweep", other).key != q.key
+    assert other.key != q.key
     # A part that does not hold the measure asks nothing of it.
     assert teacher.asked("sweep", "other", res, (a,), SWEEP) == ()
 
 
 def test_a_question_in_one_language_reads_as_written_in_the_other():
-    a = teacher.ask({**GOOD_ASK, "text": {"ko": "뉴런 8개로 얼마나?"}}, "sweep", plan.values("sweep", SWEEP))
-    q = teacher.question("sweep", a)
+    q = teacher.ask({**GOOD_ASK, "text": {"ko": "뉴런 8개로 얼마나?"}}, "sweep", plan.values("sweep", SWEEP))
     from ui.questions import title
     assert title(i18n.Translator("en"), q, {}) == title(i18n.Translator("ko"), q, {}) == "뉴런 8개로 얼마나?"
 

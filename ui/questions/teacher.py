@@ -12,7 +12,6 @@ import math
 import re
 import reprlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from ffn_core import memory_training, position, sparsity
@@ -26,7 +25,8 @@ MAX_OPTIONS = 6
 MAX_WORD = 40
 MAX_NUMBER = 1e12  # a tolerance or factor past this is no rule (the builder's box stops here too)
 MAX_SHOWN = 40  # characters of a value quoted in a message
-FIELDS = {"measure", "where", "text", "tolerance", "relative", "factor", "options", "why_right", "why_wrong"}
+RULES = ("tolerance", "relative", "factor")  # what counts as right for a number
+FIELDS = {"measure", "where", "text", *RULES, "options", "why_right", "why_wrong"}
 # Markup a student's screen must never receive: a tag, an entity, a Markdown link or image.
 _MARKUP = re.compile(r"<\s*[a-zA-Z/!?]|&[#a-zA-Z0-9]+;|\]\s*\(|!\[")
 
@@ -52,36 +52,22 @@ def shown(value: object) -> str:
     return text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN - 1] + "…"
 
 
-@dataclass(frozen=True)
-class Ask:
-    """A teacher's question, checked: what it measures, its text, and what counts as right."""
-
-    measure: str
-    text: tuple[tuple[str, str], ...]  # (lang, text), in i18n.LANGS order
-    where: Any = None
-    tolerance: float = 0.0
-    relative: float = 0.0
-    factor: float = 0.0
-    options: tuple[str, ...] = ()
-    why_right: tuple[tuple[str, str], ...] = ()
-    why_wrong: tuple[tuple[str, str], ...] = ()
-
-    def to_raw(self, section: str) -> dict[str, Any]:
-        """The ask as a lesson file writes it (what `ask` reads back)."""
-        raw: dict[str, Any] = {"measure": self.measure}
-        m = measures.get(section, self.measure)
-        if self.where is not None and m is not None:
-            raw["where"] = {m.index: self.where}
-        raw["text"] = dict(self.text)
-        for name in ("tolerance", "relative", "factor"):
-            if getattr(self, name):
-                raw[name] = getattr(self, name)
-        if self.options:
-            raw["options"] = list(self.options)
-        for name in ("why_right", "why_wrong"):
-            if getattr(self, name):
-                raw[name] = dict(getattr(self, name))
-        return raw
+def to_raw(section: str, q: Question) -> dict[str, Any]:
+    """A teacher's question as a lesson file writes it (what `ask` reads back)."""
+    raw: dict[str, Any] = {"measure": q.measure}
+    m = measures.get(section, q.measure)
+    if q.where is not None and m is not None:
+        raw["where"] = {m.index: q.where}
+    raw["text"] = dict(q.text)
+    for name in RULES:
+        if getattr(q, name):
+            raw[name] = getattr(q, name)
+    if q.options:
+        raw["options"] = list(q.options)
+    for name in ("why_right", "why_wrong"):
+        if getattr(q, name):
+            raw[name] = dict(getattr(q, name))
+    return raw
 
 
 def _texts(value: object, what: str, required: bool) -> tuple[tuple[str, str], ...]:
@@ -140,8 +126,9 @@ def _where(m: measures.Measure, raw: object, settings: Mapping[str, object]) -> 
     return allowed[list(allowed).index(value)]
 
 
-def ask(raw: object, section: str, settings: Mapping[str, object]) -> Ask:
-    """One `[[steps.ask]]` table checked against page `section` at the step's settings (the controls' values)."""
+def ask(raw: object, section: str, settings: Mapping[str, object]) -> Question:
+    """One `[[steps.ask]]` table checked against page `section` at the step's settings (the controls' values): the
+    Question it is, keyed by a digest of what it asks, the same in every session and replica."""
     if not isinstance(raw, Mapping):
         raise AskError("an ask is a table: measure, text, and a tolerance or options")
     unknown = set(raw) - FIELDS
@@ -164,7 +151,7 @@ def ask(raw: object, section: str, settings: Mapping[str, object]) -> Ask:
     text = _texts(raw.get("text"), "text", required=True)
     why_right = _texts(raw.get("why_right"), "why_right", required=False)
     why_wrong = _texts(raw.get("why_wrong"), "why_wrong", required=False)
-    given = {k: _number(raw[k], k) for k in ("tolerance", "relative", "factor") if k in raw}
+    given = {k: _number(raw[k], k) for k in RULES if k in raw}
     options = raw.get("options")
     if m.kind == "number":
         if options is not None:
@@ -173,21 +160,29 @@ def ask(raw: object, section: str, settings: Mapping[str, object]) -> Ask:
             raise AskError(f"measure {m.id!r} is a number: say what counts as right (tolerance, relative or factor)")
         if "factor" in given and given["factor"] <= 1:
             raise AskError("factor must be more than 1 (2: right within half to twice the measured value)")
-        return Ask(m.id, text, where, given.get("tolerance", 0.0), given.get("relative", 0.0),
-                   given.get("factor", 0.0), (), why_right, why_wrong)
-    if given:
-        raise AskError(f"measure {m.id!r} is a word: give options, not a tolerance")
-    if not (isinstance(options, list) and 2 <= len(options) <= MAX_OPTIONS
-            and all(isinstance(o, str) and 0 < len(o) <= MAX_WORD for o in options)):
-        raise AskError(f"measure {m.id!r} is a word: options must be a list of 2-{MAX_OPTIONS} short words")
-    if len(set(options)) != len(options):
-        raise AskError("options must differ from each other")
-    can = set(m.words(settings)) if m.words else set()
-    never = [o for o in options if o not in can]
-    if never:
-        sample = ", ".join(sorted(can)[:8])
-        raise AskError(f"measure {m.id!r} can never be {shown(never[0])} (it takes words such as {sample})")
-    return Ask(m.id, text, where, options=tuple(options), why_right=why_right, why_wrong=why_wrong)
+        options = ()
+    else:
+        if given:
+            raise AskError(f"measure {m.id!r} is a word: give options, not a tolerance")
+        if not (isinstance(options, list) and 2 <= len(options) <= MAX_OPTIONS
+                and all(isinstance(o, str) and 0 < len(o) <= MAX_WORD for o in options)):
+            raise AskError(f"measure {m.id!r} is a word: options must be a list of 2-{MAX_OPTIONS} short words")
+        if len(set(options)) != len(options):
+            raise AskError("options must differ from each other")
+        can = set(m.words(settings)) if m.words else set()
+        never = [o for o in options if o not in can]
+        if never:
+            sample = ", ".join(sorted(can)[:8])
+            raise AskError(f"measure {m.id!r} can never be {shown(never[0])} (it takes words such as {sample})")
+        options = tuple(options)
+    tolerance, relative, factor = (given.get(k, 0.0) for k in RULES)
+    digest = hashlib.sha256(json.dumps([section, m.id, where, text, options, tolerance, relative, factor],
+                                       ensure_ascii=False, default=str).encode("utf-8")).hexdigest()[:10]
+    # A checked ask of a word has options and no tolerance; one of a number, the reverse.
+    bounds = {"lo": m.lo, "hi": m.hi, "unit": m.unit} if m.kind == "number" else {}
+    return Question(f"{TEACHER}{section}_{m.id}_{digest}", "number" if m.kind == "number" else "choice",
+                    options=options, tolerance=tolerance, relative=relative, factor=factor, measure=m.id,
+                    text=text, why_right=why_right, why_wrong=why_wrong, where=where, **bounds)
 
 
 def _core_refuses(check: Any, *args: Any) -> str | None:
@@ -225,28 +220,14 @@ def silent(section: str, part: str, settings: Mapping[str, object]) -> str | Non
         return None
 
 
-def question(section: str, a: Ask) -> Question:
-    """The Question a teacher's ask is: its key is a digest of what it asks, the same in every session and replica."""
-    m = measures.get(section, a.measure)
-    if m is None:
-        raise AskError(f"page {section!r} has no measure {a.measure!r}")
-    digest = hashlib.sha256(json.dumps([section, a.measure, a.where, a.text, a.options, a.tolerance, a.relative,
-                                        a.factor], ensure_ascii=False, default=str).encode("utf-8")).hexdigest()[:10]
-    # A checked ask of a word has options and no tolerance; one of a number, the reverse.
-    bounds = {"lo": m.lo, "hi": m.hi, "unit": m.unit} if m.kind == "number" else {}
-    return Question(f"{TEACHER}{section}_{a.measure}_{digest}", "number" if m.kind == "number" else "choice",
-                    options=a.options, tolerance=a.tolerance, relative=a.relative, factor=a.factor, measure=m.id,
-                    text=a.text, why_right=a.why_right, why_wrong=a.why_wrong, where=a.where, **bounds)
-
-
-def asked(section: str, part: str, results: Mapping[str, Any], asks: Sequence[Ask],
+def asked(section: str, part: str, results: Mapping[str, Any], asks: Sequence[Question],
           settings: Mapping[str, object]) -> tuple[Asked, ...]:
     """The step's asks whose measure this part holds, each with the value measured in `results`.
 
     settings: every control's value at the step (plan.values). A measure the result holds no value of there
     (the widest fit's pieces under GELU) is not asked.
     """
-    return tuple(a for a in (asked_of(section, part, results, question(section, ask), settings) for ask in asks) if a)
+    return tuple(a for a in (asked_of(section, part, results, q, settings) for q in asks) if a)
 
 
 def asked_of(section: str, part: str, results: Mapping[str, Any], q: Question,

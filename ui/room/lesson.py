@@ -15,7 +15,6 @@ import streamlit as st
 
 from ui.base import text as plain
 from ui.registry import catalog, links, query
-from ui.questions import teacher
 from ui.room import follow, lesson_builder, plan, results, seating, store
 
 LESSON = "_room_lesson"  # the instructor's (lesson id, step index)
@@ -91,7 +90,7 @@ def go(page, key: str, index: int) -> None:
         return
     state = st.session_state
     state[LESSON] = (key, index)
-    state[STEP_QUESTIONS] = tuple(step.questions) + tuple(teacher.question(step.section, a).key for a in step.asks)
+    state[STEP_QUESTIONS] = tuple(step.questions) + tuple(a.key for a in step.asks)
     for name in [k for k in state.keys() if isinstance(k, str) and k.startswith("_room_pick:")]:
         del state[name]  # the step's own question goes up first
     if step.section == page.section:

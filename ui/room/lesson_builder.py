@@ -16,11 +16,11 @@ from ui.base import i18n
 from ui.base import text as plain
 from ui.registry import catalog, links, measures
 from ui.questions import teacher
+from ui.questions.teacher import RULES
 from ui.room import plan, views
 
 BUILT = "_room_built"  # the views this session added to a lesson of its own: [(section, params, questions, asks)]
 ASK_NOTE = "_room_ask_note"  # the builder's word on the last question it was asked to add: (locale key, values)
-RULES = ("tolerance", "relative", "factor")  # what counts as right for a number (ui/questions/teacher.py)
 MAX_BUILT = plan.MAX_STEPS
 
 
@@ -125,8 +125,7 @@ def _add_ask(page) -> None:
         return
     if built and built[-1][0] == section and dict(built[-1][1]) == params and len(built[-1]) > 3:
         # The same question twice in a step is refused by plan.step (the page would draw it twice): say so here.
-        key = teacher.question(section, checked).key
-        if any(teacher.question(section, teacher.ask(a, section, here)).key == key for a in built[-1][3]):
+        if any(teacher.ask(a, section, here).key == checked.key for a in built[-1][3]):
             state[ASK_NOTE] = ("lesson.ask_twice", {})
             return
         built[-1][3].append(raw)

@@ -24,7 +24,7 @@ from pathlib import Path
 from ui.base import i18n
 from ui.registry import catalog
 from ui.questions import Question, teacher
-from ui.questions.teacher import shown
+from ui.questions.teacher import shown, to_raw
 
 ROOT = Path(__file__).resolve().parents[2]
 FOLDER = ROOT / "lessons"
@@ -50,7 +50,7 @@ class Step:
     settings: Mapping[str, str] = field(default_factory=dict)
     questions: tuple[str, ...] = ()  # question locale keys ("questions.collapse_rank"); empty: the page's first
     note: Mapping[str, str] = field(default_factory=dict)  # language -> the note for the instructor
-    asks: tuple[teacher.Ask, ...] = ()  # the teacher's own questions (`[[steps.ask]]`), answered by the page's measures
+    asks: tuple[Question, ...] = ()  # the teacher's own questions (`[[steps.ask]]`), answered by the page's measures
 
 
 @dataclass(frozen=True)
@@ -137,20 +137,18 @@ def step(raw: object, where: str) -> Step:
     asks = raw.get("ask", [])
     if not isinstance(asks, list) or len(asks) > teacher.MAX_ASKS:
         raise PlanError(f"{where}: ask must be a list of at most {teacher.MAX_ASKS} [[steps.ask]] tables")
-    checked: list[teacher.Ask] = []
-    keys: list[str] = []
+    checked: list[Question] = []
     for n, item in enumerate(asks, 1):
         try:
             found = teacher.ask(item, section, chosen)
         except teacher.AskError as e:
             raise PlanError(f"{where}, ask {n}: {e}") from None
         # The page keys each question's widgets by the question: the same one twice would break the page.
-        key = teacher.question(section, found).key
-        if key in keys:
-            raise PlanError(f"{where}, ask {n}: the same question as ask {keys.index(key) + 1} "
+        keys = [q.key for q in checked]
+        if found.key in keys:
+            raise PlanError(f"{where}, ask {n}: the same question as ask {keys.index(found.key) + 1} "
                             "(the same measure, text and rule); a step asks each question once")
         checked.append(found)
-        keys.append(key)
     return Step(section, written, tuple(questions), note, tuple(checked))
 
 
@@ -256,7 +254,7 @@ def shipped(folder: Path = FOLDER) -> tuple[dict[str, Lesson], list[str]]:
 
 def encode(built: Lesson) -> str:
     """The lesson as a link's `plan=` value (compact JSON, compressed, URL-safe base64)."""
-    steps = [[s.section, dict(s.settings), list(s.questions), [a.to_raw(s.section) for a in s.asks]]
+    steps = [[s.section, dict(s.settings), list(s.questions), [to_raw(s.section, a) for a in s.asks]]
              for s in built.steps]
     text = json.dumps({"id": built.id, "steps": steps}, separators=(",", ":"), ensure_ascii=False)
     return base64.urlsafe_b64encode(zlib.compress(text.encode("utf-8"), 9)).decode("ascii").rstrip("=")
@@ -336,7 +334,7 @@ def to_toml(built: Lesson) -> str:
             lines += ["[steps.note]", *(f"{lang} = {_toml(text)}" for lang, text in s.note.items())]
         for a in s.asks:
             lines.append("[[steps.ask]]")
-            for name, value in a.to_raw(s.section).items():
+            for name, value in to_raw(s.section, a).items():
                 lines.append(f"{name} = {_toml(value)}")
         lines.append("")
     return "\n".join(lines)
