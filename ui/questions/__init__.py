@@ -195,14 +195,10 @@ def option_text(t: Translate, key: str, option: str) -> str:
     return option if key.startswith(TEACHER) else t(f"{key}_opt_{option}")
 
 
-def option_label(t: Translate, question: Question, option: str) -> str:
-    return option_text(t, question.key, option)
-
-
 def written(t: Translate, question: Question, value: float | str) -> str:
     """A guess or an answer as the page writes it: an option's label, or a number with its unit."""
     if question.kind == "choice":
-        return option_label(t, question, str(value))
+        return option_text(t, question.key, str(value))
     number = float(value)
     shown = text.number(int(number)) if number.is_integer() and abs(number) < 1e15 else text.sig(number)
     unit = unit_text(t, question)

@@ -20,7 +20,7 @@ import streamlit as st
 from ui import widgets
 from ui.base import text
 from ui.base.page import Page
-from ui.questions import (GUESSES, Asked, explain, option_label, shown_value, teacher, title, tolerance_text,
+from ui.questions import (GUESSES, Asked, explain, option_text, shown_value, teacher, title, tolerance_text,
                           unit_text, whole)
 from ui.questions import chart as charts
 from ui.registry import links
@@ -160,7 +160,7 @@ def _form(page: Page, asked: Asked) -> None:
     with st.form(key=f"_ask_form:{asked.id}", border=False, enter_to_submit=True):
         if question.kind == "choice":
             st.radio(t("questions.your_guess"), question.options, index=None, key=_input_key(asked), horizontal=True,
-                     format_func=lambda o: option_label(t, question, o), label_visibility="collapsed")
+                     format_func=lambda o: option_text(t, question.key, o), label_visibility="collapsed")
             commit, look, _ = st.columns(3)
         else:
             # The number and its two buttons on one line: a question stays a few lines tall on a projector.

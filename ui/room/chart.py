@@ -14,7 +14,7 @@ import pandas as pd
 
 from ui.base.i18n import Translator
 from ui.charts import palette
-from ui.questions import Question, option_label
+from ui.questions import Question, option_text
 
 GUESSES = palette.MUTED
 MEASURED = palette.RED
@@ -58,7 +58,7 @@ def frame(question: Question, guesses: Sequence[float | str], t: Translator) -> 
                 counts[guess] += 1
         return pd.DataFrame({
             "option": list(counts),
-            "label": [option_label(t, question, option) for option in counts],
+            "label": [option_text(t, question.key, option) for option in counts],
             "count": list(counts.values()),
         })
     width = (question.hi - question.lo) / BINS or 1.0
