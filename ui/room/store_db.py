@@ -9,7 +9,7 @@ import hmac
 import math
 import secrets
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from sqlalchemy import Engine, Table, delete, event, func, insert, select, update
 from sqlalchemy import exc as sa_exc
@@ -185,6 +185,15 @@ class StoreBase:
             return Status.FORBIDDEN
         ok = hmac.compare_digest(_key_hash(row.salt, key), row.key_hash)
         return Status.OK if ok else Status.FORBIDDEN
+
+    def _as_instructor(self, code: object, key: object, now: float,
+                       act: Callable[[Connection, str], object]) -> Status:
+        """`act(conn, room)` in one write once the instructor's key opens live room `code`; the key's Status."""
+        with self._write() as conn:
+            status = self._instructor(conn, code, key, now)
+            if status is Status.OK:
+                act(conn, normalize_code(code))
+            return status
 
     @staticmethod
     def _held(code: str, who: str) -> tuple:

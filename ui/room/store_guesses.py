@@ -94,27 +94,20 @@ class GuessCalls(StoreBase):
         """Show the class's distribution and the measurement to every student of the room."""
         if not _question_ok(question_id):
             return Status.INVALID
-        with self._write() as conn:
-            status = self._instructor(conn, code, key, now)
-            if status is Status.OK:
-                conn.execute(self._upsert(reveals, dict(room=normalize_code(code), question=question_id,
-                                                        at=now), ["room", "question"], None))
-            return status
+        return self._as_instructor(code, key, now, lambda conn, room: conn.execute(
+            self._upsert(reveals, dict(room=room, question=question_id, at=now), ["room", "question"], None)))
 
     def reset(self, code: object, key: object, question_id: object | None, now: float) -> Status:
         """Delete one question's guesses and reveal (None: every question's)."""
         if question_id is not None and not _question_ok(question_id):
             return Status.INVALID
-        with self._write() as conn:
-            status = self._instructor(conn, code, key, now)
-            if status is Status.OK:
-                room = normalize_code(code)
-                for table in (guesses_table, reveals, votes, first_votes):
-                    where = table.c.room == room
-                    if question_id is not None:
-                        where = and_(where, table.c.question == question_id)
-                    conn.execute(delete(table).where(where))
-            return status
+        def clear(conn: Connection, room: str) -> None:
+            for table in (guesses_table, reveals, votes, first_votes):
+                where = table.c.room == room
+                if question_id is not None:
+                    where = and_(where, table.c.question == question_id)
+                conn.execute(delete(table).where(where))
+        return self._as_instructor(code, key, now, clear)
 
     # --- peer instruction: two votes, a timer (schema step 2) ------------------------------------
 
@@ -188,13 +181,10 @@ class GuessCalls(StoreBase):
         """Put the question's distribution on the projector without its answer (or take it down)."""
         if not _question_ok(question_id) or not isinstance(shown, bool):
             return Status.INVALID
-        with self._write() as conn:
-            status = self._instructor(conn, code, key, now)
-            if status is Status.OK:  # the vote's round and timer stay as they are
-                conn.execute(self._upsert(votes, dict(room=normalize_code(code), question=question_id, round=1,
-                                                      closes=None, closed=None, shown=int(shown)),
-                                          ["room", "question"], ["shown"]))
-            return status
+        # The vote's round and timer stay as they are.
+        return self._as_instructor(code, key, now, lambda conn, room: conn.execute(self._upsert(
+            votes, dict(room=room, question=question_id, round=1, closes=None, closed=None, shown=int(shown)),
+            ["room", "question"], ["shown"])))
 
     def second_vote(self, code: object, key: object, question_id: object, after: float | None,
                     now: float) -> Status:

@@ -69,13 +69,9 @@ class ResultCalls(SeatCalls):
             return Status.INVALID
         if len(text) > MAX_ABOUT:
             return Status.INVALID
-        with self._write() as conn:
-            status = self._instructor(conn, code, key, now)
-            if status is Status.OK:
-                conn.execute(self._upsert(questions_table, dict(room=normalize_code(code), question=question_id,
-                                                                about=text, first_seen=now),
-                                          ["room", "question"], None))
-            return status
+        return self._as_instructor(code, key, now, lambda conn, room: conn.execute(self._upsert(
+            questions_table, dict(room=room, question=question_id, about=text, first_seen=now),
+            ["room", "question"], None)))
 
     def teacher_questions(self, code: object, section: object, now: float) -> list[tuple[str, dict]]:
         """The teacher's questions the instructor showed on page `section` in the live room `code`: (id, about).

@@ -69,11 +69,7 @@ class RoomCalls(SeatCalls):
 
     def close(self, code: object, key: object, now: float) -> Status:
         """Delete the room and everything in it."""
-        with self._write() as conn:
-            status = self._instructor(conn, code, key, now)
-            if status is Status.OK:
-                self._drop_rooms(conn, rooms.c.code == normalize_code(code))
-            return status
+        return self._as_instructor(code, key, now, lambda conn, room: self._drop_rooms(conn, rooms.c.code == room))
 
     def expire(self, now: float) -> int:
         """Delete every room past its time, with its students, guesses and reveals; how many rooms."""
@@ -92,12 +88,9 @@ class RoomCalls(SeatCalls):
         text = _view_params(params)
         if text is None or not isinstance(section, str) or not 0 < len(section) <= MAX_SECTION:
             return Status.INVALID
-        with self._write() as conn:
-            status = self._instructor(conn, code, key, now)
-            if status is Status.OK:
-                conn.execute(update(rooms).where(rooms.c.code == normalize_code(code)).values(
-                    view_section=section, view_params=text, view_version=rooms.c.view_version + 1))
-            return status
+        return self._as_instructor(code, key, now, lambda conn, room: conn.execute(
+            update(rooms).where(rooms.c.code == room).values(
+                view_section=section, view_params=text, view_version=rooms.c.view_version + 1)))
 
     def view(self, code: object, now: float) -> View | None:
         """What the instructor shows (one primary-key read); None before set_view or for no live room."""
@@ -128,16 +121,13 @@ class RoomCalls(SeatCalls):
         if lesson is not None and not (isinstance(lesson, str) and 0 < len(lesson) <= MAX_SECTION
                                        and isinstance(step, int) and not isinstance(step, bool) and 0 <= step < 1000):
             return Status.INVALID
-        with self._write() as conn:
-            status = self._instructor(conn, code, key, now)
-            if status is Status.OK:
-                room = normalize_code(code)
-                if lesson is None:
-                    conn.execute(delete(lessons_table).where(lessons_table.c.room == room))
-                else:
-                    conn.execute(self._upsert(lessons_table, dict(room=room, lesson=lesson, step=step),
-                                              ["room"], ["lesson", "step"]))
-            return status
+        def follow(conn: Connection, room: str) -> None:
+            if lesson is None:
+                conn.execute(delete(lessons_table).where(lessons_table.c.room == room))
+            else:
+                conn.execute(self._upsert(lessons_table, dict(room=room, lesson=lesson, step=step),
+                                          ["room"], ["lesson", "step"]))
+        return self._as_instructor(code, key, now, follow)
 
     def lesson(self, code: object, now: float) -> tuple[str, int] | None:
         """(lesson, step) the room follows, or None (no lesson, or no live room)."""

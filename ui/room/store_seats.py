@@ -120,15 +120,12 @@ class SeatCalls(StoreBase):
         """Lock the room's door (no new seats; every held seat stays) or open it again."""
         if not isinstance(locked, bool):
             return Status.INVALID
-        with self._write() as conn:
-            status = self._instructor(conn, code, key, now)
-            if status is Status.OK:
-                room = normalize_code(code)
-                conn.execute(delete(passes).where(passes.c.pass_hash == self._door(room)))
-                if locked:
-                    conn.execute(insert(passes).values(pass_hash=self._door(room), room=room, kind="door", sealed="",
-                                                       expires=self._live(conn, room, now).expires))
-            return status
+        def door(conn: Connection, room: str) -> None:
+            conn.execute(delete(passes).where(passes.c.pass_hash == self._door(room)))
+            if locked:
+                conn.execute(insert(passes).values(pass_hash=self._door(room), room=room, kind="door", sealed="",
+                                                   expires=self._live(conn, room, now).expires))
+        return self._as_instructor(code, key, now, door)
 
     def drop_silent(self, code: object, key: object, now: float) -> int | Status:
         """Give up every held seat that is away (not seen within SEAT_IDLE) and never sent a guess (nothing stored is
