@@ -23,10 +23,7 @@ def checkpoint(step: int) -> gpt_model.GPT:
     """The model as shipped at `step` (a shipped step), frozen so no probe can change it."""
     if step == final_step():
         return probes.shipped()
-    model = weights.load(step)
-    for p in model.parameters():
-        p.requires_grad_(False)
-    return model
+    return weights.load(step).requires_grad_(False)
 
 
 @cache.resource(lane=cache.LANE_GPT)  # a pass that hooks the model (probes.py says why)

@@ -11,10 +11,7 @@ from ui.compute import cache
 
 @cache.resource  # out of reach of a client's "clear cache"
 def shipped() -> moe_model.MoEGPT:
-    model = moe_train.load()
-    for p in model.parameters():
-        p.requires_grad_(False)
-    return model
+    return moe_train.load().requires_grad_(False)
 
 
 @cache.resource

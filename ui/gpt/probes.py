@@ -22,10 +22,7 @@ from ui.compute import cache
 @cache.resource  # out of reach of a client's "clear cache", which would make the server reload it
 def shipped() -> ffn_core.gpt.model.GPT:
     """The final checkpoint; frozen so no probe can train it by accident."""
-    model = weights.load()
-    for p in model.parameters():
-        p.requires_grad_(False)
-    return model
+    return weights.load().requires_grad_(False)
 
 
 @cache.resource(lane=cache.LANE_GPT)  # a pass that hooks the shared model: never beside another probe
