@@ -14,7 +14,7 @@ import pandas as pd
 
 from ui.base.i18n import Translator
 from ui.charts import palette
-from ui.questions import Question, option_text
+from ui.questions import Question, option_text, unit_text
 
 GUESSES = palette.MUTED
 MEASURED = palette.RED
@@ -124,7 +124,7 @@ def distribution(question: Question, guesses: Sequence[float | str], t: Translat
             color=MEASURED, fontWeight="bold", dy=-26 if both else -8, baseline="bottom",
         ).encode(text=alt.value(t("room.measured"))) for both in (True, False)]
         return alt.layer(bars, yours, *measured).properties(height=height)
-    unit = t(question.unit) if question.unit else ""
+    unit = unit_text(t, question)
     x_title = t("room.axis_guess_unit", unit=unit) if unit else t("room.axis_guess")
     x_scale = alt.Scale(domain=[question.lo, question.hi], nice=False)
     bars = alt.Chart(data).mark_bar(color=GUESSES).encode(
