@@ -116,6 +116,12 @@ def unfold(at):
     return at
 
 
+def open_class(at):
+    """Open the sidebar's class box (folded outside a class: Start a class, join by code) as a click does, and rerun."""
+    at.session_state["_fold:room_class"] = True
+    return at.run()
+
+
 def open_page(path: str = "dashboard.py", lang: str = "en", *, folded: bool = False, **query: Any):
     """Run dashboard.py, switch to `path` with the given query parameters, and return the AppTest.
 

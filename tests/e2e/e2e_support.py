@@ -126,6 +126,12 @@ def class_server(folder: Path, **env: str) -> Iterator[Server]:
         srv.stop()
 
 
+def open_class_box(page, t) -> None:
+    """Open the sidebar's class box (folded outside a class: Start a class, join by code) and wait for its run."""
+    page.locator('[data-testid="stSidebar"] summary', has_text=t("room.section_closed")).click()
+    wait_for_app_run(page)
+
+
 def press_presenter_button(teacher, name: str) -> None:
     """Press one of the presenter's buttons and wait for the run. The panel reruns on its own every 2 s, and while a
     rerun that moves its buttons draws, the button from before can stand beside the new one for a moment: it is
@@ -424,6 +430,7 @@ def start_linked_lesson(teacher, t, steps: int) -> str:
     The lesson bar then says "step 1 of <steps>"."""
     sidebar = teacher.locator('[data-testid="stSidebar"]')
     sidebar.get_by_text(t("lesson.linked")).wait_for()
+    open_class_box(teacher, t)
     sidebar.get_by_role("button", name=t("room.start")).click()
     wait_for_app_run(teacher)
     sidebar.locator(".st-key-room_lesson_pick").click()

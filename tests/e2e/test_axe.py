@@ -16,7 +16,7 @@ import pytest
 
 from axe_support import axe_source, collect, report, start, violations
 from e2e_support import (APP_ROOT, CHART, MAIN, PHONE_AGENT, RUN_TIMEOUT_MS, assert_no_exception, chart_states,
-                         discover_pages, fit_viewport, open_app, open_link, press_presenter_button, wait_for_app_run)
+                         discover_pages, fit_viewport, open_app, open_class_box, open_link, press_presenter_button, wait_for_app_run)
 from playwright.sync_api import expect
 
 sys.path.insert(0, str(APP_ROOT))
@@ -184,6 +184,7 @@ def test_the_class_rooms_views_have_no_violation(browser, classroom, axe):
         teacher, student = (ctx.new_page() for ctx in contexts)
         open_link(teacher, f"{classroom.url}/{COLLAPSE.url_path}?lang=en&present=1")
         teacher.locator('[data-testid="stExpandSidebarButton"]').click()
+        open_class_box(teacher, EN)
         teacher.get_by_role("button", name=EN("room.start")).click()
         wait_for_app_run(teacher)
         short = teacher.locator('.st-key-room_join_card [data-testid="stCode"]').inner_text().strip()

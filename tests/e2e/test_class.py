@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from e2e_support import (APP_ROOT, CHART, MAIN, NGINX, SCREENSHOTS, active_sessions, class_context, discover_pages,
-                          open_link, settle, wait_for_app_run)
+                          open_class_box, open_link, settle, wait_for_app_run)
 from e2e_support import balancer as start_balancer
 from stclient import Session
 
@@ -109,6 +109,7 @@ def test_a_class_joins_answers_and_sees_the_reveal_across_two_replicas(browser, 
         open_link(teacher, f"{url}/{COLLAPSE.url_path}?lang=en&present=1")
         # Projector mode starts with the sidebar closed; the instructor opens it to start the class.
         teacher.locator('[data-testid="stExpandSidebarButton"]').click()
+        open_class_box(teacher, EN)
         teacher.get_by_role("button", name=EN("room.start")).click()
         wait_for_app_run(teacher)
         card = teacher.locator(".st-key-room_join_card")
@@ -186,6 +187,7 @@ def test_a_following_student_moves_with_the_instructor(browser, balancer, cookie
         contexts.append(ctx := _context(browser, url, cookie_a))
         teacher = ctx.new_page()
         open_link(teacher, f"{url}/{COLLAPSE.url_path}?lang=en")
+        open_class_box(teacher, EN)
         teacher.get_by_role("button", name=EN("room.start")).click()
         wait_for_app_run(teacher)
         short = teacher.locator('.st-key-room_join_card [data-testid="stCode"]').inner_text().strip()

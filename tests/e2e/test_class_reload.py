@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from e2e_support import (APP_ROOT, CHART, MAIN, Server, class_context, discover_pages, free_port, open_link,
+from e2e_support import (APP_ROOT, CHART, MAIN, Server, class_context, discover_pages, free_port, open_class_box, open_link,
                           wait_for_app_run)
 from ui.base import i18n
 
@@ -71,6 +71,7 @@ def test_reloads_keep_seats_guesses_and_the_panel(browser, class_server):
         contexts.append(ctx := class_context(browser))
         teacher = ctx.new_page()
         open_link(teacher, f"{url}/{SURGERY.url_path}?lang=en")
+        open_class_box(teacher, EN)
         teacher.get_by_role("button", name=EN("room.start")).click()
         wait_for_app_run(teacher)
         card = teacher.locator('.st-key-room_join_card [data-testid="stCode"]')

@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from e2e_support import APP_ROOT, MAIN, discover_pages, open_link, wait_for_app_run
+from e2e_support import APP_ROOT, MAIN, discover_pages, open_class_box, open_link, wait_for_app_run
 
 sys.path.insert(0, str(APP_ROOT))
 from ui.base import i18n  # noqa: E402
@@ -97,6 +97,8 @@ def test_a_class_runs_by_keyboard_alone(browser, classroom):
 
         # The instructor starts a room.
         open_link(teacher, f"{classroom.url}/{COLLAPSE.url_path}?lang=en")
+        tab_to(teacher, EN("room.section_closed"))  # the class box, folded outside a class: Enter opens it
+        press(teacher, "Enter")
         tab_to(teacher, EN("room.start"), kind="button")
         press(teacher, "Enter")
         card = teacher.locator(".st-key-room_join_card")
@@ -105,6 +107,8 @@ def test_a_class_runs_by_keyboard_alone(browser, classroom):
 
         # The student types the code into the class section and presses Enter.
         open_link(student, f"{classroom.url}/{COLLAPSE.url_path}?lang=en")
+        tab_to(student, EN("room.section_closed"))
+        press(student, "Enter")
         tab_to(student, EN("access.join_code"), kind="input")
         student.keyboard.type(code.lower())  # as typed off a projector: the case does not matter
         press(student, "Enter")

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from e2e_support import (APP_ROOT, CHART, MAIN, class_context, class_server, open_link, start_linked_lesson,
+from e2e_support import (APP_ROOT, CHART, MAIN, class_context, class_server, open_class_box, open_link, start_linked_lesson,
                          wait_for_app_run)
 # test_teacher_question.py presses the presenter's buttons by this name too.
 from e2e_support import press_presenter_button as _click
@@ -51,6 +51,7 @@ def _start_class(teacher, url: str) -> str:
     """The instructor (projector mode) starts a class; the join card's address."""
     open_link(teacher, url)
     teacher.locator('[data-testid="stExpandSidebarButton"]').click()
+    open_class_box(teacher, EN)
     teacher.get_by_role("button", name=EN("room.start")).click()
     wait_for_app_run(teacher)
     short = teacher.locator('.st-key-room_join_card [data-testid="stCode"]').inner_text().strip()

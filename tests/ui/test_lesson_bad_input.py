@@ -16,7 +16,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from tests.conftest import ROOT, open_page
+from tests.conftest import ROOT, open_class, open_page
 from ui.base import i18n, text
 from ui.questions import teacher
 from ui.room import lesson, plan, results
@@ -272,7 +272,7 @@ def test_the_instructor_sees_a_left_out_file_and_the_lessons_text_as_typed(tmp_p
     lesson._shipped.clear()
     try:
         at = open_page("pages/1_parameter_split.py", "en", folded=True)
-        at.sidebar.button(key="room_start").click().run()
+        open_class(at).sidebar.button(key="room_start").click().run()
         assert at.session_state[session.SEAT] is not None
         captions = [c.value for c in at.sidebar.caption]
         assert EN("lesson.file_left_out", reason=text.literal(shipped[1][0])) in captions

@@ -13,7 +13,7 @@ import time
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.conftest import TIMEOUT, chart_specs, open_page
+from tests.conftest import TIMEOUT, chart_specs, open_class, open_page
 from tests.ui import room_checks
 from ui import questions
 from ui.base import i18n
@@ -132,7 +132,7 @@ def _rendered_text(at: AppTest) -> str:
 def test_starting_a_class_keeps_the_key_off_the_screen_and_out_of_the_address(db, lang):
     t = i18n.Translator(lang)
     at = open_page("pages/3_linear_collapse.py", lang, folded=True, d="32", act="relu")
-    at.sidebar.button(key="room_start").click().run()
+    open_class(at).sidebar.button(key="room_start").click().run()
     assert not at.exception
     seat, key = at.session_state[session.SEAT], at.session_state[session.KEY]
     # The card's address: this page's settings and the room, not the language (a student keeps theirs).
@@ -159,7 +159,7 @@ def test_starting_a_class_keeps_the_key_off_the_screen_and_out_of_the_address(db
 
 def test_the_one_time_link_is_shown_once_and_works_once(db):
     at = open_page("pages/3_linear_collapse.py", "en", folded=True)
-    at.sidebar.button(key="room_start").click().run()
+    open_class(at).sidebar.button(key="room_start").click().run()
     code, key = at.session_state[session.SEAT].code, at.session_state[session.KEY]
     at.sidebar.button(key="room_take").click().run()
     # A link whose address is not drawn as text: the sidebar is on the projector.
@@ -252,7 +252,7 @@ def test_a_join_that_found_the_store_busy_is_asked_again_a_moment_later(db, monk
 def test_an_unreachable_store_says_so_once_and_the_page_works(tmp_path, monkeypatch):
     monkeypatch.setenv("FFNLAB_CLASS_DB", f"sqlite:///{tmp_path / 'no' / 'such' / 'folder' / 'class.sqlite'}")
     at = open_page("pages/3_linear_collapse.py", "en", folded=True)
-    at.sidebar.button(key="room_start").click().run()
+    open_class(at).sidebar.button(key="room_start").click().run()
     assert not at.exception
     assert session.SEAT not in at.session_state
     assert [c.value for c in at.sidebar.caption].count(i18n.Translator("en")("room.unavailable")) == 1
@@ -615,10 +615,10 @@ def test_one_session_starts_few_rooms_and_a_full_store_says_so(db, monkeypatch):
     at = open_page("pages/3_linear_collapse.py", "en", folded=True)
     codes = []
     for _ in range(seating.STARTS_PER_WINDOW):
-        at.sidebar.button(key="room_start").click().run()
+        open_class(at).sidebar.button(key="room_start").click().run()
         codes.append(at.session_state[session.SEAT].code)
         at.sidebar.button(key="room_close").click().run()
-    at.sidebar.button(key="room_start").click().run()
+    open_class(at).sidebar.button(key="room_start").click().run()
     assert session.SEAT not in at.session_state and len(set(codes)) == seating.STARTS_PER_WINDOW
     assert t("room.start_limit") in [c.value for c in at.sidebar.caption]
 
@@ -626,7 +626,7 @@ def test_one_session_starts_few_rooms_and_a_full_store_says_so(db, monkeypatch):
     monkeypatch.setattr(seating, "_store", lambda url: full)
     db.create_room(time.time())
     other = open_page("pages/3_linear_collapse.py", "en", folded=True)
-    other.sidebar.button(key="room_start").click().run()
+    open_class(other).sidebar.button(key="room_start").click().run()
     assert session.SEAT not in other.session_state
     notes = [c.value for c in other.sidebar.caption]
     assert t("room.store_full") in notes and t("room.unavailable") not in notes
@@ -641,7 +641,7 @@ def test_page_8s_edit_question_is_one_for_a_korean_and_an_english_student(db):
     """The instructor reads English; the join address carries the edit's prompt language, so a Korean
     student is asked the same question (same id), in Korean."""
     teacher = open_page("pages/9_gpt_surgery.py", "en")
-    teacher.sidebar.button(key="room_start").click().run()
+    open_class(teacher).sidebar.button(key="room_start").click().run()
     teacher = unfold_all(teacher)
     card = next(c.value for c in teacher.main.code if "room=" in c.value)
     params = dict(p.split("=", 1) for p in card.split("?", 1)[1].split("&"))
@@ -728,7 +728,7 @@ def test_an_instructors_lesson_moves_with_start_next_and_previous_on_one_page_an
     session and the address; a step on another page opens it with its settings; the room follows the step."""
     t = i18n.Translator("en")
     at = open_page("pages/1_parameter_split.py", "en", folded=True, d="1024")
-    at.sidebar.button(key="room_start").click().run()
+    open_class(at).sidebar.button(key="room_start").click().run()
     code = at.session_state[session.SEAT].code
     assert at.sidebar.selectbox(key="room_lesson_pick").value == "ffn-story"
     at.sidebar.button(key="room_lesson_start").click().run()

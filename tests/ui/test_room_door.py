@@ -8,7 +8,7 @@ import time
 import pytest
 import sqlalchemy as sa
 
-from tests.conftest import open_page
+from tests.conftest import open_class, open_page
 from ui.base import i18n
 from ui.room import guard, seating, session, store, store_inputs, store_tables, views
 
@@ -36,7 +36,7 @@ def captions(at) -> list[str]:
 def test_the_instructor_sees_who_is_here_locks_the_door_and_gives_up_silent_seats(db, lang):
     t = i18n.Translator(lang)
     teacher = open_page(PAGE, lang, folded=True)
-    teacher.sidebar.button(key="room_start").click().run()
+    open_class(teacher).sidebar.button(key="room_start").click().run()
     code, key = teacher.session_state[session.SEAT].code, teacher.session_state[session.KEY]
     assert t("room.seats_here", here=0, held=0) in captions(teacher)
     pupil = open_page(PAGE, lang, folded=True, room=code)
@@ -109,7 +109,7 @@ def test_a_session_past_its_addresss_bound_gets_a_note_and_holds_nothing(db, mon
 def test_a_code_typed_as_the_projector_shows_it_joins(db, typed):
     code, _ = db.create_room(time.time())
     at = open_page(PAGE, "en", folded=True)
-    box = at.sidebar.text_input(key=views.JOIN_CODE)
+    box = open_class(at).sidebar.text_input(key=views.JOIN_CODE)
     assert box.max_chars == 2 * len(code)  # room for the halves and their spaces, and no more
     box.input(typed.format(a=code[:3].lower(), b=code[3:]))
     at.sidebar.button(key="room_join").click().run()
@@ -125,7 +125,7 @@ def test_leaving_and_joining_again_in_a_loop_holds_a_few_passes(db):
     for _ in range(3 * store.KEEP_PASSES):
         at.sidebar.button(key="room_leave").click().run()
         assert session.SEAT not in at.session_state
-        at.sidebar.text_input(key=views.JOIN_CODE).input(code)
+        open_class(at).sidebar.text_input(key=views.JOIN_CODE).input(code)
         at.sidebar.button(key="room_join").click().run()
         assert not at.exception and at.session_state[session.SEAT].token == token  # back to its own seat
     with db.engine.connect() as conn:

@@ -13,7 +13,7 @@ from types import SimpleNamespace
 import pytest
 
 from lessons import measured
-from tests.conftest import ROOT, open_page
+from tests.conftest import ROOT, open_class, open_page
 from ui.base import i18n, text
 from ui.questions import quiz, teacher
 from ui.registry import measures
@@ -292,7 +292,7 @@ def test_the_asks_only_lesson_runs_end_to_end_in_a_room(tmp_path, monkeypatch):
     db = store.Store(create_engine(f"sqlite:///{tmp_path / 'class.sqlite'}"))
     lesson = plan.load(ROOT / "lessons/modern_ffn.toml")
     at = open_page(catalog.page_path(lesson.steps[0].section), "en", folded=True)
-    at.sidebar.button(key="room_start").click().run()
+    open_class(at).sidebar.button(key="room_start").click().run()
     code = at.session_state[session.SEAT].code
     at.sidebar.selectbox(key="room_lesson_pick").set_value("modern-ffn").run()
     at.sidebar.button(key="room_lesson_start").click().run()

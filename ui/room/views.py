@@ -269,14 +269,21 @@ def class_section(page, seat, *, actions: Mapping[str, Callable[..., Any]], foll
                   note: str | None, link: str | None) -> None:
     """The sidebar's class section: start a class; the instructor's code, Close and one-time link; a student's code, Leave and Follow."""
     t = page.t
+    if seat is None:
+        if note:
+            st.caption(t(note))
+        # Folded outside a class: every page's run draws the sidebar, and its Start button and join form were
+        # five elements of it, which a closed box replaces with its label. Opening it reruns the page.
+        box = widgets.folded(t("room.section_closed"), "room_class", icon=":material/groups:")
+        if box.open:
+            with box:
+                st.button(t("room.start"), key="room_start", on_click=actions["start"], args=(page,),
+                          help=t("room.start_help"))
+                _join_form(page)
+        return
     st.markdown(f"### {t('room.section')}")
     if note:
         st.caption(t(note))
-    if seat is None:
-        st.button(t("room.start"), key="room_start", on_click=actions["start"], args=(page,),
-                  help=t("room.start_help"))
-        _join_form(page)
-        return
     if seat.role == "instructor":
         st.markdown(t("room.instructor_of", code=seat.code))
         if link:
