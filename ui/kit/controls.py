@@ -37,7 +37,8 @@ def row(page: Page, *keys: str, columns: Sequence[Any] | None = None) -> list[An
 def _draw(page: Page, key: str, where: Any, **kwargs: Any) -> Any:
     section = page.section
     control = links.find(section, key)
-    earlier = links.values(section, before=key)  # drawn already: their values are current
+    # Drawn already, their values are current; read (a look at each) only for a control that follows them.
+    earlier = links.values(section, before=key) if control.follows else {}
     t = page.t
     if control.help is not None:
         kwargs.setdefault("help", t(control.help))

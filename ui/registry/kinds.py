@@ -30,6 +30,11 @@ class Control:
     help: str | None = None  # locale key of its help, if any
     bound: bool = True  # False: the page writes it to the address by hand
 
+    @property
+    def follows(self) -> bool:
+        """Whether its options or default are functions of the controls declared before it (`values` below)."""
+        return False
+
     def default_for(self, values: Values) -> object:
         return self.default  # type: ignore[attr-defined]
 
@@ -108,6 +113,10 @@ class Choice(Control):
     _: KW_ONLY
     option_label: str | Callable[[Translator, Any], str] | None = None
     widget: Literal["select", "radio", "slider"] = "select"
+
+    @property
+    def follows(self) -> bool:
+        return callable(self.options) or callable(self.default)
 
     def options_for(self, values: Values) -> list[Any]:
         options = self.options(values) if callable(self.options) else self.options
