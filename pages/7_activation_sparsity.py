@@ -42,11 +42,26 @@ def seed_change(d: int, m: int, steps: int, task: str, act: str, init: str, bias
     return sparsity.seed_change(n=N_KEYS, d=d, m=m, steps=steps, task=task, act=act, init=init, bias=bias, seed=seed)
 
 
+SPREAD = "_sparsity_spread"  # the session's last setting whose runs over seeds are all in, and their spread
+
+
 def spread(args: tuple, *, wait: bool) -> sparsity.SeedSpread | None:
-    """The setting's runs over seeds (`sparsity.seed_spread`, one cached turn a seed): None while any is not computed, unless `wait`."""
+    """The setting's runs over seeds (`sparsity.seed_spread`, one cached turn a seed): None while any is not computed, unless `wait`.
+
+    Without `wait`, in the page's run: kept in the session once complete. Every whole run looks for it, and
+    one look there replaces a look into the result cache (a key and an unpickling) for each seed.
+    """
+    held = None if wait else st.session_state.get(SPREAD)
+    if held is not None and held[0] == args:
+        return held[1]
     seeds = range(sparsity.spread_seeds(N_KEYS, *args[:3]))
     changes = [seed_change(*args, s) if wait else seed_change.peek(*args, s) for s in seeds]
-    return None if None in changes else sparsity.spread_of(changes)
+    if None in changes:
+        return None
+    done = sparsity.spread_of(changes)
+    if not wait:
+        st.session_state[SPREAD] = (args, done)
+    return done
 
 
 def _spread_later(args: tuple) -> bool:
