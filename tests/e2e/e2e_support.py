@@ -126,6 +126,21 @@ def class_server(folder: Path, **env: str) -> Iterator[Server]:
         srv.stop()
 
 
+def choose(page, select, option: str) -> None:
+    """Pick `option` in the select box `select`, scrolled into view first: a click that scrolls the sidebar to reach
+    the box opens its list, and the scroll closes it again. Should a list still close, it is opened again (at most 10 s)."""
+    wanted = page.get_by_role("option", name=option)
+    select.scroll_into_view_if_needed()
+    for _ in range(10):
+        select.locator("input").click()
+        try:
+            wanted.wait_for(timeout=1_000)
+            break
+        except Exception:
+            page.keyboard.press("Escape")
+    wanted.click()
+
+
 def open_class_box(page, t) -> None:
     """Open the sidebar's class box (folded outside a class: Start a class, join by code) and wait for its run."""
     page.locator('[data-testid="stSidebar"] summary', has_text=t("room.section_closed")).click()
@@ -433,8 +448,7 @@ def start_linked_lesson(teacher, t, steps: int) -> str:
     open_class_box(teacher, t)
     sidebar.get_by_role("button", name=t("room.start")).click()
     wait_for_app_run(teacher)
-    sidebar.locator(".st-key-room_lesson_pick").click()
-    teacher.get_by_role("option", name=t("lesson.from_link", n=steps)).click()
+    choose(teacher, sidebar.locator(".st-key-room_lesson_pick"), t("lesson.from_link", n=steps))
     wait_for_app_run(teacher)
     sidebar.get_by_role("button", name=t("lesson.start")).click()
     wait_for_app_run(teacher)
