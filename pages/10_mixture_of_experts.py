@@ -38,7 +38,7 @@ def published() -> tuple[moe_presets.MoECount, ...]:
 
 @shell.part
 def toy() -> None:
-    headline = st.container()  # the measured headline, above the fold on a projector
+    headline = lede.headline_slot()  # the measured headline, above the fold on a projector
     asking = st.container()
     experts, k, d = controls.row(page, "experts", "k", "d")
     n, seed = controls.row(page, "n", "seed", columns=lede.less_used(page, 2))

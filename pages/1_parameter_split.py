@@ -58,7 +58,7 @@ def formula_text(s: params.Split) -> tuple[str, str]:
 
 @shell.part
 def block_section() -> None:
-    headline = st.container()  # the measured headline, above the fold on a projector
+    headline = lede.headline_slot()  # the measured headline, above the fold on a projector
     asking = st.container()  # the questions, filled once the block they are about is counted
 
     st.header(t("split.block_heading"))

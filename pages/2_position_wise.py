@@ -81,7 +81,7 @@ def shapes_section(d: int, act: str, seed: int) -> None:
 
 @shell.part
 def experiment() -> None:
-    headline = st.container()  # the measured headline, above the fold on a projector
+    headline = lede.headline_slot()  # the measured headline, above the fold on a projector
     asking = st.container()  # the questions, filled once the result they are about is measured
 
     n, d, act = controls.row(page, "n", "d", "act")

@@ -100,7 +100,7 @@ def stack_section(d: int, bias: bool, seed: int) -> None:
 def experiment() -> None:
     """The FFN's two layers at the chosen size: one matrix without an activation, no matrix fits with one;
     then a deeper linear stack."""
-    headline = st.container()  # the measured headline, above the fold on a projector
+    headline = lede.headline_slot()  # the measured headline, above the fold on a projector
     asking = st.container()  # the questions, filled once the result they are about is measured
 
     d, m, act = controls.row(page, "d", "m", "act")

@@ -34,7 +34,7 @@ def fit(target: str, act: str, most: int, seed: int) -> gated_sweep.GatedSweep:
 
 @shell.part
 def experiment() -> None:
-    headline = st.container()  # the measured headline, above the fold on a projector
+    headline = lede.headline_slot()  # the measured headline, above the fold on a projector
     asking = st.container()
 
     d, act, token = controls.row(page, "d", "act", "token")

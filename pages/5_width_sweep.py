@@ -74,7 +74,7 @@ def table(results: dict[str, sweep.Sweep], best_rmse: list[float], ref: best.Ref
 
 @shell.part
 def experiment() -> None:
-    headline = st.container()  # the measured headline, above the fold on a projector
+    headline = lede.headline_slot()  # the measured headline, above the fold on a projector
     asking = st.container()  # the questions, filled once the fits they are about are made
 
     left, middle, right = st.columns([2, 3, 2])

@@ -97,7 +97,7 @@ def neurons_table(frame: pd.DataFrame) -> None:
 def experiment() -> None:
     """One key of the memorised pairs read through the FFN, before and after training: the neurons it fires,
     what each writes, and how few carry most of the output."""
-    headline = st.container()  # the measured headline, above the fold on a projector
+    headline = lede.headline_slot()  # the measured headline, above the fold on a projector
     asking = st.container()  # the questions, filled once the result they are about is measured
 
     d, m, n = controls.row(page, "d", "m", "n")

@@ -151,7 +151,7 @@ def seeds_pending(args: tuple) -> None:
 
 @shell.part
 def experiment() -> None:
-    headline = st.container()  # the measured headline, above the fold on a projector
+    headline = lede.headline_slot()  # the measured headline, above the fold on a projector
     asking = st.container()  # the questions, filled once the results they are about are measured
 
     # One block, not a block a column; on a phone the four stack at full width, as columns would.

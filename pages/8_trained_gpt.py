@@ -104,7 +104,7 @@ def layers_section(attr: attribution.Attribution, target: str, asked: tuple[Aske
 
 @shell.part
 def experiment() -> None:
-    headline = st.container()  # the measured headline, above the fold on a projector
+    headline = lede.headline_slot()  # the measured headline, above the fold on a projector
     asking = st.container()  # the questions, filled once the model has answered the prompt
     example = next((" ".join(p.words) for p in corpus.prompts("all") if p.lang == "ko"), "")
     box = widgets.folded(t("gpt.tokens_heading"), "gpt:tokens")

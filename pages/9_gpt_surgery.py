@@ -24,7 +24,7 @@ lede.lesson(page, t("gptsurgery.lesson"))
 
 @shell.part
 def ablation_section() -> None:
-    headline = st.container()  # the measured headline, above the fold on a projector
+    headline = lede.headline_slot()  # the measured headline, above the fold on a projector
     asking = st.container()  # the ablation's questions, filled once the ablated model is scored
 
     # 1. Take the FFN out

@@ -172,7 +172,11 @@ def metrics(where: Any, *items: tuple[str, ...], border: bool = False) -> None:
     sends each block again (a row of four metrics was nine blocks and elements, now five). On a
     narrow screen the row wraps where columns would stack.
     """
-    row = where.container(horizontal=True, gap="small")
+    fill_row(where.container(horizontal=True, gap="small"), *items, border=border)
+
+
+def fill_row(row: Any, *items: tuple[str, ...], border: bool = False) -> None:
+    """The metrics of `metrics` into `row`, a horizontal container made ahead (a page's headline slot)."""
     for label, value, *help_text in items:
         row.metric(label, value, help=help_text[0] if help_text else None, border=border, width="stretch")
 

@@ -8,6 +8,7 @@ one place; `split_first` cuts it after its first sentence.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 import streamlit as st
 
@@ -87,14 +88,20 @@ def lesson(page: Page, body: str, formulas: Iterable[str] = (), more: Iterable[s
                     st.markdown(paragraph)
 
 
+def headline_slot() -> Any:
+    """Where the page's headline goes, made under the lesson before the questions and controls that decide it:
+    the row of metrics itself, empty until `headline` fills it (a container holding the row is one block more
+    on every run)."""
+    return st.container(horizontal=True, gap="small")
+
+
 def headline(page: Page, slot, asked: Iterable[Asked], *metrics: tuple[str, ...]) -> None:
-    """The page's first row of measured numbers, in `slot` (a container drawn under the lesson, above the
-    questions and controls), so a projected page shows a measurement before any scrolling: each metric is
-    (label, value) or (label, value, help). Folded, like everything that answers the questions, while the
-    class is asked first."""
+    """The page's first row of measured numbers, in `slot` (`headline_slot()`), so a projected page shows a
+    measurement before any scrolling: each metric is (label, value) or (label, value, help). Folded, like
+    everything that answers the questions, while the class is asked first."""
     if not quiz.shown(page, tuple(asked), note=False):
         return
-    widgets.metrics(slot, *metrics, border=True)
+    widgets.fill_row(slot, *metrics, border=True)
 
 
 def less_used(page: Page, spec: int | list[float]) -> list:
