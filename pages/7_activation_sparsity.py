@@ -201,7 +201,7 @@ def experiment() -> None:
         training_results(start, run, d, m, steps, task, act, init, bias)
 
     widgets.page_link(st, "pages/9_gpt_surgery.py", label=t("sparsity.link_trained"), icon=":material/arrow_forward:",
-                          query_params=links.app_link_params(page))
+                      query_params=links.app_link_params(page))
     widgets.show_code(page, sparsity.at_init, sparsity.train, sparsity.seed_change, sparsity.spread_of,
                       memory_training.train_module)
 

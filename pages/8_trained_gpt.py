@@ -210,7 +210,7 @@ def experiment() -> None:
             roles_part(country, chosen.template)
 
     widgets.page_link(st, "pages/9_gpt_surgery.py", label=t("gpt.link_surgery"), icon=":material/arrow_forward:",
-                          query_params=links.app_link_params(page))
+                      query_params=links.app_link_params(page))
     widgets.show_code(page, ask.next_token, trace.run, trace.readout, attribution.attribute, neurons.top_neurons, split.split,
                       *sections.CODE)
 

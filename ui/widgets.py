@@ -8,8 +8,8 @@ from __future__ import annotations
 import functools
 import hashlib
 import inspect
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import altair as alt
@@ -193,7 +193,7 @@ def page_link(where: Any, path: str, **kwargs: Any) -> None:
 @functools.cache
 def _page(path: str) -> st.Page:
     ctx = get_script_run_ctx()
-    # The main script is the app's root page: its address is "/", as the menu Streamlit makes says.
+    # The entry script is the app's root page, at "/": made as the default page, as Streamlit's router registers it.
     home = ctx is not None and Path(ctx.main_script_path).name == Path(path).name
     return st.Page(path, default=home)
 
