@@ -70,10 +70,12 @@ st.markdown(t("moe.presets_lesson"))
 counts = published()
 widgets.chart(page, charts.total_active, moe_presets.frame(), t)
 if page.show_details:
-    with st.expander(t("moe.presets_table")):
-        rows = [{t("moe.col_model"): c.name, t("moe.col_total"): f"{c.total:,}", t("moe.col_active"): f"{c.active:,}",
-                 t("moe.col_published"): c.published_text, t("moe.col_source"): c.config.url} for c in counts]
-        widgets.table(page, pd.DataFrame(rows), "moe_published.csv")
+    box = widgets.folded(t("moe.presets_table"), "moe_presets", icon=":material/table_chart:")
+    if box.open:
+        with box:
+            rows = [{t("moe.col_model"): c.name, t("moe.col_total"): f"{c.total:,}", t("moe.col_active"): f"{c.active:,}",
+                     t("moe.col_published"): c.published_text, t("moe.col_source"): c.config.url} for c in counts]
+            widgets.table(page, pd.DataFrame(rows), "moe_published.csv")
 widgets.verdict(page, verdicts.judge_presets(counts))
 
 

@@ -138,26 +138,30 @@ def experiment() -> None:
     shapes_section(int(d), act, int(seed))
 
     if page.show_details and quiz.shown(page, asked, note=False):
-        with st.expander(t("position.perm_heading")):
-            st.markdown(t("position.perm_lesson", perm=list(res.permutation)))
-            st.dataframe(
-                pd.DataFrame(
-                    {
-                        t("position.col_position"): range(n),
-                        t("position.col_token"): res.permutation,
-                        t("position.col_diff"): [text.error(x) for x in res.permutation_row_diffs],
-                    }
-                ),
-                hide_index=True,
-            )
-        with st.expander(t("position.influence_table_heading")):
-            widgets.table(
-                page,
-                frame.assign(model=frame["model"].map({"ffn": t("position.col_ffn"), "attention": t("position.col_attention")}))
-                .rename(columns={"model": t("position.col_layer"), "i": t("position.col_output"),
-                                 "j": t("position.col_input"), "influence": t("position.col_influence")}),
-                "position_influence.csv",
-            )
+        box = widgets.folded(t("position.perm_heading"), "position_perm", icon=":material/table_chart:")
+        if box.open:
+            with box:
+                st.markdown(t("position.perm_lesson", perm=list(res.permutation)))
+                st.dataframe(
+                    pd.DataFrame(
+                        {
+                            t("position.col_position"): range(n),
+                            t("position.col_token"): res.permutation,
+                            t("position.col_diff"): [text.error(x) for x in res.permutation_row_diffs],
+                        }
+                    ),
+                    hide_index=True,
+                )
+        box = widgets.folded(t("position.influence_table_heading"), "position_influence", icon=":material/table_chart:")
+        if box.open:
+            with box:
+                widgets.table(
+                    page,
+                    frame.assign(model=frame["model"].map({"ffn": t("position.col_ffn"), "attention": t("position.col_attention")}))
+                    .rename(columns={"model": t("position.col_layer"), "i": t("position.col_output"),
+                                     "j": t("position.col_input"), "influence": t("position.col_influence")}),
+                    "position_influence.csv",
+                )
     widgets.show_code(page, position.measure, position.influence, attention.SelfAttention, position.block_influence,
                       position.sequential_check)
 

@@ -67,7 +67,10 @@ def fit_results(res: collapse.Collapse, d: int, m: int, act: str, bias: bool, se
 
 def singular_value_table(res: collapse.Collapse) -> None:
     """The details view's table of W₂W₁'s singular values and which count toward its rank."""
-    with st.expander(t("collapse.table_heading")):
+    box = widgets.folded(t("collapse.table_heading"), "collapse_singular_values", icon=":material/table_chart:")
+    if not box.open:
+        return
+    with box:
         frame = cache.derive(res.to_frame).rename(columns={"index": t("collapse.col_k"), "singular_value": t("collapse.col_sv"),
                                                "counted": t("collapse.col_counted")})
         widgets.table(page, frame, "collapse_singular_values.csv")

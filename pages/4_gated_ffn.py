@@ -78,12 +78,14 @@ def experiment() -> None:
             widgets.chart(page, charts.curves, cache.frame(sweep.curves_frame, largest), t)
             st.caption(t("gated.curves_caption", params=largest))
         if page.show_details:
-            with st.expander(t("gated.table_heading")):
-                frame = cache.derive(sweep.rmse_frame).assign(
-                    kind=lambda f: f["kind"].map({"plain": t("gated.kind_plain"), "gated": t("gated.kind_gated")}))
-                widgets.table(page, frame.rename(columns={"kind": t("gated.col_kind"), "width": t("gated.col_width"),
-                                                          "params": t("gated.col_params"), "rmse": "RMSE"}),
-                              "gated_width.csv")
+            box = widgets.folded(t("gated.table_heading"), "gated_width_table", icon=":material/table_chart:")
+            if box.open:
+                with box:
+                    frame = cache.derive(sweep.rmse_frame).assign(
+                        kind=lambda f: f["kind"].map({"plain": t("gated.kind_plain"), "gated": t("gated.kind_gated")}))
+                    widgets.table(page, frame.rename(columns={"kind": t("gated.col_kind"), "width": t("gated.col_width"),
+                                                              "params": t("gated.col_params"), "rmse": "RMSE"}),
+                                  "gated_width.csv")
         widgets.verdict(page, verdicts.judge_width(sweep))
 
     widgets.show_code(page, gated.measure, gated.gate_on, gated.fit_error, gated_sweep.features, gated_sweep.train)

@@ -51,7 +51,10 @@ def expansion(key: str, act: str, seed: int) -> None:
 def table(results: dict[str, sweep.Sweep], best_rmse: list[float], ref: best.Reference, show_seed: bool,
           relu: bool) -> None:
     """Every fit in numbers: its error, the best error found for its width, the seed's values, kinks and pieces."""
-    with st.expander(t("sweep.table_heading")):
+    box = widgets.folded(t("sweep.table_heading"), "sweep_table", icon=":material/table_chart:")
+    if not box.open:
+        return
+    with box:
         rows = []
         for m, res in results.items():
             for f, b in zip(res.fits, best_rmse):
